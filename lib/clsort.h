@@ -1,0 +1,239 @@
+/*
+ * libclsort: portable sorting on OpenCL devices.
+ *
+ * This header is the whole public interface of the library.
+ */
+
+#ifndef CLSORT_H
+#define CLSORT_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CLSORT_BUILDING_LIBRARY) && defined(__GNUC__)
+#define CLSORT_API __attribute__((visibility("default")))
+#else
+#define CLSORT_API
+#endif
+
+/** @file clsort.h
+ *
+ * @mainpage libclsort
+ *
+ * A context (::clsort_context) holds one OpenCL device, its context, a command queue and the kernel
+ * programs built for it. Open one with clsort_open() (the library picks or looks up a device) or with
+ * clsort_open_with_queue() (the library borrows the caller's queue), sort host arrays with
+ * clsort_sort() or the caller's own buffers with clsort_enqueue(), and release everything with
+ * clsort_close().
+ *
+ * Kernel programs are compiled for the device the first time a sort needs them and their binaries are
+ * cached on disk (see clsort_open()), so later processes start without compiling.
+ *
+ * A context is not thread-safe: use one context per thread, or serialise calls on a shared one.
+ *
+ * Environment variables read by the library:
+ * - `CLSORT_DEVICE`: device selection used when clsort_open() is given NULL (same syntax).
+ * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
+ * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
+ * - `CLSORT_BUILD_OPTIONS`: extra options appended to every OpenCL program build.
+ */
+
+/** Library version as a string, e.g. "0.1.0". */
+#define CLSORT_VERSION_STRING "0.1.0"
+
+/**
+ * Status codes.
+ *
+ * Zero is success. OpenCL's own (negative) error codes are passed through unchanged, so a value such as
+ * -4 is CL_MEM_OBJECT_ALLOCATION_FAILURE; clsort_status_string() names both kinds. The library's own
+ * codes lie below -2000, outside the range OpenCL and its extensions use.
+ */
+typedef enum clsort_status {
+    CLSORT_OK = 0,
+    /** An argument is invalid (NULL pointer, unknown enum value, inconsistent spec). */
+    CLSORT_ERROR_INVALID_ARGUMENT = -2001,
+    /** No OpenCL platform or device is available, or a device string matched none. */
+    CLSORT_ERROR_NO_DEVICE = -2002,
+    /** A device string is malformed or ambiguous. */
+    CLSORT_ERROR_BAD_DEVICE_STRING = -2003,
+    /** A kernel program failed to build; clsort_error_detail() holds the build log. */
+    CLSORT_ERROR_BUILD_FAILED = -2004,
+    /** Host memory could not be allocated. */
+    CLSORT_ERROR_OUT_OF_HOST_MEMORY = -2005,
+    /** The input (with the scratch space the algorithm needs) does not fit in device memory. */
+    CLSORT_ERROR_TOO_LARGE = -2006,
+    /** The requested combination (algorithm, key type, value size) is not supported. */
+    CLSORT_ERROR_UNSUPPORTED = -2007,
+    /** The device lacks a capability the library needs (e.g. profiling or local memory). */
+    CLSORT_ERROR_DEVICE_UNSUITABLE = -2008,
+} clsort_status;
+
+/** Key types. Keys are stored in the device's byte order (little-endian on every supported device). */
+typedef enum clsort_key_type {
+    CLSORT_KEY_U32 = 0, /**< unsigned 32-bit integers */
+} clsort_key_type;
+
+/** Algorithms. */
+typedef enum clsort_algorithm {
+    /** Let the library choose for the device and the size. */
+    CLSORT_ALGO_AUTO = 0,
+    /** 4-bit LSD radix sort: 8 passes of histogram, scan and stable scatter for 32-bit keys. Stable. */
+    CLSORT_ALGO_RADIX4 = 1,
+} clsort_algorithm;
+
+/** What to sort and how. Initialise with clsort_spec_default() and change what you need. */
+typedef struct clsort_spec {
+    clsort_key_type key_type;   /**< type of the keys; default ::CLSORT_KEY_U32 */
+    size_t value_size;          /**< bytes per value: 0 (keys only) or 4; default 0 */
+    clsort_algorithm algorithm; /**< default ::CLSORT_ALGO_AUTO */
+} clsort_spec;
+
+/** Measurements of one clsort_sort() call. Times are in milliseconds. */
+typedef struct clsort_stats {
+    size_t n;                 /**< number of keys sorted */
+    const char *algorithm;    /**< name of the algorithm that ran, e.g. "radix4" (static storage) */
+    double kernel_ms;         /**< time the sort's kernels ran on the device (profiling events) */
+    double upload_ms;         /**< host to device transfer */
+    double download_ms;       /**< device to host transfer */
+    double total_ms;          /**< wall time of the whole call, allocation and transfers included */
+    double gkeys_per_s;       /**< n / kernel time, in 10^9 keys per second (0 when n is 0) */
+    unsigned programs_built;  /**< programs compiled from source during this call */
+    unsigned programs_cached; /**< programs loaded from the on-disk cache during this call */
+} clsort_stats;
+
+/** Opaque sorting context. */
+typedef struct clsort_context clsort_context;
+
+/** Description of one OpenCL device, as listed by clsort_list_devices(). */
+typedef struct clsort_device_info {
+    char id[32];              /**< "P:D" indices, usable as a device string */
+    char platform[128];       /**< platform name */
+    char name[128];           /**< device name */
+    char vendor[128];         /**< device vendor */
+    char driver_version[64];  /**< driver version */
+    char type[16];            /**< "GPU", "CPU", "accelerator" or "other" */
+    cl_ulong global_mem;      /**< global memory in bytes */
+    cl_ulong max_alloc;       /**< largest single buffer in bytes */
+    cl_ulong local_mem;       /**< local memory per work-group in bytes */
+    unsigned compute_units;   /**< number of compute units */
+    int is_default;           /**< non-zero for the device clsort_open(NULL) would pick */
+    char algorithms[128];     /**< algorithms (and variants) the library runs on this device */
+} clsort_device_info;
+
+/**
+ * List the OpenCL devices of all platforms.
+ *
+ * @param out   array to fill, may be NULL when cap is 0
+ * @param cap   number of entries @p out has room for
+ * @param count receives the number of devices present (which may exceed @p cap)
+ * @return ::CLSORT_OK, or an error (no platform is not an error: *count is 0)
+ */
+CLSORT_API clsort_status clsort_list_devices(clsort_device_info *out, size_t cap, size_t *count);
+
+/**
+ * Open a context on a device.
+ *
+ * @param ctx    receives the new context; set to NULL on failure
+ * @param device device string, or NULL to use `$CLSORT_DEVICE` and, if that is unset or empty, the
+ *               default device: the GPU with the most compute units × clock, else the first CPU device,
+ *               else any device. A device string is `P:D`, `P` or `:D`, where P selects the platform
+ *               and D the device, each either an index (as clsort_list_devices() numbers them) or a
+ *               case-insensitive substring of the platform / device name ("nvidia", "pocl:cpu").
+ *               A single word without a colon that is not a number matches platform or device names.
+ * @return ::CLSORT_OK, ::CLSORT_ERROR_NO_DEVICE, ::CLSORT_ERROR_BAD_DEVICE_STRING or an OpenCL error
+ */
+CLSORT_API clsort_status clsort_open(clsort_context **ctx, const char *device);
+
+/**
+ * Open a context that borrows the caller's command queue (and its device and context).
+ *
+ * The queue is retained and released again by clsort_close(). clsort_sort() reports kernel times only
+ * if the queue was created with CL_QUEUE_PROFILING_ENABLE. An out-of-order queue is supported: the
+ * library orders its own commands with events.
+ */
+CLSORT_API clsort_status clsort_open_with_queue(clsort_context **ctx, cl_command_queue queue);
+
+/** Release a context and set *ctx to NULL. Does nothing when ctx or *ctx is NULL. */
+CLSORT_API void clsort_close(clsort_context **ctx);
+
+/** Fill a spec with the defaults: u32 keys, no values, automatic algorithm. */
+CLSORT_API void clsort_spec_default(clsort_spec *spec);
+
+/**
+ * Sort host arrays: upload, sort on the device, download; blocks until done.
+ *
+ * @param ctx    context
+ * @param spec   what to sort; NULL means the defaults
+ * @param keys   n keys, sorted in place
+ * @param values n values of spec->value_size bytes, permuted with their keys; NULL if value_size is 0
+ * @param n      number of keys (any size_t; the limit is device memory, checked before any work)
+ * @param stats  receives measurements; may be NULL
+ */
+CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
+                          size_t n, clsort_stats *stats);
+
+/**
+ * Enqueue a sort of device buffers on the context's queue; returns without waiting.
+ *
+ * The keys (and values) are sorted in place. Scratch buffers are allocated for the call and released
+ * when its commands finish. The buffers must hold at least n keys / n values.
+ *
+ * @param ctx    context
+ * @param spec   what to sort; NULL means the defaults
+ * @param keys   buffer of n keys
+ * @param values buffer of n values, or NULL when spec->value_size is 0
+ * @param n      number of keys
+ * @param n_wait number of events in @p wait
+ * @param wait   events that must complete before the sort starts (may be NULL when n_wait is 0)
+ * @param done   receives an event that completes when the sort has finished (may be NULL); release it
+ *               with clReleaseEvent()
+ */
+CLSORT_API clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys, cl_mem values,
+                             size_t n, cl_uint n_wait, const cl_event *wait, cl_event *done);
+
+/**
+ * Largest n that one sort of this spec can take on the context's device, from its memory limits.
+ */
+CLSORT_API clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n);
+
+/** Name of the context's device ("platform / device"), valid until clsort_close(). */
+CLSORT_API const char *clsort_device_name(const clsort_context *ctx);
+
+/** Text for a status code: the library's own codes and OpenCL's (e.g. "CL_OUT_OF_RESOURCES"). */
+CLSORT_API const char *clsort_status_string(clsort_status status);
+
+/**
+ * Details of the last error on a context: the failing call, the build log, the limit that was hit.
+ * Returns "" when there is none; the text stays valid until the next call on the context.
+ */
+CLSORT_API const char *clsort_error_detail(const clsort_context *ctx);
+
+/**
+ * Details of the last error of a call that had no context to store it in (a failed clsort_open(),
+ * clsort_open_with_queue() or clsort_list_devices()), for the calling thread.
+ */
+CLSORT_API const char *clsort_last_error_detail(void);
+
+/** Name of an algorithm ("auto", "radix4"). */
+CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algorithm);
+
+/** Look up an algorithm by name. @return ::CLSORT_OK or ::CLSORT_ERROR_INVALID_ARGUMENT */
+CLSORT_API clsort_status clsort_algorithm_from_name(const char *name, clsort_algorithm *algorithm);
+
+/** The library's version, CLSORT_VERSION_STRING of the build that is linked. */
+CLSORT_API const char *clsort_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLSORT_H */
