@@ -1,0 +1,102 @@
+/*
+ * Helpers shared by every kernel family. The host prepends this file to each program and passes the
+ * tuning parameters as -D options:
+ *   WG      work-group size (a power of two)
+ *   ITEMS   keys per work-item (radix and sort families)
+ *   KEY_T   key type as stored; HAS_VALUES, VALUE_T for key/value sorts
+ */
+
+#ifndef WG
+#error "WG (work-group size) must be defined by the host"
+#endif
+
+#if (WG & (WG - 1)) != 0
+#error "WG must be a power of two"
+#endif
+
+/* Key transforms: map keys to unsigned integers whose unsigned order is the wanted order. For u32 the
+ * stored bits already are that integer; other key types add their transform here. */
+inline uint key_to_bits(uint k) { return k; }
+inline uint bits_to_key(uint b) { return b; }
+
+/* The digit of the (transformed) key at bit `shift`, `mask` wide. */
+inline uint digit_of(uint bits, uint shift, uint mask) { return (bits >> shift) & mask; }
+
+/*
+ * Work-group exclusive scans through local memory (Kogge-Stone: log2(WG) steps). Every work-item of the
+ * group must call them; `scratch` holds WG elements. *total receives the sum over the group. They end
+ * with a barrier, so the caller may reuse `scratch` at once.
+ */
+#define DEFINE_WG_SCAN(T)                                                                          \
+    inline T wg_exclusive_scan_##T(T v, __local T *scratch, T *total)                              \
+    {                                                                                              \
+        const uint lid = get_local_id(0);                                                          \
+        scratch[lid] = v;                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        for (uint off = 1; off < WG; off <<= 1) {                                                  \
+            T t = lid >= off ? scratch[lid - off] : (T)0;                                          \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+            scratch[lid] += t;                                                                     \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+        }                                                                                          \
+        T incl = scratch[lid];                                                                     \
+        *total = scratch[WG - 1];                                                                  \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        return incl - v;                                                                           \
+    }
+
+DEFINE_WG_SCAN(uint)
+DEFINE_WG_SCAN(ulong)
+
+/*
+ * Counter-based ranking of a tile, shared by the radix families.
+ *
+ * `counters` is a digit-major table of RADIX rows × WG columns in local memory: column lid belongs to
+ * work-item lid alone, so counting needs no atomics. After an exclusive scan of the flattened table,
+ * entry (d, lid) is the number of keys of the tile that have a smaller digit, or digit d and belong to
+ * an earlier work-item — the rank of work-item lid's first key of digit d. Keys must be held in blocked
+ * order (work-item lid holds consecutive keys), which makes the ranking stable.
+ */
+#ifdef RADIX
+
+/* Zero the counter table: RADIX * WG entries. */
+inline void rank_clear(__local uint *counters)
+{
+    const uint lid = get_local_id(0);
+    for (uint i = lid; i < RADIX * WG; i += WG)
+        counters[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Count one key of digit d for this work-item; returns how many earlier keys of this work-item had d. */
+inline uint rank_count(__local uint *counters, uint d)
+{
+    const uint idx = d * WG + get_local_id(0);
+    uint before = counters[idx];
+    counters[idx] = before + 1;
+    return before;
+}
+
+/*
+ * Exclusive scan of the counter table in place. Each work-item rakes RADIX consecutive entries, the
+ * work-group scans the rake sums, and the prefixes are written back. `scan_scratch` holds WG uints.
+ * Returns the tile's key count (the table's total).
+ */
+inline uint rank_scan(__local uint *counters, __local uint *scan_scratch)
+{
+    const uint lid = get_local_id(0);
+    __local uint *mine = counters + lid * RADIX;
+    uint sum = 0;
+    for (uint i = 0; i < RADIX; i++)
+        sum += mine[i];
+    uint total;
+    uint run = wg_exclusive_scan_uint(sum, scan_scratch, &total);
+    for (uint i = 0; i < RADIX; i++) {
+        uint c = mine[i];
+        mine[i] = run;
+        run += c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+#endif /* RADIX */

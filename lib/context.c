@@ -1,0 +1,112 @@
+/* Opening and closing contexts. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static clsort_context *new_context(void)
+{
+    clsort_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        clsort_fail(NULL, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    return ctx;
+}
+
+/* Errors during open go to the thread's detail slot: the caller gets no context to ask. */
+static clsort_status open_failed(clsort_context **out, clsort_context *ctx, clsort_status st)
+{
+    if (ctx)
+        clsort_set_thread_detail(ctx->detail);
+    clsort_close(&ctx);
+    *out = NULL;
+    return st;
+}
+
+clsort_status clsort_open(clsort_context **out, const char *device)
+{
+    if (!out)
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "clsort_open: ctx is NULL");
+    *out = NULL;
+    clsort_clear_detail(NULL);
+    clsort_device_ref ref;
+    clsort_status st = clsort_find_device(device, &ref);
+    if (st != CLSORT_OK)
+        return st;
+    clsort_context *ctx = new_context();
+    if (!ctx)
+        return CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    ctx->platform = ref.platform;
+    ctx->device = ref.device;
+    if ((st = clsort_read_device_info(ctx)) != CLSORT_OK)
+        return open_failed(out, ctx, st);
+
+    cl_int err;
+    cl_context_properties props[] = { CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->platform, 0 };
+    ctx->context = clCreateContext(props, 1, &ctx->device, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return open_failed(out, ctx, clsort_fail_cl(ctx, err, "clCreateContext"));
+    ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS)
+        return open_failed(out, ctx, clsort_fail_cl(ctx, err, "clCreateCommandQueue"));
+    ctx->profiling = 1;
+    *out = ctx;
+    return CLSORT_OK;
+}
+
+clsort_status clsort_open_with_queue(clsort_context **out, cl_command_queue queue)
+{
+    if (!out || !queue)
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "clsort_open_with_queue: ctx or queue is NULL");
+    *out = NULL;
+    clsort_clear_detail(NULL);
+    clsort_context *ctx = new_context();
+    if (!ctx)
+        return CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    cl_int err;
+    cl_command_queue_properties qp = 0;
+    if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->context, &ctx->context,
+                                     NULL)) != CL_SUCCESS ||
+        (err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->device, &ctx->device,
+                                     NULL)) != CL_SUCCESS ||
+        (err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof qp, &qp, NULL)) !=
+            CL_SUCCESS ||
+        (err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof ctx->platform, &ctx->platform,
+                               NULL)) != CL_SUCCESS) {
+        ctx->context = NULL; /* not ours yet */
+        return open_failed(out, ctx, clsort_fail_cl(ctx, err, "clGetCommandQueueInfo"));
+    }
+    clRetainContext(ctx->context);
+    clRetainCommandQueue(queue);
+    ctx->queue = queue;
+    ctx->profiling = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
+    ctx->out_of_order = (qp & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+    clsort_status st = clsort_read_device_info(ctx);
+    if (st != CLSORT_OK)
+        return open_failed(out, ctx, st);
+    *out = ctx;
+    return CLSORT_OK;
+}
+
+void clsort_close(clsort_context **pctx)
+{
+    if (!pctx || !*pctx)
+        return;
+    clsort_context *ctx = *pctx;
+    if (ctx->queue)
+        clFinish(ctx->queue);
+    if (ctx->last_event)
+        clReleaseEvent(ctx->last_event);
+    clsort_release_programs(ctx);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->context)
+        clReleaseContext(ctx->context);
+    free(ctx);
+    *pctx = NULL;
+}
+
+const char *clsort_device_name(const clsort_context *ctx)
+{
+    return ctx ? ctx->display_name : "";
+}

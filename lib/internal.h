@@ -1,0 +1,171 @@
+/* Internal declarations shared by the library's source files. Not installed. */
+#ifndef CLSORT_INTERNAL_H
+#define CLSORT_INTERNAL_H
+
+#include "clsort.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define CLSORT_DETAIL_MAX 8192
+#define CLSORT_MAX_PROGRAMS 32
+
+/* Per-device tuning: one row of the table in tuning.c. */
+typedef struct clsort_tuning {
+    const char *match_vendor; /* substring of the vendor name; NULL matches any */
+    const char *match_device; /* substring of the device name; NULL matches any */
+    unsigned radix4_wg;       /* work-group size of the radix4 kernels */
+    unsigned radix4_items;    /* keys per work-item in radix4 */
+    unsigned scan_wg;         /* work-group size of the generic scan */
+    unsigned scan_items;      /* elements per work-item in the generic scan */
+} clsort_tuning;
+
+/* A built program and the options it was built with. */
+typedef struct clsort_program {
+    char *options;
+    const char *family; /* "radix4", ... */
+    cl_program program;
+} clsort_program;
+
+struct clsort_context {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    int profiling;     /* the queue records profiling information */
+    int out_of_order;  /* the queue may run commands out of order */
+
+    char platform_name[128];
+    char device_name[128];
+    char vendor[128];
+    char driver_version[64];
+    char display_name[272];
+    cl_device_type type;
+    cl_ulong global_mem;
+    cl_ulong max_alloc;
+    cl_ulong local_mem;
+    size_t max_wg;
+    cl_uint compute_units;
+    cl_uint mem_base_align; /* bytes */
+
+    clsort_tuning tuning;
+
+    clsort_program programs[CLSORT_MAX_PROGRAMS];
+    unsigned n_programs;
+    unsigned programs_built;  /* counters since open, for clsort_stats */
+    unsigned programs_cached;
+
+    /* The sort being enqueued runs as a chain of commands, each waiting for the one before (so
+     * out-of-order queues work too); the first waits for the caller's events. */
+    const cl_event *chain_wait;
+    cl_uint chain_n_wait;
+    cl_event first_event, last_event;
+
+    char detail[CLSORT_DETAIL_MAX];
+};
+
+/* ---- status.c ---- */
+/* Store a printf-style detail on ctx (or the thread's context-less slot when ctx is NULL) and return
+ * status, so error paths read: return clsort_fail(ctx, st, "...", ...). */
+clsort_status clsort_fail(clsort_context *ctx, clsort_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Same for a failed OpenCL call: names the call and the code. */
+clsort_status clsort_fail_cl(clsort_context *ctx, cl_int err, const char *call);
+void clsort_clear_detail(clsort_context *ctx);
+void clsort_set_thread_detail(const char *text);
+
+#define CL_CHECK(ctx, call)                                                                          \
+    do {                                                                                             \
+        cl_int cl_check_err_ = (call);                                                               \
+        if (cl_check_err_ != CL_SUCCESS)                                                             \
+            return clsort_fail_cl((ctx), cl_check_err_, #call);                                      \
+    } while (0)
+
+/* Argument validation: return an error naming the failed condition. */
+#define VALIDATE(ctx, cond)                                                                          \
+    do {                                                                                             \
+        if (!(cond))                                                                                 \
+            return clsort_fail((ctx), CLSORT_ERROR_INVALID_ARGUMENT, "%s: invalid argument: %s",     \
+                               __func__, #cond);                                                     \
+    } while (0)
+
+/* ---- device.c ---- */
+typedef struct clsort_device_ref {
+    cl_platform_id platform;
+    cl_device_id device;
+} clsort_device_ref;
+/* Resolve a device string (NULL or "" = default) to a device. Detail goes to the thread slot. */
+clsort_status clsort_find_device(const char *spec, clsort_device_ref *out);
+/* Fill the context's device description fields from ctx->device / ctx->platform. */
+clsort_status clsort_read_device_info(clsort_context *ctx);
+
+/* ---- tuning.c ---- */
+void clsort_tuning_lookup(const char *vendor, const char *device, cl_device_type type,
+                          clsort_tuning *out);
+/* Algorithms the library runs on such a device, for listings. */
+void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size);
+
+/* ---- program.c ---- */
+/* Build (or fetch from the in-memory table or the disk cache) the program of a family with options.
+ * sources: NULL-terminated list of embedded source names in order (e.g. common, radix4). */
+clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *const *sources,
+                                 const size_t *lengths, size_t n_sources, const char *options,
+                                 cl_program *out);
+clsort_status clsort_create_kernel(clsort_context *ctx, cl_program program, const char *name,
+                                   cl_kernel *out);
+void clsort_release_programs(clsort_context *ctx);
+
+/* ---- cache.c ---- */
+uint64_t clsort_hash64(uint64_t h, const void *data, size_t len);
+#define CLSORT_HASH_SEED 0xcbf29ce484222325ull
+/* Disk cache of program binaries. Both return 0 on success. A load that finds a missing, corrupt or
+ * stale entry returns non-zero and the caller rebuilds. */
+int clsort_cache_load(uint64_t key, unsigned char **binary, size_t *size);
+int clsort_cache_store(uint64_t key, const unsigned char *binary, size_t size);
+int clsort_cache_enabled(void);
+
+/* ---- sort.c: helpers for the algorithm files ---- */
+/* Launch a kernel, chained after the previous command of this sort. */
+clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local);
+/* Fill bytes (a multiple of 4) of a buffer with a 32-bit pattern, chained likewise. */
+clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes);
+/* Copy between buffers, chained likewise. */
+clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes);
+clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what);
+clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *kname, int count, ...);
+/* Argument kinds for clsort_set_args: pairs of (size, pointer) are passed explicitly. */
+#define ARG(x) sizeof(x), (const void *)&(x)
+
+/* ---- scan.c: exclusive prefix sum over a device array of cl_ulong or cl_uint ---- */
+typedef struct clsort_scan {
+    cl_kernel reduce, spine, downsweep;
+    cl_mem partials;
+    size_t tile; /* elements per work-group */
+    size_t wg;
+} clsort_scan;
+/* Prepare scans of up to max_n elements. */
+clsort_status clsort_scan_init(clsort_context *ctx, clsort_scan *scan, size_t max_n);
+void clsort_scan_release(clsort_scan *scan);
+size_t clsort_scan_scratch(const clsort_context *ctx, size_t max_n);
+/* In-place exclusive scan of n cl_ulong at data. */
+clsort_status clsort_scan_enqueue(clsort_context *ctx, clsort_scan *scan, cl_mem data, size_t n);
+
+/* ---- algorithm families ---- */
+typedef struct clsort_job {
+    const clsort_spec *spec;
+    cl_mem keys, values;
+    size_t n;
+} clsort_job;
+clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job);
+/* Device bytes needed besides the keys/values buffers, to check memory before work. */
+size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+
+/* embedded sources (generated from cl/) */
+extern const char clsort_cl_common[];
+extern const size_t clsort_cl_common_len;
+extern const char clsort_cl_radix4[];
+extern const size_t clsort_cl_radix4_len;
+extern const char clsort_cl_scan[];
+extern const size_t clsort_cl_scan_len;
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * Programs: built once per (family, options) and context from the embedded sources, with their
+ * binaries kept in the on-disk cache (cache.c) so later processes skip the compiler.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static clsort_status build_log(clsort_context *ctx, cl_program prog, const char *family,
+                               const char *options, cl_int err)
+{
+    char *log = NULL;
+    size_t len = 0;
+    if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS &&
+        len > 0 && (log = malloc(len + 1)) &&
+        clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, len, log, NULL) == CL_SUCCESS)
+        log[len] = '\0';
+    clsort_status st = clsort_fail(ctx, CLSORT_ERROR_BUILD_FAILED,
+                                   "building the %s kernels for %s failed (%d) with options '%s':\n%s",
+                                   family, ctx->display_name, (int)err, options,
+                                   log ? log : "(no build log)");
+    free(log);
+    return st;
+}
+
+static uint64_t program_key(const clsort_context *ctx, const char *const *sources,
+                            const size_t *lengths, size_t n_sources, const char *options)
+{
+    uint64_t h = CLSORT_HASH_SEED;
+    const char *parts[] = { CLSORT_VERSION_STRING, options, ctx->platform_name, ctx->device_name,
+                            ctx->vendor, ctx->driver_version };
+    for (size_t i = 0; i < n_sources; i++)
+        h = clsort_hash64(h, sources[i], lengths[i]);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        h = clsort_hash64(h, parts[i], strlen(parts[i]) + 1); /* the NUL separates fields */
+    return h;
+}
+
+/* Try the disk cache; returns a built program or NULL. */
+static cl_program load_cached(clsort_context *ctx, uint64_t key, const char *options)
+{
+    unsigned char *bin = NULL;
+    size_t size = 0;
+    if (clsort_cache_load(key, &bin, &size) != 0)
+        return NULL;
+    cl_int err, bin_status;
+    const unsigned char *bins[1] = { bin };
+    cl_program prog =
+        clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &size, bins, &bin_status, &err);
+    free(bin);
+    if (err != CL_SUCCESS || bin_status != CL_SUCCESS)
+        return NULL;
+    if (clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL) != CL_SUCCESS) {
+        clReleaseProgram(prog); /* a binary the driver no longer accepts: rebuild from source */
+        return NULL;
+    }
+    return prog;
+}
+
+static void store_binary(clsort_context *ctx, cl_program prog, uint64_t key)
+{
+    size_t size = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0)
+        return;
+    unsigned char *bin = malloc(size);
+    unsigned char *bins[1] = { bin };
+    if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        clsort_cache_store(key, bin, size); /* best effort: a cache we cannot write is no error */
+    free(bin);
+    (void)ctx;
+}
+
+clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *const *sources,
+                                 const size_t *lengths, size_t n_sources, const char *options,
+                                 cl_program *out)
+{
+    /* The user's extra options go last so they can override ours. */
+    const char *extra = getenv("CLSORT_BUILD_OPTIONS");
+    char opts[2048];
+    if (snprintf(opts, sizeof opts, "%s%s%s", options, extra && *extra ? " " : "",
+                 extra ? extra : "") >= (int)sizeof opts)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "build options too long: %s", options);
+
+    for (unsigned i = 0; i < ctx->n_programs; i++) {
+        clsort_program *p = &ctx->programs[i];
+        if (!strcmp(p->family, family) && !strcmp(p->options, opts)) {
+            *out = p->program;
+            return CLSORT_OK;
+        }
+    }
+    if (ctx->n_programs == CLSORT_MAX_PROGRAMS)
+        clsort_release_programs(ctx); /* a context that cycles through many specs rebuilds */
+
+    uint64_t key = program_key(ctx, sources, lengths, n_sources, opts);
+    cl_program prog = load_cached(ctx, key, opts);
+    if (prog) {
+        ctx->programs_cached++;
+    } else {
+        cl_int err;
+        prog = clCreateProgramWithSource(ctx->context, (cl_uint)n_sources, (const char **)sources,
+                                         lengths, &err);
+        if (err != CL_SUCCESS)
+            return clsort_fail_cl(ctx, err, "clCreateProgramWithSource");
+        err = clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            clsort_status st = build_log(ctx, prog, family, opts, err);
+            clReleaseProgram(prog);
+            return st;
+        }
+        ctx->programs_built++;
+        store_binary(ctx, prog, key);
+    }
+
+    char *copy = strdup(opts);
+    if (!copy) {
+        clReleaseProgram(prog);
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    clsort_program *p = &ctx->programs[ctx->n_programs++];
+    p->family = family;
+    p->options = copy;
+    p->program = prog;
+    *out = prog;
+    return CLSORT_OK;
+}
+
+clsort_status clsort_create_kernel(clsort_context *ctx, cl_program program, const char *name,
+                                   cl_kernel *out)
+{
+    cl_int err;
+    *out = clCreateKernel(program, name, &err);
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        return clsort_fail(ctx, (clsort_status)err, "clCreateKernel(%s) failed (%d)", name, (int)err);
+    }
+    return CLSORT_OK;
+}
+
+void clsort_release_programs(clsort_context *ctx)
+{
+    for (unsigned i = 0; i < ctx->n_programs; i++) {
+        clReleaseProgram(ctx->programs[i].program);
+        free(ctx->programs[i].options);
+    }
+    ctx->n_programs = 0;
+}

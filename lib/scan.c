@@ -1,0 +1,71 @@
+/* Exclusive prefix sums of cl_ulong device arrays (cl/scan.cl), used by the radix passes. */
+#include "internal.h"
+
+#include <stdio.h>
+
+static size_t scan_tile(const clsort_context *ctx)
+{
+    return (size_t)ctx->tuning.scan_wg * ctx->tuning.scan_items;
+}
+
+size_t clsort_scan_scratch(const clsort_context *ctx, size_t max_n)
+{
+    size_t tile = scan_tile(ctx);
+    return ((max_n + tile - 1) / tile + 1) * sizeof(cl_ulong);
+}
+
+clsort_status clsort_scan_init(clsort_context *ctx, clsort_scan *scan, size_t max_n)
+{
+    *scan = (clsort_scan){ 0 };
+    scan->wg = ctx->tuning.scan_wg;
+    scan->tile = scan_tile(ctx);
+    char opts[128];
+    snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u", ctx->tuning.scan_wg, ctx->tuning.scan_items);
+    const char *src[] = { clsort_cl_common, clsort_cl_scan };
+    const size_t len[] = { clsort_cl_common_len, clsort_cl_scan_len };
+    cl_program prog;
+    clsort_status st = clsort_get_program(ctx, "scan", src, len, 2, opts, &prog);
+    if (st == CLSORT_OK)
+        st = clsort_create_kernel(ctx, prog, "scan_reduce", &scan->reduce);
+    if (st == CLSORT_OK)
+        st = clsort_create_kernel(ctx, prog, "scan_spine", &scan->spine);
+    if (st == CLSORT_OK)
+        st = clsort_create_kernel(ctx, prog, "scan_downsweep", &scan->downsweep);
+    if (st == CLSORT_OK)
+        st = clsort_alloc(ctx, clsort_scan_scratch(ctx, max_n), &scan->partials, "scan partials");
+    if (st != CLSORT_OK)
+        clsort_scan_release(scan);
+    return st;
+}
+
+void clsort_scan_release(clsort_scan *scan)
+{
+    if (scan->reduce)
+        clReleaseKernel(scan->reduce);
+    if (scan->spine)
+        clReleaseKernel(scan->spine);
+    if (scan->downsweep)
+        clReleaseKernel(scan->downsweep);
+    if (scan->partials)
+        clReleaseMemObject(scan->partials);
+    *scan = (clsort_scan){ 0 };
+}
+
+clsort_status clsort_scan_enqueue(clsort_context *ctx, clsort_scan *scan, cl_mem data, size_t n)
+{
+    if (n == 0)
+        return CLSORT_OK;
+    cl_ulong n64 = n;
+    cl_ulong tiles = (n + scan->tile - 1) / scan->tile;
+    clsort_status st;
+    if ((st = clsort_set_args(ctx, scan->reduce, "scan_reduce", 3, ARG(data), ARG(n64),
+                              ARG(scan->partials))) != CLSORT_OK ||
+        (st = clsort_launch(ctx, scan->reduce, tiles * scan->wg, scan->wg)) != CLSORT_OK ||
+        (st = clsort_set_args(ctx, scan->spine, "scan_spine", 2, ARG(scan->partials),
+                              ARG(tiles))) != CLSORT_OK ||
+        (st = clsort_launch(ctx, scan->spine, scan->wg, scan->wg)) != CLSORT_OK ||
+        (st = clsort_set_args(ctx, scan->downsweep, "scan_downsweep", 3, ARG(data), ARG(n64),
+                              ARG(scan->partials))) != CLSORT_OK)
+        return st;
+    return clsort_launch(ctx, scan->downsweep, tiles * scan->wg, scan->wg);
+}

@@ -1,0 +1,402 @@
+/* Entry points that sort: validation, algorithm choice, the command chain, host transfers, stats. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const algo_names[] = {
+    [CLSORT_ALGO_AUTO] = "auto",
+    [CLSORT_ALGO_RADIX4] = "radix4",
+};
+#define N_ALGOS (sizeof algo_names / sizeof algo_names[0])
+
+const char *clsort_algorithm_name(clsort_algorithm a)
+{
+    return (unsigned)a < N_ALGOS && algo_names[a] ? algo_names[a] : NULL;
+}
+
+clsort_status clsort_algorithm_from_name(const char *name, clsort_algorithm *out)
+{
+    if (!name || !out)
+        return CLSORT_ERROR_INVALID_ARGUMENT;
+    for (unsigned i = 0; i < N_ALGOS; i++)
+        if (algo_names[i] && !strcmp(name, algo_names[i])) {
+            *out = (clsort_algorithm)i;
+            return CLSORT_OK;
+        }
+    return CLSORT_ERROR_INVALID_ARGUMENT;
+}
+
+void clsort_spec_default(clsort_spec *spec)
+{
+    if (!spec)
+        return;
+    memset(spec, 0, sizeof *spec);
+    spec->key_type = CLSORT_KEY_U32;
+    spec->value_size = 0;
+    spec->algorithm = CLSORT_ALGO_AUTO;
+}
+
+static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
+{
+    if (spec->key_type != CLSORT_KEY_U32)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown key type %d",
+                           (int)spec->key_type);
+    if (spec->value_size != 0 && spec->value_size != 4)
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "value size %zu is not supported: use 0 (keys only) or 4", spec->value_size);
+    if (!clsort_algorithm_name(spec->algorithm))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown algorithm %d",
+                           (int)spec->algorithm);
+    return CLSORT_OK;
+}
+
+/* The algorithm that runs for a spec on this device. */
+static clsort_algorithm resolve(const clsort_context *ctx, const clsort_spec *spec)
+{
+    (void)ctx;
+    return spec->algorithm == CLSORT_ALGO_AUTO ? CLSORT_ALGO_RADIX4 : spec->algorithm;
+}
+
+static size_t scratch_bytes(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    switch (resolve(ctx, spec)) {
+    default:
+        return clsort_radix4_scratch(ctx, spec, n);
+    }
+}
+
+/* Would n keys fit? with_data: the key and value buffers are allocated by us too. */
+static clsort_status check_fits(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                                int with_data)
+{
+    const size_t per_key = 4 + spec->value_size;
+    if (n > ctx->max_alloc / 4 || (spec->value_size && n > ctx->max_alloc / spec->value_size))
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%zu keys need a buffer of %.3g GB; the largest buffer %s allows is %.3g GB "
+                           "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                           n, (double)n * (spec->value_size > 4 ? spec->value_size : 4) / 1e9,
+                           ctx->display_name, (double)ctx->max_alloc / 1e9);
+    double need = (double)scratch_bytes(ctx, spec, n) + (with_data ? (double)n * per_key : 0.0);
+    if (need > (double)ctx->global_mem)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "sorting %zu keys needs %.3g GB of device memory; %s has %.3g GB", n,
+                           need / 1e9, ctx->display_name, (double)ctx->global_mem / 1e9);
+    return CLSORT_OK;
+}
+
+clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n)
+{
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    VALIDATE(ctx, ctx && max_n);
+    clsort_status st = check_spec(ctx, spec);
+    if (st != CLSORT_OK)
+        return st;
+    /* Largest n that passes check_fits with our own data buffers (bisection: scratch is monotonic). */
+    size_t lo = 0, hi = (size_t)(ctx->max_alloc / 4) + 1;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (check_fits(ctx, spec, mid, 1) == CLSORT_OK)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    clsort_clear_detail(ctx);
+    *max_n = lo;
+    return CLSORT_OK;
+}
+
+/* ---- the command chain ---- */
+
+static void chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wait)
+{
+    ctx->chain_wait = wait;
+    ctx->chain_n_wait = n_wait;
+    ctx->first_event = ctx->last_event = NULL;
+}
+
+static void chain_push(clsort_context *ctx, cl_event ev)
+{
+    if (!ctx->first_event) {
+        ctx->first_event = ev;
+        clRetainEvent(ev);
+    }
+    if (ctx->last_event)
+        clReleaseEvent(ctx->last_event);
+    ctx->last_event = ev;
+}
+
+static void chain_waits(const clsort_context *ctx, cl_uint *n, const cl_event **list)
+{
+    if (ctx->last_event) {
+        *n = 1;
+        *list = &ctx->last_event;
+    } else {
+        *n = ctx->chain_n_wait;
+        *list = ctx->chain_n_wait ? ctx->chain_wait : NULL;
+    }
+}
+
+static void chain_drop(clsort_context *ctx)
+{
+    if (ctx->first_event)
+        clReleaseEvent(ctx->first_event);
+    if (ctx->last_event)
+        clReleaseEvent(ctx->last_event);
+    ctx->first_event = ctx->last_event = NULL;
+}
+
+clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local)
+{
+    cl_uint n;
+    const cl_event *w;
+    cl_event ev;
+    chain_waits(ctx, &n, &w);
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, n, w, &ev);
+    if (err != CL_SUCCESS) {
+        char name[128] = "?";
+        clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+        name[sizeof name - 1] = '\0';
+        return clsort_fail(ctx, (clsort_status)err,
+                           "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s (%d)", name,
+                           global, local, clsort_status_string((clsort_status)err), (int)err);
+    }
+    chain_push(ctx, ev);
+    return CLSORT_OK;
+}
+
+clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes)
+{
+    cl_uint n;
+    const cl_event *w;
+    cl_event ev;
+    chain_waits(ctx, &n, &w);
+    CL_CHECK(ctx, clEnqueueFillBuffer(ctx->queue, buf, &pattern, sizeof pattern, 0, bytes, n, w, &ev));
+    chain_push(ctx, ev);
+    return CLSORT_OK;
+}
+
+clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes)
+{
+    cl_uint n;
+    const cl_event *w;
+    cl_event ev;
+    chain_waits(ctx, &n, &w);
+    CL_CHECK(ctx, clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, bytes, n, w, &ev));
+    chain_push(ctx, ev);
+    return CLSORT_OK;
+}
+
+clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
+{
+    cl_int err;
+    *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        return clsort_fail(ctx, (clsort_status)err, "allocating %zu bytes of device memory (%s) failed: %s",
+                           bytes, what, clsort_status_string((clsort_status)err));
+    }
+    return CLSORT_OK;
+}
+
+clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *kname, int count, ...)
+{
+    va_list ap;
+    va_start(ap, count);
+    for (int i = 0; i < count; i++) {
+        size_t size = va_arg(ap, size_t);
+        const void *ptr = va_arg(ap, const void *);
+        cl_int err = clSetKernelArg(k, (cl_uint)i, size, ptr);
+        if (err != CL_SUCCESS) {
+            va_end(ap);
+            return clsort_fail(ctx, (clsort_status)err, "clSetKernelArg(%s, %d) failed: %s", kname, i,
+                               clsort_status_string((clsort_status)err));
+        }
+    }
+    va_end(ap);
+    return CLSORT_OK;
+}
+
+/* Enqueue the whole sort as a chain; on success ctx->first_event/last_event hold its ends. */
+static clsort_status run_chain(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                               cl_mem values, size_t n, cl_uint n_wait, const cl_event *wait,
+                               clsort_algorithm *ran)
+{
+    chain_begin(ctx, n_wait, wait);
+    clsort_algorithm algo = resolve(ctx, spec);
+    *ran = algo;
+    clsort_status st = CLSORT_OK;
+    if (n > 1) {
+        clsort_job job = { spec, keys, values, n };
+        switch (algo) {
+        default:
+            st = clsort_radix4_enqueue(ctx, &job);
+            break;
+        }
+    }
+    if (st == CLSORT_OK && !ctx->last_event) {
+        /* Nothing to do: a marker still gives the caller an event that follows its wait list. */
+        cl_event ev;
+        cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, n_wait, n_wait ? wait : NULL, &ev);
+        if (err != CL_SUCCESS)
+            st = clsort_fail_cl(ctx, err, "clEnqueueMarkerWithWaitList");
+        else
+            chain_push(ctx, ev);
+    }
+    if (st != CLSORT_OK) {
+        /* Let what was enqueued drain before the caller reuses its buffers. */
+        clFinish(ctx->queue);
+        chain_drop(ctx);
+    }
+    return st;
+}
+
+clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys, cl_mem values,
+                             size_t n, cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (done)
+        *done = NULL;
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, keys || n == 0);
+    VALIDATE(ctx, (wait != NULL) == (n_wait > 0) || (wait && n_wait == 0));
+    clsort_status st = check_spec(ctx, spec);
+    if (st != CLSORT_OK)
+        return st;
+    VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
+    if ((st = check_fits(ctx, spec, n, 0)) != CLSORT_OK)
+        return st;
+    clsort_algorithm ran;
+    if ((st = run_chain(ctx, spec, keys, values, n, n_wait, wait, &ran)) != CLSORT_OK)
+        return st;
+    if (done) {
+        *done = ctx->last_event;
+        ctx->last_event = NULL;
+    }
+    chain_drop(ctx);
+    return CLSORT_OK;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Milliseconds from the start of a to the end of b (profiling queues only). */
+static double event_span_ms(cl_event a, cl_event b)
+{
+    cl_ulong start = 0, end = 0;
+    if (!a || !b || clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) || end < start)
+        return 0.0;
+    return (double)(end - start) / 1e6;
+}
+
+clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
+                          size_t n, clsort_stats *stats)
+{
+    const double t0 = now_ms();
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, keys || n == 0);
+    clsort_status st = check_spec(ctx, spec);
+    if (st != CLSORT_OK)
+        return st;
+    VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
+    if ((st = check_fits(ctx, spec, n, 1)) != CLSORT_OK)
+        return st;
+
+    const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
+    const size_t vs = spec->value_size;
+    cl_mem kbuf = NULL, vbuf = NULL;
+    cl_event up[2] = { NULL, NULL }, down[2] = { NULL, NULL };
+    cl_uint n_up = 0;
+    clsort_algorithm ran = resolve(ctx, spec);
+    double kernel_ms = 0;
+
+    if (n > 1) {
+        if ((st = clsort_alloc(ctx, n * 4, &kbuf, "keys")) != CLSORT_OK ||
+            (vs && (st = clsort_alloc(ctx, n * vs, &vbuf, "values")) != CLSORT_OK))
+            goto done;
+        cl_int err = clEnqueueWriteBuffer(ctx->queue, kbuf, CL_FALSE, 0, n * 4, keys, 0, NULL, &up[n_up]);
+        if (err != CL_SUCCESS) {
+            st = clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(keys)");
+            goto done;
+        }
+        n_up++;
+        if (vs) {
+            err = clEnqueueWriteBuffer(ctx->queue, vbuf, CL_FALSE, 0, n * vs, values, 0, NULL, &up[n_up]);
+            if (err != CL_SUCCESS) {
+                st = clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(values)");
+                goto done;
+            }
+            n_up++;
+        }
+        if ((st = run_chain(ctx, spec, kbuf, vbuf, n, n_up, up, &ran)) != CLSORT_OK)
+            goto done;
+        err = clEnqueueReadBuffer(ctx->queue, kbuf, CL_FALSE, 0, n * 4, keys, 1, &ctx->last_event,
+                                  &down[0]);
+        if (err == CL_SUCCESS && vs)
+            err = clEnqueueReadBuffer(ctx->queue, vbuf, CL_FALSE, 0, n * vs, values, 1,
+                                      &ctx->last_event, &down[1]);
+        if (err == CL_SUCCESS)
+            err = clFinish(ctx->queue);
+        if (err != CL_SUCCESS) {
+            st = clsort_fail_cl(ctx, err, "reading the sorted data back");
+            clFinish(ctx->queue);
+            chain_drop(ctx);
+            goto done;
+        }
+        if (ctx->profiling)
+            kernel_ms = event_span_ms(ctx->first_event, ctx->last_event);
+        chain_drop(ctx);
+    }
+
+    if (stats) {
+        stats->n = n;
+        stats->algorithm = clsort_algorithm_name(ran);
+        stats->kernel_ms = kernel_ms;
+        if (ctx->profiling && n > 1) {
+            stats->upload_ms = event_span_ms(up[0], up[n_up - 1]);
+            stats->download_ms = event_span_ms(down[0], down[vs ? 1 : 0]);
+        }
+        stats->total_ms = now_ms() - t0;
+        double ms = kernel_ms > 0 ? kernel_ms : stats->total_ms;
+        stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
+        stats->programs_built = ctx->programs_built - built0;
+        stats->programs_cached = ctx->programs_cached - cached0;
+    }
+
+done:
+    for (int i = 0; i < 2; i++) {
+        if (up[i])
+            clReleaseEvent(up[i]);
+        if (down[i])
+            clReleaseEvent(down[i]);
+    }
+    if (kbuf)
+        clReleaseMemObject(kbuf);
+    if (vbuf)
+        clReleaseMemObject(vbuf);
+    return st;
+}

@@ -1,0 +1,53 @@
+/*
+ * Per-device tuning parameters, in one table. A device takes the first row whose vendor and device
+ * substrings both match (case-insensitive; NULL matches anything), so rows go from specific to
+ * general and the last row is the default for any device. The values reach kernels as -D options.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct tuning_row {
+    clsort_tuning t;
+    cl_device_type type; /* 0 matches any type */
+} tuning_row;
+
+static const tuning_row table[] = {
+    /* NVIDIA GPUs: 48 KiB local memory per work-group, warps of 32. */
+    { { "NVIDIA", NULL, 256, 8, 256, 8 }, CL_DEVICE_TYPE_GPU },
+    /* AMD GPUs: wavefronts of 32 or 64, 64 KiB LDS. */
+    { { "Advanced Micro Devices", NULL, 256, 8, 256, 8 }, CL_DEVICE_TYPE_GPU },
+    { { "AMD", NULL, 256, 8, 256, 8 }, CL_DEVICE_TYPE_GPU },
+    /* CPU devices (PoCL and others): one work-group runs as a loop on one core, so small groups
+     * with many keys each keep the per-barrier overhead low. */
+    { { NULL, NULL, 64, 16, 64, 16 }, CL_DEVICE_TYPE_CPU },
+    /* Anything else: sizes every OpenCL 1.2 GPU can run (16 KiB local memory is enough). */
+    { { NULL, NULL, 128, 4, 128, 4 }, 0 },
+};
+
+static int matches(const char *want, const char *have)
+{
+    return !want || (have && strcasestr(have, want));
+}
+
+void clsort_tuning_lookup(const char *vendor, const char *device, cl_device_type type,
+                          clsort_tuning *out)
+{
+    size_t n = sizeof table / sizeof table[0];
+    for (size_t i = 0; i < n; i++) {
+        const tuning_row *r = &table[i];
+        if ((!r->type || (type & r->type)) && matches(r->t.match_vendor, vendor) &&
+            matches(r->t.match_device, device)) {
+            *out = r->t;
+            return;
+        }
+    }
+    *out = table[n - 1].t;
+}
+
+void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size)
+{
+    snprintf(buf, size, "radix4 (wg %u x %u keys)", t->radix4_wg, t->radix4_items);
+}

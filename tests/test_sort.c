@@ -1,0 +1,133 @@
+/*
+ * Sorts against the host reference, bit for bit (values too, which checks stability), over sizes
+ * that hit tile edges and primes and over key distributions. Usage: test_sort ALGORITHM [MAX_N]
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clsort.h"
+#include "testdata.h"
+
+static clsort_algorithm algo;
+static const char *algo_name;
+static size_t max_n = 1u << 20;
+
+static const size_t sizes[] = {
+    0, 1, 2, 3, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097,
+    7919, 65521, 65536 + 1, 104729, 1u << 20,
+};
+
+static int open_ctx(void **state)
+{
+    clsort_context *ctx = NULL;
+    clsort_status st = clsort_open(&ctx, NULL);
+    if (st != CLSORT_OK) {
+        fprintf(stderr, "clsort_open: %s: %s\n", clsort_status_string(st), clsort_last_error_detail());
+        return -1;
+    }
+    fprintf(stderr, "# device: %s, algorithm %s\n", clsort_device_name(ctx), algo_name);
+    *state = ctx;
+    return 0;
+}
+
+static int close_ctx(void **state)
+{
+    clsort_context *ctx = *state;
+    clsort_close(&ctx);
+    assert_null(ctx);
+    return 0;
+}
+
+static void check_one(clsort_context *ctx, size_t n, test_dist d, int pairs)
+{
+    uint32_t *keys = malloc((n + 1) * 4), *ref = malloc((n + 1) * 4);
+    uint32_t *vals = pairs ? malloc((n + 1) * 4) : NULL, *rvals = pairs ? malloc((n + 1) * 4) : NULL;
+    assert_non_null(keys);
+    assert_non_null(ref);
+    test_fill_keys(keys, n, d, n);
+    memcpy(ref, keys, n * 4);
+    if (pairs) {
+        for (size_t i = 0; i < n; i++)
+            vals[i] = rvals[i] = (uint32_t)i;
+    }
+    test_reference_sort(ref, rvals, n);
+
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = algo;
+    spec.value_size = pairs ? 4 : 0;
+    clsort_stats stats;
+    clsort_status st = clsort_sort(ctx, &spec, keys, vals, n, &stats);
+    if (st != CLSORT_OK)
+        fail_msg("n=%zu %s %s: %s: %s", n, test_dist_name(d), pairs ? "pairs" : "keys",
+                 clsort_status_string(st), clsort_error_detail(ctx));
+    assert_int_equal(stats.n, n);
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i] != ref[i] || (pairs && vals[i] != rvals[i]))
+            fail_msg("n=%zu %s %s: first mismatch at %zu: key %08x value %u, expected %08x value %u",
+                     n, test_dist_name(d), pairs ? "pairs" : "keys", i, keys[i], pairs ? vals[i] : 0,
+                     ref[i], pairs ? rvals[i] : 0);
+    }
+    free(keys);
+    free(ref);
+    free(vals);
+    free(rvals);
+}
+
+static void sweep(void **state, int pairs)
+{
+    clsort_context *ctx = *state;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        if (sizes[s] > max_n)
+            continue;
+        for (test_dist d = 0; d < DIST_COUNT; d++)
+            check_one(ctx, sizes[s], d, pairs);
+    }
+}
+
+static void test_keys(void **state) { sweep(state, 0); }
+static void test_pairs(void **state) { sweep(state, 1); }
+
+/* Sorting again what is already sorted, and sorting twice in one context, must not disturb it. */
+static void test_repeat(void **state)
+{
+    clsort_context *ctx = *state;
+    const size_t n = 100003;
+    uint32_t *keys = malloc(n * 4), *ref = malloc(n * 4);
+    test_fill_keys(keys, n, DIST_UNIFORM, 7);
+    memcpy(ref, keys, n * 4);
+    test_reference_sort(ref, NULL, n);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = algo;
+    for (int r = 0; r < 3; r++) {
+        assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, n, NULL), CLSORT_OK);
+        assert_memory_equal(keys, ref, n * 4);
+    }
+    free(keys);
+    free(ref);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || clsort_algorithm_from_name(argv[1], &algo) != CLSORT_OK) {
+        fprintf(stderr, "usage: %s ALGORITHM [MAX_N]\n", argv[0]);
+        return 2;
+    }
+    algo_name = argv[1];
+    if (argc > 2)
+        max_n = strtoull(argv[2], NULL, 0);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_pairs),
+        cmocka_unit_test(test_repeat),
+    };
+    return cmocka_run_group_tests_name(algo_name, tests, open_ctx, close_ctx);
+}
