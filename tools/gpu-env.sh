@@ -13,9 +13,13 @@ if [ -d .deps/debs ] && { [ ! -f /usr/include/CL/cl.h ] || ! pkg-config --exists
   for pc in "$_ml"/pkgconfig/*.pc "$_root"/usr/share/pkgconfig/*.pc; do
     [ -f "$pc" ] && sed -i "s|^prefix=/usr|prefix=$_root/usr|" "$pc"
   done
+  # Keep the system's ICD loader at run time: it may know platforms (vendor dirs, OCL_ICD_VENDORS)
+  # that a freshly unpacked loader would not.
+  _sys=$(ldconfig -p 2>/dev/null | awk '/libOpenCL\.so\.1 /{print $NF; exit}')
+  if [ -n "$_sys" ]; then rm -f "$_ml"/libOpenCL.so.1*; ln -sf "$_sys" "$_ml/libOpenCL.so"; fi
   export PKG_CONFIG_PATH="$_ml/pkgconfig:$_root/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   export CPATH="$_root/usr/include${CPATH:+:$CPATH}"
   export LIBRARY_PATH="$_ml${LIBRARY_PATH:+:$LIBRARY_PATH}"
   export LD_LIBRARY_PATH="$_ml${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
-unset _root _ml
+unset _root _ml _sys

@@ -8,6 +8,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
   ls /etc/OpenCL/vendors/ 2>&1; cat /etc/OpenCL/vendors/*.icd 2>&1
   ls /usr/include/CL 2>&1 | head -3; pkg-config --modversion cmocka OpenCL 2>&1
   which meson ninja gcc nvcc clinfo oclgrind 2>&1; nvcc --version 2>&1 | tail -1
+  env | grep -i -E "ocl|opencl" 2>&1; ldconfig -p | grep -i opencl
   clinfo -l 2>&1
 } > "$OUT/probe.txt" 2>&1
 cat "$OUT/probe.txt"
