@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install what is missing (Debian/Ubuntu), configure ./build once, and compile.
+# Usage: tools/build.sh [extra meson setup options]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(build-essential pkg-config meson ninja-build ocl-icd-opencl-dev opencl-headers
+      pocl-opencl-icd libcmocka-dev clinfo)
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "tools/build.sh: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f build/build.ninja ]; then
+  meson setup build "$@"
+elif [ $# -gt 0 ]; then
+  meson setup --reconfigure build "$@"
+fi
+ninja -C build
