@@ -1,0 +1,274 @@
+/* The API around the sort: contexts, device strings, argument checks, status text, user buffers
+ * with wait lists and events, borrowed queues. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clsort.h"
+#include "testdata.h"
+
+static void test_close_null(void **state)
+{
+    (void)state;
+    clsort_close(NULL);
+    clsort_context *ctx = NULL;
+    clsort_close(&ctx);
+    assert_null(ctx);
+}
+
+static void test_status_strings(void **state)
+{
+    (void)state;
+    assert_string_equal(clsort_status_string(CLSORT_OK), "success");
+    assert_string_equal(clsort_status_string((clsort_status)CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+    assert_string_equal(clsort_status_string((clsort_status)CL_INVALID_BUILD_OPTIONS),
+                        "CL_INVALID_BUILD_OPTIONS");
+    assert_string_equal(clsort_status_string(CLSORT_ERROR_TOO_LARGE),
+                        "input too large for the device's memory");
+    assert_string_equal(clsort_status_string((clsort_status)-12345), "unknown status");
+    assert_string_equal(clsort_version(), CLSORT_VERSION_STRING);
+}
+
+static void test_algorithm_names(void **state)
+{
+    (void)state;
+    clsort_algorithm a;
+    for (int i = 0; clsort_algorithm_name((clsort_algorithm)i); i++) {
+        assert_int_equal(clsort_algorithm_from_name(clsort_algorithm_name((clsort_algorithm)i), &a),
+                         CLSORT_OK);
+        assert_int_equal(a, i);
+    }
+    assert_int_equal(clsort_algorithm_from_name("quick", &a), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_null(clsort_algorithm_name((clsort_algorithm)999));
+}
+
+static void test_device_strings(void **state)
+{
+    (void)state;
+    size_t count = 0;
+    assert_int_equal(clsort_list_devices(NULL, 0, &count), CLSORT_OK);
+    assert_true(count >= 1);
+    clsort_device_info *info = calloc(count, sizeof *info);
+    assert_int_equal(clsort_list_devices(info, count, &count), CLSORT_OK);
+    int defaults = 0;
+    for (size_t i = 0; i < count; i++)
+        defaults += info[i].is_default != 0;
+    assert_int_equal(defaults, 1);
+
+    /* Each listed id opens that device. */
+    for (size_t i = 0; i < count; i++) {
+        clsort_context *ctx = NULL;
+        assert_int_equal(clsort_open(&ctx, info[i].id), CLSORT_OK);
+        assert_non_null(strstr(clsort_device_name(ctx), info[i].name));
+        clsort_close(&ctx);
+        assert_null(ctx);
+    }
+    /* A name substring, case-insensitive, and the platform:device form. */
+    char upper[128];
+    snprintf(upper, sizeof upper, "%s", info[0].name);
+    for (char *p = upper; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    clsort_context *ctx = NULL;
+    assert_int_equal(clsort_open(&ctx, upper), CLSORT_OK);
+    clsort_close(&ctx);
+    assert_int_equal(clsort_open(&ctx, ":0"), CLSORT_OK);
+    clsort_close(&ctx);
+
+    /* Failures: a context is never returned and the detail says why. */
+    ctx = (clsort_context *)&count;
+    assert_int_equal(clsort_open(&ctx, "no-such-device-xyz"), CLSORT_ERROR_NO_DEVICE);
+    assert_null(ctx);
+    assert_non_null(strstr(clsort_last_error_detail(), "no-such-device-xyz"));
+    assert_non_null(strstr(clsort_last_error_detail(), info[0].id));
+    assert_int_equal(clsort_open(&ctx, "99:0"), CLSORT_ERROR_NO_DEVICE);
+    assert_int_equal(clsort_open(&ctx, "1:2:3"), CLSORT_ERROR_BAD_DEVICE_STRING);
+    assert_non_null(strstr(clsort_last_error_detail(), "1:2:3"));
+
+    setenv("CLSORT_DEVICE", "nothing-like-this", 1);
+    assert_int_equal(clsort_open(&ctx, NULL), CLSORT_ERROR_NO_DEVICE);
+    assert_non_null(strstr(clsort_last_error_detail(), "CLSORT_DEVICE"));
+    setenv("CLSORT_DEVICE", info[0].id, 1);
+    assert_int_equal(clsort_open(&ctx, NULL), CLSORT_OK);
+    clsort_close(&ctx);
+    unsetenv("CLSORT_DEVICE");
+    assert_int_equal(clsort_open(NULL, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    free(info);
+}
+
+static int open_default(void **state)
+{
+    clsort_context *ctx = NULL;
+    if (clsort_open(&ctx, NULL) != CLSORT_OK)
+        return -1;
+    *state = ctx;
+    return 0;
+}
+
+static int close_default(void **state)
+{
+    clsort_context *ctx = *state;
+    clsort_close(&ctx);
+    return 0;
+}
+
+static void test_bad_arguments(void **state)
+{
+    clsort_context *ctx = *state;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    uint32_t k[4] = { 3, 1, 2, 0 };
+    assert_int_equal(clsort_sort(NULL, &spec, k, NULL, 4, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clsort_sort(ctx, &spec, NULL, NULL, 4, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clsort_error_detail(ctx), "keys"));
+    spec.value_size = 4;
+    assert_int_equal(clsort_sort(ctx, &spec, k, NULL, 4, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    spec.value_size = 3;
+    assert_int_equal(clsort_sort(ctx, &spec, k, k, 4, NULL), CLSORT_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(clsort_error_detail(ctx), "value size 3"));
+    clsort_spec_default(&spec);
+    spec.algorithm = (clsort_algorithm)77;
+    assert_int_equal(clsort_sort(ctx, &spec, k, NULL, 4, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    /* Nothing was touched by the failed calls. */
+    assert_int_equal(k[0], 3);
+    assert_int_equal(k[3], 0);
+
+    /* Too large for the device: refused before any memory is read. */
+    clsort_spec_default(&spec);
+    size_t max_n = 0;
+    assert_int_equal(clsort_max_keys(ctx, &spec, &max_n), CLSORT_OK);
+    assert_true(max_n > 1000);
+    assert_int_equal(clsort_sort(ctx, &spec, k, NULL, max_n + 1, NULL), CLSORT_ERROR_TOO_LARGE);
+    assert_non_null(strstr(clsort_error_detail(ctx), "GB"));
+    assert_int_equal(clsort_sort(ctx, &spec, k, NULL, SIZE_MAX / 2, NULL), CLSORT_ERROR_TOO_LARGE);
+
+    /* n = 0 and 1 are no-ops that succeed, also with NULL arrays for 0. */
+    clsort_stats stats;
+    assert_int_equal(clsort_sort(ctx, NULL, NULL, NULL, 0, &stats), CLSORT_OK);
+    assert_int_equal(stats.n, 0);
+    assert_int_equal(clsort_sort(ctx, NULL, k, NULL, 1, &stats), CLSORT_OK);
+    assert_int_equal(k[0], 3);
+}
+
+static void test_stats(void **state)
+{
+    clsort_context *ctx = *state;
+    const size_t n = 50000;
+    uint32_t *k = malloc(n * 4);
+    test_fill_keys(k, n, DIST_UNIFORM, 3);
+    clsort_stats stats;
+    assert_int_equal(clsort_sort(ctx, NULL, k, NULL, n, &stats), CLSORT_OK);
+    assert_int_equal(stats.n, n);
+    assert_non_null(stats.algorithm);
+    assert_true(stats.kernel_ms > 0);
+    assert_true(stats.total_ms >= stats.kernel_ms);
+    assert_true(stats.gkeys_per_s > 0);
+    for (size_t i = 1; i < n; i++)
+        assert_true(k[i - 1] <= k[i]);
+    free(k);
+}
+
+/* Sort the caller's buffers after a user event, and wait on the returned event. */
+static void check_enqueue(clsort_context *ctx, cl_context clctx, cl_command_queue q, size_t n)
+{
+    uint32_t *k = malloc(n * 4 + 4), *v = malloc(n * 4 + 4), *ref = malloc(n * 4 + 4),
+             *rv = malloc(n * 4 + 4);
+    test_fill_keys(k, n, DIST_ENTROPY4, 11);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint32_t)i;
+    memcpy(ref, k, n * 4);
+    memcpy(rv, v, n * 4);
+    test_reference_sort(ref, rv, n);
+    cl_int err;
+    cl_mem kb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4 + 4, k, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem vb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4 + 4, v, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_event gate = clCreateUserEvent(clctx, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.value_size = 4;
+    cl_event done = NULL;
+    assert_int_equal(clsort_enqueue(ctx, &spec, kb, vb, n, 1, &gate, &done), CLSORT_OK);
+    assert_non_null(done);
+    cl_int exec = CL_COMPLETE;
+    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+    assert_true(exec != CL_COMPLETE); /* held back by the gate */
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(k, ref, n * 4);
+    assert_memory_equal(v, rv, n * 4);
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    free(k);
+    free(v);
+    free(ref);
+    free(rv);
+}
+
+/* A queue the caller made (out-of-order where the device allows it, no profiling) is borrowed. */
+static void test_borrowed_queue(void **state)
+{
+    (void)state;
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_int err = clGetPlatformIDs(1, &plat, NULL);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL), CL_SUCCESS);
+    cl_context clctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_command_queue_properties qprops = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof qprops, &qprops, NULL);
+    cl_command_queue q = clCreateCommandQueue(
+        clctx, dev, qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    assert_int_equal(err, CL_SUCCESS);
+
+    clsort_context *ctx = NULL;
+    assert_int_equal(clsort_open_with_queue(&ctx, q), CLSORT_OK);
+    check_enqueue(ctx, clctx, q, 3001);
+    check_enqueue(ctx, clctx, q, 1);
+    check_enqueue(ctx, clctx, q, 0);
+
+    /* No profiling on this queue: kernel time is 0 and the rate comes from wall time. */
+    uint32_t k[5] = { 5, 4, 3, 2, 1 };
+    clsort_stats stats;
+    assert_int_equal(clsort_sort(ctx, NULL, k, NULL, 5, &stats), CLSORT_OK);
+    assert_int_equal(k[0], 1);
+    assert_int_equal(k[4], 5);
+    assert_true(stats.kernel_ms == 0.0);
+    clsort_close(&ctx);
+    assert_null(ctx);
+    /* The queue is still ours to use and release. */
+    assert_int_equal(clFinish(q), CL_SUCCESS);
+    clReleaseCommandQueue(q);
+    clReleaseContext(clctx);
+    assert_int_equal(clsort_open_with_queue(&ctx, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest plain[] = {
+        cmocka_unit_test(test_close_null),
+        cmocka_unit_test(test_status_strings),
+        cmocka_unit_test(test_algorithm_names),
+        cmocka_unit_test(test_device_strings),
+        cmocka_unit_test(test_borrowed_queue),
+    };
+    const struct CMUnitTest with_ctx[] = {
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_stats),
+    };
+    int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
+    failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);
+    return failed;
+}
