@@ -1,0 +1,151 @@
+/*
+ * Help texts of clsort and its subcommands.
+ */
+#include "cli.h"
+
+#include "clsort.h"
+
+#include <stdio.h>
+
+static void exit_status_text(void)
+{
+    printf("Exit status:\n"
+           "  0    success\n"
+           "  1    invalid usage or invalid input (unknown option or algorithm, missing or\n"
+           "       unreadable input, a size that is not a whole number of records)\n"
+           "  2    device, OpenCL or library error (no device, build failure, device out of\n"
+           "       memory), host out of memory, or a failed --verify\n"
+           "  3    I/O error reading or writing (cannot create, write, sync or rename output)\n"
+           "  128+N  ended by signal N (130 SIGINT, 143 SIGTERM); no partial output is left\n");
+}
+
+void help_main(void)
+{
+    char names[256];
+    algorithm_names(names, sizeof names, ", ");
+    printf("Usage: clsort [sort] [OPTIONS] [-i INPUT | INPUT] [-o OUTPUT]\n"
+           "       clsort gen -n N [--dist DIST] [--seed S] [--kv] [-o OUTPUT]\n"
+           "       clsort devices [--json]\n"
+           "       clsort bench [-n N] [--dist DIST] [--algo NAME] [--device P:D]\n"
+           "\n"
+           "Sort binary files of little-endian unsigned 32-bit keys, or of key/value records,\n"
+           "on an OpenCL device (GPU or CPU).\n"
+           "\n"
+           "Commands:\n"
+           "  sort      sort keys or key/value records (the default command)\n"
+           "  gen       write deterministic test data\n"
+           "  devices   list OpenCL platforms and devices\n"
+           "  bench     measure sorting throughput on generated data\n"
+           "  help CMD  show the options of a command\n"
+           "\n");
+    printf("Sort options:\n"
+           "  -i, --input FILE      keys to sort ('-' is stdin); default: stdin, if it is not\n"
+           "                        a terminal\n"
+           "  -o, --output FILE     where the sorted keys go ('-' is stdout, the default);\n"
+           "                        may be the input file\n"
+           "      --kv              records of 8 bytes: u32 key, then u32 value\n"
+           "      --values FILE     u32 values, one per key, permuted with the keys\n"
+           "      --values-out FILE where the permuted values go (needs --values)\n"
+           "  -a, --algo NAME       algorithm: %s (default auto)\n"
+           "  -d, --device P:D      OpenCL device: platform:device, each an index or a part of\n"
+           "                        the name (see 'clsort devices'); default $CLSORT_DEVICE,\n"
+           "                        else the fastest GPU, else a CPU\n"
+           "  -r, --reverse         sort in descending order (equal keys keep their order)\n"
+           "      --verify          check the result on the host (in order, same records)\n"
+           "  -s, --stats           print times and throughput to stderr\n"
+           "      --stats-json FILE write them as a JSON object to FILE ('-' is stdout)\n"
+           "  -f, --force           write binary data even to a terminal\n"
+           "  -v, --verbose         print the device and a one-line summary to stderr\n"
+           "  -q, --quiet           print errors only\n"
+           "  -h, --help            show this help\n"
+           "  -V, --version         show the version\n"
+           "\n",
+           names);
+    printf("Output to a regular file goes to a temporary file in the same directory that\n"
+           "replaces the target only when complete; stdout, pipes and devices are written\n"
+           "directly. Binary data is never written to a terminal without -f.\n"
+           "\n"
+           "Environment: CLSORT_DEVICE (device when -d is not given), CLSORT_CACHE_DIR,\n"
+           "CLSORT_NO_CACHE=1, CLSORT_BUILD_OPTIONS (see clsort(1)).\n"
+           "\n");
+    exit_status_text();
+    printf("\nExamples:\n"
+           "  clsort gen -n 1M --seed 7 -o keys.bin\n"
+           "  clsort -i keys.bin -o sorted.bin --stats\n"
+           "  clsort gen -n 1M | clsort | od -An -tu4 | head\n"
+           "  clsort --kv -i pairs.bin -o pairs.sorted.bin --device 0:0\n"
+           "  clsort -i k.bin -o k.sorted --values v.bin --values-out v.sorted\n");
+}
+
+void help_sort(void)
+{
+    help_main();
+}
+
+void help_gen(void)
+{
+    printf("Usage: clsort gen -n N [--dist DIST] [--seed S] [--kv | --values-out FILE] [-o FILE]\n"
+           "\n"
+           "Write N deterministic little-endian u32 keys (or key/value records). The same\n"
+           "arguments always give the same bytes, on every machine.\n"
+           "\n"
+           "Options:\n"
+           "  -n, --count N         number of keys; suffixes k, M, G (10^3, 10^6, 10^9) and\n"
+           "                        Ki, Mi, Gi (2^10, 2^20, 2^30): 1M, 64Ki\n"
+           "      --dist DIST       key distribution (default uniform):\n"
+           "                          uniform      uniform 32-bit words\n"
+           "                          constant[:V] every key V (default: a value from the seed)\n"
+           "                          sorted       non-decreasing, spread over the whole range\n"
+           "                          reverse      non-increasing\n"
+           "                          few:K        K distinct values\n"
+           "                          entropy:Q    AND of Q uniform words (1-32): each bit is\n"
+           "                                       set with probability 2^-Q\n"
+           "      --seed S          seed of the generator (default 1)\n"
+           "      --kv              write 8-byte records: the key, then its index as the value\n"
+           "      --values-out FILE also write the values (each key's index) to FILE\n"
+           "  -o, --output FILE     output ('-' is stdout, the default)\n"
+           "  -f, --force           write binary data even to a terminal\n"
+           "  -v, --verbose         report the time taken\n"
+           "  -q, --quiet           print errors only\n"
+           "  -h, --help            show this help\n");
+}
+
+void help_devices(void)
+{
+    printf("Usage: clsort devices [--json]\n"
+           "\n"
+           "List the OpenCL platforms and devices: the P:D id to use with --device or\n"
+           "CLSORT_DEVICE, platform, name, type, driver version, memory sizes, compute units,\n"
+           "the algorithms the library runs there, and which device is the default.\n"
+           "Exits with 2 when there is no device.\n"
+           "\n"
+           "Options:\n"
+           "      --json            one JSON object: {\"devices\": [...]}\n"
+           "  -h, --help            show this help\n");
+}
+
+void help_bench(void)
+{
+    char names[256];
+    algorithm_names(names, sizeof names, ", ");
+    printf("Usage: clsort bench [OPTIONS]\n"
+           "\n"
+           "Sort generated keys repeatedly on a device and report the kernel time (median and\n"
+           "best of the repeats after warm-up runs), the end-to-end time of clsort_sort()\n"
+           "(upload, sort, download) and the throughput in GKey/s, next to a single-threaded\n"
+           "CPU radix sort of the same data as a reference. Every result is checked.\n"
+           "\n"
+           "Options:\n"
+           "  -n, --count N         number of keys (default 16Mi; suffixes as in gen)\n"
+           "      --dist DIST       key distribution, as in 'clsort gen' (default uniform)\n"
+           "      --seed S          seed (default 1)\n"
+           "  -a, --algo NAME       algorithm: %s (default auto)\n"
+           "  -d, --device P:D      OpenCL device (see 'clsort devices')\n"
+           "      --kv              sort keys with 4-byte values\n"
+           "  -r, --repeat R        timed runs (default 10)\n"
+           "      --warmup W        untimed runs first (default 1)\n"
+           "      --no-reference    skip the CPU reference sort\n"
+           "      --json FILE       also write the results as a JSON object ('-' is stdout)\n"
+           "  -h, --help            show this help\n",
+           names);
+}

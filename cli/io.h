@@ -1,0 +1,74 @@
+/*
+ * File input and output for clsort.
+ *
+ * Input: a regular file is mapped (or read, where mapping fails); stdin, pipes and devices are read to
+ * the end. Output: a regular file (or a path that does not exist yet) is written to a temporary file in
+ * the same directory, synced and renamed over the target only when everything was written, so a failure
+ * or a signal leaves no partial output and the output may be the input file. Anything else (stdout, a
+ * pipe, /dev/null, a character device) is written directly.
+ */
+#ifndef CLSORT_IO_H
+#define CLSORT_IO_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+typedef struct input_file {
+    const char *path;    /* as given; "-" is stdin */
+    const char *name;    /* for messages */
+    int fd;
+    int is_regular;      /* size is known before reading */
+    uint64_t size;       /* bytes, when is_regular */
+    unsigned char *data; /* contents after input_read() (NULL when empty) */
+    size_t len;          /* bytes in data */
+    int mapped;          /* data is a mapping of the file, not a heap buffer */
+    dev_t dev;
+    ino_t ino;
+} input_file;
+
+/* Open an input and find its size where the kind of file allows. Returns an exit status. */
+int input_open(input_file *in, const char *path);
+/* Read the whole input into memory; writable: the caller will modify the data (a private mapping or a
+ * heap buffer, never the file). Returns an exit status. */
+int input_read(input_file *in, int writable);
+/* Release the data and close the file. Safe to call twice and on an input that failed to open. */
+void input_close(input_file *in);
+
+typedef struct output_file {
+    const char *path;    /* as given; "-" is stdout */
+    const char *name;    /* for messages */
+    int fd;
+    int direct;          /* written in place: stdout, pipe, device */
+    int slot;            /* temporary-file slot for the signal handler, or -1 */
+    mode_t mode;         /* permissions the committed file gets */
+    uint64_t written;    /* bytes written so far */
+    char target[PATH_MAX];
+    char temp[PATH_MAX];
+} output_file;
+
+/* Open an output; force: allow writing binary data to a terminal. Returns an exit status. Nothing is
+ * visible at the target until output_commit(). */
+int output_open(output_file *out, const char *path, int force);
+/* Write len bytes. Returns an exit status. */
+int output_write(output_file *out, const void *buf, size_t len);
+/* Flush the data to stable storage (temporary files) and close. Returns an exit status. */
+int output_finish(output_file *out);
+/* Move finished temporary files over their targets, all with signals held off. Returns an exit status;
+ * on failure the outputs not yet renamed are removed. */
+int output_commit(output_file **outs, int n);
+/* Remove the temporary file (if any) and close. Safe to call on any output, opened or not. */
+void output_abort(output_file *out);
+/* Whether two outputs name the same file. */
+int output_same(const output_file *a, const output_file *b);
+
+/* Remove temporary files and exit with 128 + N on SIGINT, SIGTERM, SIGHUP and SIGPIPE (signals that
+ * were ignored when clsort started stay ignored). */
+void io_install_signal_handlers(void);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * Reporting measurements: text, one line and JSON (see report.h).
+ */
+#include "report.h"
+#include "cli.h"
+#include "io.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void report_finish(run_report *r)
+{
+    r->gkeys_per_s = r->kernel_ms > 0 ? (double)r->n / (r->kernel_ms * 1e6) : 0.0;
+    r->total_gkeys_per_s = r->total_ms > 0 ? (double)r->n / (r->total_ms * 1e6) : 0.0;
+}
+
+static const char *or_dash(const char *s)
+{
+    return s && *s ? s : "-";
+}
+
+static void describe(char *buf, size_t cap, const run_report *r)
+{
+    if (r->value_size)
+        snprintf(buf, cap, "%s keys with %zu-byte values%s", or_dash(r->key_type), r->value_size,
+                 r->descending ? ", descending" : "");
+    else
+        snprintf(buf, cap, "%s keys%s", or_dash(r->key_type), r->descending ? ", descending" : "");
+}
+
+void report_text(FILE *f, const run_report *r)
+{
+    char what[96];
+    describe(what, sizeof what, r);
+    fprintf(f, "clsort: sorted %llu %s\n", (unsigned long long)r->n, what);
+    fprintf(f, "  algorithm   %s\n", or_dash(r->algorithm));
+    fprintf(f, "  device      %s\n", or_dash(r->device));
+    fprintf(f, "  read        %10.3f ms\n", r->read_ms);
+    fprintf(f, "  upload      %10.3f ms\n", r->upload_ms);
+    fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s\n", r->kernel_ms, r->gkeys_per_s);
+    fprintf(f, "  download    %10.3f ms\n", r->download_ms);
+    fprintf(f, "  write       %10.3f ms\n", r->write_ms);
+    fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (read, upload, sort, download, write)\n",
+            r->total_ms, r->total_gkeys_per_s);
+    fprintf(f, "  device open %10.3f ms   (not in end to end)\n", r->open_ms);
+    fprintf(f, "  programs    %u built, %u from cache\n", r->programs_built, r->programs_cached);
+}
+
+void report_line(FILE *f, const run_report *r)
+{
+    fprintf(f,
+            "clsort: %llu keys, %s on %s: kernels %.3f ms (%.4f GKey/s), end to end %.3f ms (%.4f GKey/s)\n",
+            (unsigned long long)r->n, or_dash(r->algorithm), or_dash(r->device), r->kernel_ms, r->gkeys_per_s,
+            r->total_ms, r->total_gkeys_per_s);
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * JSON
+ */
+
+static void put(json_buf *j, const char *s, size_t n)
+{
+    if (j->failed)
+        return;
+    if (j->len + n + 1 > j->cap) {
+        size_t cap = j->cap ? j->cap : 256;
+        while (j->len + n + 1 > cap)
+            cap *= 2;
+        char *ns = realloc(j->s, cap);
+        if (!ns) {
+            j->failed = 1;
+            return;
+        }
+        j->s = ns;
+        j->cap = cap;
+    }
+    memcpy(j->s + j->len, s, n);
+    j->len += n;
+    j->s[j->len] = '\0';
+}
+
+static void putf(json_buf *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(json_buf *j, const char *fmt, ...)
+{
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        put(j, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+void json_raw(json_buf *j, const char *text)
+{
+    put(j, text, strlen(text));
+}
+
+void json_quote(json_buf *j, const char *s)
+{
+    put(j, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': put(j, "\\\"", 2); break;
+        case '\\': put(j, "\\\\", 2); break;
+        case '\n': put(j, "\\n", 2); break;
+        case '\r': put(j, "\\r", 2); break;
+        case '\t': put(j, "\\t", 2); break;
+        default:
+            if (*p < 0x20)
+                putf(j, "\\u%04x", *p);
+            else
+                put(j, (const char *)p, 1);
+        }
+    }
+    put(j, "\"", 1);
+}
+
+void json_open(json_buf *j)
+{
+    put(j, "{", 1);
+    j->fields = 0;
+}
+
+void json_close(json_buf *j)
+{
+    put(j, "}", 1);
+    j->fields = 1; /* a closed object is a field of its parent */
+}
+
+void json_key(json_buf *j, const char *key)
+{
+    if (j->fields++)
+        put(j, ", ", 2);
+    json_quote(j, key);
+    put(j, ": ", 2);
+}
+
+void json_str(json_buf *j, const char *key, const char *value)
+{
+    json_key(j, key);
+    if (value)
+        json_quote(j, value);
+    else
+        json_raw(j, "null");
+}
+
+void json_num(json_buf *j, const char *key, double value)
+{
+    json_key(j, key);
+    if (isfinite(value))
+        putf(j, "%.6g", value);
+    else
+        json_raw(j, "null");
+}
+
+void json_u64(json_buf *j, const char *key, uint64_t value)
+{
+    json_key(j, key);
+    putf(j, "%llu", (unsigned long long)value);
+}
+
+void json_bool(json_buf *j, const char *key, int value)
+{
+    json_key(j, key);
+    json_raw(j, value ? "true" : "false");
+}
+
+char *report_json(const run_report *r)
+{
+    json_buf j = {0};
+    json_open(&j);
+    json_u64(&j, "n", r->n);
+    json_str(&j, "algorithm", r->algorithm);
+    json_str(&j, "device", r->device);
+    json_str(&j, "key_type", r->key_type);
+    json_u64(&j, "value_size", r->value_size);
+    json_str(&j, "layout", r->layout);
+    json_bool(&j, "descending", r->descending);
+    json_str(&j, "input", r->input);
+    json_str(&j, "output", r->output);
+    json_str(&j, "values_input", r->values_input);
+    json_str(&j, "values_output", r->values_output);
+    json_num(&j, "kernel_ms", r->kernel_ms);
+    json_num(&j, "total_ms", r->total_ms);
+    json_num(&j, "gkeys_per_s", r->gkeys_per_s);
+    json_num(&j, "total_gkeys_per_s", r->total_gkeys_per_s);
+    json_num(&j, "read_ms", r->read_ms);
+    json_num(&j, "upload_ms", r->upload_ms);
+    json_num(&j, "download_ms", r->download_ms);
+    json_num(&j, "sort_ms", r->sort_ms);
+    json_num(&j, "write_ms", r->write_ms);
+    json_num(&j, "open_ms", r->open_ms);
+    json_u64(&j, "programs_built", r->programs_built);
+    json_u64(&j, "programs_cached", r->programs_cached);
+    json_close(&j);
+    json_raw(&j, "\n");
+    if (j.failed) {
+        free(j.s);
+        return NULL;
+    }
+    return j.s;
+}
+
+int write_text_file(const char *path, const char *text)
+{
+    output_file out;
+    int rc = output_open(&out, path, 1);
+    if (rc == EXIT_OK)
+        rc = output_write(&out, text, strlen(text));
+    if (rc == EXIT_OK)
+        rc = output_finish(&out);
+    if (rc == EXIT_OK) {
+        output_file *list[1] = {&out};
+        rc = output_commit(list, 1);
+    }
+    if (rc != EXIT_OK)
+        output_abort(&out);
+    return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * Measurements of a run and how they are reported: a text block (--stats), one line (-v) and a JSON
+ * object (--stats-json).
+ */
+#ifndef CLSORT_REPORT_H
+#define CLSORT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct run_report {
+    uint64_t n;               /* keys sorted */
+    const char *algorithm;    /* algorithm that ran */
+    const char *device;       /* "platform / device" */
+    const char *key_type;     /* "u32" */
+    size_t value_size;        /* bytes per value, 0 for keys only */
+    const char *layout;       /* "keys", "kv" (interleaved records) or "separate" (two files) */
+    int descending;
+    const char *input, *output, *values_input, *values_output; /* paths as given; NULL if none */
+    double open_ms;           /* opening the device context (not part of total_ms) */
+    double read_ms;           /* reading the input (and splitting records) */
+    double upload_ms, kernel_ms, download_ms; /* from the library */
+    double sort_ms;           /* the whole clsort_sort() call */
+    double write_ms;          /* writing, syncing and renaming the output */
+    double total_ms;          /* file to file: read, sort (upload, kernels, download), write */
+    double gkeys_per_s;       /* n / kernel time */
+    double total_gkeys_per_s; /* n / total time */
+    unsigned programs_built, programs_cached;
+} run_report;
+
+/* Fill the derived fields (rates) from the times. */
+void report_finish(run_report *r);
+/* Several lines for --stats. */
+void report_text(FILE *f, const run_report *r);
+/* One line for -v. */
+void report_line(FILE *f, const run_report *r);
+/* The report as one JSON object (with a trailing newline); returns a malloc'd string or NULL. */
+char *report_json(const run_report *r);
+
+/* A small JSON object builder, also used by other subcommands. */
+typedef struct json_buf {
+    char *s;
+    size_t len, cap;
+    int fields; /* fields written at the current level */
+    int failed; /* out of memory */
+} json_buf;
+
+void json_open(json_buf *j);                          /* "{" */
+void json_close(json_buf *j);                         /* "}" */
+void json_key(json_buf *j, const char *key);          /* "key": (used before a nested value) */
+void json_str(json_buf *j, const char *key, const char *value); /* NULL writes null */
+void json_num(json_buf *j, const char *key, double value);      /* non-finite writes null */
+void json_u64(json_buf *j, const char *key, uint64_t value);
+void json_bool(json_buf *j, const char *key, int value);
+void json_raw(json_buf *j, const char *text);         /* append text as it is */
+/* Append a JSON string literal for s (quoted and escaped). */
+void json_quote(json_buf *j, const char *s);
+
+/* Write a text to a file given on the command line ("-" is stdout) through the safe output path. Returns
+ * an exit status. */
+int write_text_file(const char *path, const char *text);
+
+#endif

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Reference checks for the clsort CLI tests: each compares clsort's output with a result computed here.
+
+Usage: check.py COMMAND ARGS...   (exit 0 when the check passes, 1 with a message when it fails)
+  keys IN OUT [desc]          OUT holds IN's u32 keys sorted (descending with 'desc')
+  kv IN OUT [desc]            OUT holds IN's 8-byte records stably sorted by key
+  kvset IN OUT                OUT holds IN's records sorted by key, each value with its key (any
+                              order among equal keys: for algorithms that need not be stable)
+  separate KIN VIN KOUT VOUT  KOUT/VOUT are KIN/VIN's keys and values stably sorted by key
+  count FILE N SIZE           FILE holds N records of SIZE bytes
+  bits FILE Q                 the fraction of set bits in FILE's keys is close to 2^-Q
+  dist FILE NAME [K]          FILE's keys have the shape of distribution NAME (sorted, reverse,
+                              constant, few K, uniform)
+  index-values FILE N         FILE holds the u32 values 0..N-1 (gen --values-out)
+  kv-index FILE N             FILE's records have values 0..N-1 in order (gen --kv)
+  json FILE KEY...            FILE is one JSON object with at least these keys; prints it
+"""
+import array
+import json
+import sys
+
+
+def u32(path):
+    a = array.array('I')
+    with open(path, 'rb') as f:
+        data = f.read()
+    if len(data) % 4:
+        fail(f'{path}: {len(data)} bytes is not a whole number of u32 words')
+    a.frombytes(data)
+    if sys.byteorder != 'little':
+        a.byteswap()
+    return a
+
+
+def fail(msg):
+    print('check failed: ' + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def first_difference(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def same(got, want, what):
+    if len(got) != len(want):
+        fail(f'{what}: {len(got)} elements, expected {len(want)}')
+    if got != want:
+        i = first_difference(got, want)
+        fail(f'{what}: element {i} is {got[i]}, expected {want[i]}')
+
+
+def stable_order(keys, desc):
+    # Python's sort is stable; for descending, equal keys still keep their input order
+    return sorted(range(len(keys)), key=(lambda i: -keys[i]) if desc else (lambda i: keys[i]))
+
+
+def main(argv):
+    cmd, args = argv[1], argv[2:]
+    if cmd == 'keys':
+        desc = len(args) > 2 and args[2] == 'desc'
+        want = array.array('I', sorted(u32(args[0]), reverse=desc))
+        same(u32(args[1]), want, args[1])
+    elif cmd == 'kv':
+        desc = len(args) > 2 and args[2] == 'desc'
+        rec = u32(args[0])
+        keys, vals = rec[0::2], rec[1::2]
+        order = stable_order(keys, desc)
+        want = array.array('I')
+        for i in order:
+            want.append(keys[i])
+            want.append(vals[i])
+        same(u32(args[1]), want, args[1] + ' (records)')
+    elif cmd == 'kvset':
+        rec, out = u32(args[0]), u32(args[1])
+        if len(rec) != len(out):
+            fail(f'{args[1]}: {len(out) // 2} records, expected {len(rec) // 2}')
+        keys = out[0::2]
+        if list(keys) != sorted(keys):
+            fail(f'{args[1]}: keys not sorted')
+        if sorted(zip(rec[0::2], rec[1::2])) != sorted(zip(out[0::2], out[1::2])):
+            fail(f'{args[1]}: records differ from the input\'s (a value left its key)')
+    elif cmd == 'separate':
+        keys, vals = u32(args[0]), u32(args[1])
+        order = stable_order(keys, False)
+        same(u32(args[2]), array.array('I', (keys[i] for i in order)), args[2] + ' (keys)')
+        same(u32(args[3]), array.array('I', (vals[i] for i in order)), args[3] + ' (values)')
+    elif cmd == 'count':
+        with open(args[0], 'rb') as f:
+            size = len(f.read())
+        want = int(args[1]) * int(args[2])
+        if size != want:
+            fail(f'{args[0]}: {size} bytes, expected {want}')
+    elif cmd == 'bits':
+        keys, q = u32(args[0]), int(args[1])
+        ones = sum(bin(k).count('1') for k in keys)
+        frac = ones / (32.0 * len(keys))
+        want = 2.0 ** -q
+        if abs(frac - want) > 0.1 * want + 0.002:
+            fail(f'{args[0]}: fraction of set bits {frac:.5f}, expected about {want:.5f}')
+        print(f'entropy:{q}: fraction of set bits {frac:.5f} (2^-{q} = {want:.5f})')
+    elif cmd == 'dist':
+        keys, name = u32(args[0]), args[1]
+        if name == 'sorted' and list(keys) != sorted(keys):
+            fail(f'{args[0]}: not sorted')
+        if name == 'reverse' and list(keys) != sorted(keys, reverse=True):
+            fail(f'{args[0]}: not in reverse order')
+        if name in ('sorted', 'reverse') and len(keys) > 1000:
+            # spread over the whole range
+            if max(keys) < 0xF0000000 or min(keys) > 0x0FFFFFFF:
+                fail(f'{args[0]}: keys do not span the range ({min(keys)}..{max(keys)})')
+        if name == 'constant' and len(set(keys)) != 1:
+            fail(f'{args[0]}: {len(set(keys))} distinct keys, expected 1')
+        if name == 'few' and len(set(keys)) != int(args[2]):
+            fail(f'{args[0]}: {len(set(keys))} distinct keys, expected {args[2]}')
+        if name == 'uniform':
+            distinct = len(set(keys))
+            if distinct < 0.99 * len(keys):
+                fail(f'{args[0]}: only {distinct} distinct keys of {len(keys)}')
+            mean = sum(keys) / len(keys)
+            if abs(mean / 2**32 - 0.5) > 0.01:
+                fail(f'{args[0]}: mean {mean / 2**32:.4f} of the range, expected about 0.5')
+    elif cmd == 'index-values':
+        same(u32(args[0]), array.array('I', range(int(args[1]))), args[0])
+    elif cmd == 'kv-index':
+        rec = u32(args[0])
+        same(rec[1::2], array.array('I', range(int(args[1]))), args[0] + ' (values)')
+    elif cmd == 'json':
+        with open(args[0]) as f:
+            obj = json.load(f)
+        if not isinstance(obj, dict):
+            fail(f'{args[0]}: not a JSON object')
+        missing = [k for k in args[1:] if k not in obj]
+        if missing:
+            fail(f'{args[0]}: missing keys {missing}')
+        print(json.dumps(obj))
+    else:
+        fail(f'unknown check {cmd}')
+
+
+if __name__ == '__main__':
+    main(sys.argv)

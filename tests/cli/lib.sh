@@ -1,0 +1,87 @@
+# Shared setup and assertions for the clsort CLI tests. Source it with: . "$(dirname "$0")/lib.sh" "$@"
+# Arguments of every test script: CLSORT (the built executable) SCRATCH (a directory it may wipe).
+set -u
+
+if [ $# -lt 2 ]; then
+    echo "usage: $0 CLSORT SCRATCH_DIR" >&2
+    exit 2
+fi
+CLSORT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SCRATCH=$2
+TESTS=$(cd "$(dirname "$0")" && pwd)
+PYTHON=${PYTHON:-python3}
+CHECK="$PYTHON $TESTS/check.py"
+
+# The default device (PoCL on the CI machine), whatever the caller's environment says.
+unset CLSORT_DEVICE
+export CLSORT_CACHE_DIR=${CLSORT_CACHE_DIR:-$SCRATCH/cache}
+
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH"
+cd "$SCRATCH" || exit 2
+
+failures=0
+checks=0
+
+ok() {
+    checks=$((checks + 1))
+    echo "ok   $*"
+}
+
+not_ok() {
+    checks=$((checks + 1))
+    failures=$((failures + 1))
+    echo "FAIL $*"
+    if [ -s err.txt ]; then
+        echo "     stderr was:"
+        sed 's/^/     | /' err.txt
+    fi
+}
+
+# check NAME COMMAND...: the command succeeds
+check() {
+    local name=$1
+    shift
+    if "$@" 2>err.txt; then ok "$name"; else not_ok "$name"; fi
+}
+
+# run_clsort ARGS...: run clsort with stderr to err.txt; sets $status
+run_clsort() {
+    "$CLSORT" "$@" 2>err.txt
+    status=$?
+}
+
+# expect_status NAME WANT: the last run_clsort exited with WANT
+expect_status() {
+    if [ "$status" -eq "$2" ]; then ok "$1 (exit $2)"; else not_ok "$1: exit $status, expected $2"; fi
+}
+
+# expect_message NAME TEXT: err.txt contains TEXT
+expect_message() {
+    if grep -qF -- "$2" err.txt; then ok "$1 (message)"; else not_ok "$1: message lacks '$2'"; fi
+}
+
+# expect_only DIR NAME FILE...: DIR holds exactly these files (no outputs, no temporary files)
+expect_only() {
+    local dir=$1 name=$2
+    shift 2
+    local want got
+    want=$(printf '%s\n' "$@" | sort)
+    got=$(cd "$dir" && ls -A | sort)
+    if [ "$got" = "$want" ]; then
+        ok "$name (nothing left behind)"
+    else
+        not_ok "$name: directory holds [$(echo $got)], expected [$(echo $want)]"
+    fi
+}
+
+# same_file NAME A B
+same_file() {
+    if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1: $2 and $3 differ"; fi
+}
+
+finish() {
+    echo "$checks checks, $failures failed"
+    [ "$failures" -eq 0 ]
+    exit $?
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Bad input and usage: a clear message, the documented exit status, and nothing written: no output file
+# and no temporary file left in the output directory.
+. "$(dirname "$0")/lib.sh" "$@"
+
+mkdir in out
+"$CLSORT" gen -n 1000 --seed 1 -o in/keys.bin || exit 2
+"$CLSORT" gen -n 1000 --seed 2 -o in/vals.bin || exit 2
+"$CLSORT" gen -n 999 --seed 3 -o in/short.bin || exit 2
+"$CLSORT" gen -n 500 --seed 4 --kv -o in/pairs.bin || exit 2
+head -c 10 in/keys.bin > in/ten.bin
+head -c 12 in/keys.bin > in/twelve.bin
+{ cat in/vals.bin; printf 'xy'; } > in/vals-odd.bin
+INPUTS="keys.bin vals.bin short.bin pairs.bin ten.bin twelve.bin vals-odd.bin"
+
+# bad NAME STATUS MESSAGE ARGS...: clsort fails as expected and out/ stays empty
+bad() {
+    local name=$1 want=$2 text=$3
+    shift 3
+    run_clsort "$@"
+    expect_status "$name" "$want"
+    expect_message "$name" "$text"
+    expect_only out "$name"
+    expect_only in "$name: inputs" $INPUTS
+}
+
+bad "size not a multiple of the key size" 1 "in/ten.bin: 10 bytes is not a multiple of the 4-byte key size" \
+    -i in/ten.bin -o out/x.bin
+bad "size not a multiple of the record size" 1 \
+    "in/twelve.bin: 12 bytes is not a multiple of the 8-byte record size" --kv -i in/twelve.bin -o out/x.bin
+bad "values size not a multiple" 1 "in/vals-odd.bin: 4002 bytes is not a multiple of the 4-byte value size" \
+    -i in/keys.bin -o out/k --values in/vals-odd.bin --values-out out/v
+bad "keys and values of different lengths" 1 "in/keys.bin holds 1000 keys" \
+    -i in/keys.bin -o out/k --values in/short.bin --values-out out/v
+bad "missing input" 1 "in/missing.bin: cannot open: No such file or directory" -i in/missing.bin -o out/x.bin
+bad "missing values input" 1 "in/missing.bin: cannot open" \
+    -i in/keys.bin -o out/k --values in/missing.bin --values-out out/v
+bad "input is a directory" 1 "in: is a directory" -i in -o out/x.bin
+if [ "$(id -u)" -ne 0 ]; then
+    cp in/keys.bin unreadable.bin
+    chmod 000 unreadable.bin
+    bad "unreadable input" 1 "unreadable.bin: cannot open: Permission denied" -i unreadable.bin -o out/x.bin
+    rm -f unreadable.bin
+fi
+bad "unknown option" 1 "unknown option '--frobnicate'" --frobnicate -i in/keys.bin -o out/x.bin
+bad "unknown short option" 1 "unknown option '-Z'" -Z -i in/keys.bin -o out/x.bin
+bad "misspelt option" 1 "did you mean '--values-out'" --values-ou out/v -i in/keys.bin -o out/x.bin
+bad "missing option value" 1 "option '--output' needs a value" -i in/keys.bin --output
+bad "unknown algorithm" 1 "unknown algorithm 'quick'" --algo quick -i in/keys.bin -o out/x.bin
+bad "unknown algorithm lists known ones" 1 "radix4" --algo quick -i in/keys.bin -o out/x.bin
+bad "--values without --values-out" 1 "--values needs --values-out" -i in/keys.bin -o out/k --values in/vals.bin
+bad "--values-out without --values" 1 "--values-out needs --values" -i in/keys.bin -o out/k --values-out out/v
+bad "--kv with --values" 1 "--kv" --kv -i in/pairs.bin -o out/k --values in/vals.bin --values-out out/v
+bad "two inputs" 1 "more than one input" in/keys.bin in/vals.bin -o out/x.bin
+bad "same keys and values output" 1 "name the same file" \
+    -i in/keys.bin -o out/same --values in/vals.bin --values-out out/./same
+bad "keys and values both from stdin" 1 "both come from stdin" -i - --values - --values-out out/v -o out/k
+bad "malformed device string" 1 "malformed" --device 1:2:3 -i in/keys.bin -o out/x.bin
+bad "no matching device" 2 "no-such-device-xyz" --device 'no-such-device-xyz' -i in/keys.bin -o out/x.bin
+bad "no such device index" 2 "cannot open an OpenCL device" --device 7:7 -i in/keys.bin -o out/x.bin
+CLSORT_DEVICE=no-such-device-xyz "$CLSORT" -i in/keys.bin -o out/x.bin 2>err.txt
+status=$?
+expect_status "CLSORT_DEVICE matching nothing" 2
+expect_only out "CLSORT_DEVICE matching nothing"
+
+# errors writing: the output's directory is missing, or the output is a directory
+run_clsort -i in/keys.bin -o nodir/x.bin
+expect_status "output directory missing" 3
+expect_message "output directory missing" "nodir"
+run_clsort -i in/keys.bin -o out
+expect_status "output is a directory" 3
+expect_message "output is a directory" "out: is a directory"
+expect_only out "output is a directory"
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir ro && chmod 555 ro
+    run_clsort -i in/keys.bin -o ro/x.bin
+    expect_status "output directory not writable" 3
+    expect_only ro "output directory not writable"
+    chmod 755 ro
+fi
+# a full device: writing fails, nothing is left (the error is reported as an I/O error)
+if [ -w /dev/full ]; then
+    run_clsort -i in/keys.bin -o /dev/full
+    expect_status "write error (/dev/full)" 3
+    expect_message "write error (/dev/full)" "write error"
+fi
+
+# failure keeps an existing output as it was
+cp in/vals.bin out/existing.bin
+run_clsort -i in/ten.bin -o out/existing.bin
+expect_status "failure keeps an existing output" 1
+same_file "failure keeps an existing output: unchanged" out/existing.bin in/vals.bin
+expect_only out "failure keeps an existing output" existing.bin
+rm out/existing.bin
+
+# bad input from a pipe: the size is found only after reading; still nothing written
+cat in/ten.bin | "$CLSORT" -o out/x.bin 2>err.txt
+status=$?
+expect_status "bad size from a pipe" 1
+expect_message "bad size from a pipe" "(stdin): 10 bytes is not a multiple of the 4-byte key size"
+expect_only out "bad size from a pipe"
+
+# no input at all: stdin is a terminal (needs script(1) for a terminal)
+if command -v script > /dev/null && script -qec true /dev/null > /dev/null 2>&1; then
+    script -qec "'$CLSORT' -o '$SCRATCH/out/x.bin'" /dev/null < /dev/null > tty.txt 2>&1
+    status=$?
+    expect_status "no input and stdin a terminal" 1
+    check "no input and stdin a terminal: message" grep -q "no input" tty.txt
+    expect_only out "no input and stdin a terminal"
+fi
+
+# gen errors
+run_clsort gen -o out/g.bin
+expect_status "gen without -n" 1
+expect_message "gen without -n" "-n N"
+bad "gen unknown distribution" 1 "unknown distribution 'zipf'" gen -n 10 --dist zipf -o out/g.bin
+bad "gen entropy out of range" 1 "entropy:0" gen -n 10 --dist entropy:0 -o out/g.bin
+bad "gen few without K" 1 "needs a parameter" gen -n 10 --dist few -o out/g.bin
+bad "gen bad count" 1 "'12x' is not a count" gen -n 12x -o out/g.bin
+bad "gen negative count" 1 "is not a count" gen -n -5 -o out/g.bin
+bad "gen extra operand" 1 "unexpected argument 'foo'" gen -n 10 foo -o out/g.bin
+bad "gen --kv with --values-out" 1 "--kv" gen -n 10 --kv --values-out out/v -o out/g.bin
+
+# unknown command help
+run_clsort help frobnicate
+expect_status "help for an unknown command" 1
+
+finish

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# clsort sort with u32 keys: files, pipes, in place, special outputs, options and reports.
+. "$(dirname "$0")/lib.sh" "$@"
+
+N=100000
+"$CLSORT" gen -n $N --seed 11 -o keys.bin || exit 2
+cp keys.bin keys.orig
+
+# file to file
+run_clsort -i keys.bin -o sorted.bin
+expect_status "file to file" 0
+check "file to file: sorted" $CHECK keys keys.bin sorted.bin
+same_file "file to file: input untouched" keys.bin keys.orig
+
+# the algorithms the library knows by name
+for algo in auto radix4; do
+    run_clsort -i keys.bin -o sorted-$algo.bin --algo $algo
+    expect_status "--algo $algo" 0
+    same_file "--algo $algo: sorted" sorted-$algo.bin sorted.bin
+done
+
+# explicit stdin and stdout
+cat keys.bin | "$CLSORT" -i - -o - > piped.bin 2>err.txt
+status=$?
+expect_status "-i - -o -" 0
+same_file "-i - -o -: sorted" piped.bin sorted.bin
+
+# implicit: no -i and no -o, stdin a pipe
+cat keys.bin | "$CLSORT" > implicit.bin 2>err.txt
+status=$?
+expect_status "implicit stdin to stdout" 0
+same_file "implicit stdin to stdout: sorted" implicit.bin sorted.bin
+
+# stdin redirected from a regular file, and the sort command named
+"$CLSORT" sort < keys.bin > redirected.bin 2>err.txt
+status=$?
+expect_status "sort < file > file" 0
+same_file "sort < file > file: sorted" redirected.bin sorted.bin
+
+# the input as an operand
+run_clsort keys.bin -o operand.bin
+expect_status "input operand" 0
+same_file "input operand: sorted" operand.bin sorted.bin
+
+# a pipeline from gen
+"$CLSORT" gen -n $N --seed 11 | "$CLSORT" | cmp -s - sorted.bin
+check "gen | clsort" test "${PIPESTATUS[*]}" = "0 0 0"
+
+# in place: -o names the input
+cp keys.bin inplace.bin
+chmod 640 inplace.bin
+run_clsort -i inplace.bin -o inplace.bin
+expect_status "in place" 0
+same_file "in place: sorted" inplace.bin sorted.bin
+check "in place: permissions kept" test "$(stat -c %a inplace.bin)" = 640
+
+# through a symbolic link: the file it points to is replaced, the link stays
+cp keys.bin target.bin
+ln -s target.bin link.bin
+run_clsort -i keys.bin -o link.bin
+expect_status "output through a symlink" 0
+check "output through a symlink: still a link" test -L link.bin
+same_file "output through a symlink: target sorted" target.bin sorted.bin
+rm -f link.bin target.bin
+
+# special outputs are written directly, never replaced
+run_clsort -i keys.bin -o /dev/null
+expect_status "-o /dev/null" 0
+check "/dev/null is still a character device" test -c /dev/null
+mkfifo fifo
+cat fifo > fromfifo.bin &
+reader=$!
+run_clsort -i keys.bin -o fifo
+expect_status "-o FIFO" 0
+wait $reader
+check "-o FIFO: still a FIFO" test -p fifo
+same_file "-o FIFO: sorted" fromfifo.bin sorted.bin
+# and a FIFO as the input
+cat keys.bin > fifo &
+run_clsort -i fifo -o fromfifo2.bin
+expect_status "-i FIFO" 0
+wait
+same_file "-i FIFO: sorted" fromfifo2.bin sorted.bin
+rm -f fifo fromfifo.bin fromfifo2.bin
+
+# descending
+run_clsort -i keys.bin -o desc.bin -r
+expect_status "-r" 0
+check "-r: descending" $CHECK keys keys.bin desc.bin desc
+
+# --verify
+run_clsort -i keys.bin -o verified.bin --verify -v
+expect_status "--verify" 0
+expect_message "--verify -v" "verified"
+
+# empty input gives an empty output
+: > empty.bin
+run_clsort -i empty.bin -o empty.out
+expect_status "empty input" 0
+check "empty input: empty output" test -f empty.out -a ! -s empty.out
+: | "$CLSORT" > empty2.out 2>err.txt
+status=$?
+expect_status "empty stdin" 0
+check "empty stdin: empty output" test ! -s empty2.out
+
+# keys with duplicates and extreme values
+printf '\377\377\377\377\000\000\000\000\005\000\000\000\377\377\377\377\000\000\000\000' > edge.bin
+run_clsort -i edge.bin -o edge.out
+expect_status "edge values" 0
+check "edge values: sorted" $CHECK keys edge.bin edge.out
+
+# a distribution with many equal keys
+"$CLSORT" gen -n 50000 --dist few:3 --seed 2 -o few.bin
+run_clsort -i few.bin -o few.out
+expect_status "few:3" 0
+check "few:3: sorted" $CHECK keys few.bin few.out
+
+# --stats and -v report to stderr; the default is quiet
+run_clsort -i keys.bin -o s.bin
+check "quiet by default" test ! -s err.txt
+run_clsort -i keys.bin -o s.bin --stats
+expect_status "--stats" 0
+for word in "sorted $N" algorithm device kernels "end to end" GKey/s; do
+    expect_message "--stats: $word" "$word"
+done
+run_clsort -i keys.bin -o s.bin -v
+expect_message "-v: summary line" "GKey/s"
+run_clsort -i keys.bin -o s.bin --stats-json stats.json
+expect_status "--stats-json" 0
+check "--stats-json: keys" $CHECK json stats.json n algorithm device kernel_ms total_ms gkeys_per_s \
+    upload_ms download_ms read_ms write_ms programs_built programs_cached value_size
+check "--stats-json: n" $PYTHON -c "import json,sys; o=json.load(open('stats.json')); sys.exit(o['n'] != $N or o['value_size'] != 0 or o['total_ms'] <= 0)"
+
+# -f lets binary data go to a terminal; without it clsort refuses
+if command -v script > /dev/null && script -qec true /dev/null > /dev/null 2>&1; then
+    script -qec "'$CLSORT' -i '$SCRATCH/keys.bin'" /dev/null > tty.txt 2>&1
+    status=$?
+    expect_status "refuse to write to a terminal" 1
+    check "refuse to write to a terminal: message" grep -q "refusing to write binary data to a terminal" tty.txt
+    script -qec "'$CLSORT' -i '$SCRATCH/edge.bin' -f" /dev/null > tty.txt 2>&1
+    status=$?
+    expect_status "-f writes to a terminal" 0
+else
+    echo "skip terminal tests: no script(1)"
+fi
+run_clsort -f -i keys.bin -o forced.bin
+expect_status "-f accepted" 0
+
+# --help and --version
+run_clsort --help > /dev/null
+expect_status "--help" 0
+"$CLSORT" --help | grep -q "Exit status" 2>err.txt
+check "--help lists exit statuses" test $? -eq 0
+version=$("$CLSORT" --version)
+check "--version" test -n "$version"
+echo "$version"
+
+finish
