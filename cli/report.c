@@ -42,6 +42,8 @@ void report_text(FILE *f, const run_report *r)
     fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s\n", r->kernel_ms, r->gkeys_per_s);
     fprintf(f, "  download    %10.3f ms\n", r->download_ms);
     fprintf(f, "  write       %10.3f ms\n", r->write_ms);
+    fprintf(f, "  sort call   %10.3f ms   (clsort_sort(): upload, kernels, download, program loads)\n",
+            r->sort_ms);
     fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (read, upload, sort, download, write)\n",
             r->total_ms, r->total_gkeys_per_s);
     fprintf(f, "  device open %10.3f ms   (not in end to end)\n", r->open_ms);
