@@ -115,8 +115,8 @@ typedef struct sort_job {
     sort_args a;
     const char *input, *output;
     input_file kin, vin;
-    output_file kout, vout;
-    int have_vin, have_kout, have_vout;
+    output_file kout, vout, jout;
+    int have_vin, have_kout, have_vout, have_jout;
     clsort_context *ctx;
     uint32_t *keys, *values;    /* what is sorted */
     uint32_t *own_keys, *own_values; /* heap arrays of --kv */
@@ -130,6 +130,8 @@ static void job_cleanup(sort_job *j)
         output_abort(&j->kout);
     if (j->have_vout)
         output_abort(&j->vout);
+    if (j->have_jout)
+        output_abort(&j->jout);
     input_close(&j->kin);
     if (j->have_vin)
         input_close(&j->vin);
@@ -186,6 +188,17 @@ static int open_outputs(sort_job *j)
             return rc;
         if (output_same(&j->kout, &j->vout)) {
             msg_error("-o and --values-out name the same file (%s)", j->kout.name);
+            return EXIT_USAGE;
+        }
+    }
+    if (j->a.stats_json) {
+        /* opened now, so that a bad path fails before any output is in place */
+        rc = output_open(&j->jout, j->a.stats_json, 1);
+        j->have_jout = 1;
+        if (rc != EXIT_OK)
+            return rc;
+        if (output_same(&j->kout, &j->jout) || (j->have_vout && output_same(&j->vout, &j->jout))) {
+            msg_error("--stats-json names the same file as an output (%s)", j->jout.name);
             return EXIT_USAGE;
         }
     }
@@ -314,14 +327,20 @@ static int run(sort_job *j)
         report_text(stderr, r);
     else if (g_verbosity >= 2)
         report_line(stderr, r);
-    if (a->stats_json) {
+    if (j->have_jout) {
         char *json = report_json(r);
         if (!json) {
             msg_error("out of memory");
             return EXIT_DEVICE;
         }
-        rc = write_text_file(a->stats_json, json);
+        rc = output_write(&j->jout, json, strlen(json));
         free(json);
+        if (rc == EXIT_OK)
+            rc = output_finish(&j->jout);
+        if (rc == EXIT_OK) {
+            output_file *outs[1] = {&j->jout};
+            rc = output_commit(outs, 1);
+        }
         if (rc != EXIT_OK)
             return rc;
     }

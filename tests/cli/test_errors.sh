@@ -78,6 +78,14 @@ if [ "$(id -u)" -ne 0 ]; then
     expect_only ro "output directory not writable"
     chmod 755 ro
 fi
+# a report that cannot be written: fails before the sorted output is put in place
+run_clsort -i in/keys.bin -o out/x.bin --stats-json nodir/s.json
+expect_status "--stats-json in a missing directory" 3
+expect_only out "--stats-json in a missing directory"
+run_clsort -i in/keys.bin -o out/x.bin --stats-json out/x.bin
+expect_status "--stats-json over the output" 1
+expect_only out "--stats-json over the output"
+
 # a full device: writing fails, nothing is left (the error is reported as an I/O error)
 if [ -w /dev/full ]; then
     run_clsort -i in/keys.bin -o /dev/full

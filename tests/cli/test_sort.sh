@@ -129,6 +129,8 @@ run_clsort -i keys.bin -o s.bin --stats-json stats.json
 expect_status "--stats-json" 0
 check "--stats-json: keys" $CHECK json stats.json n algorithm device kernel_ms total_ms gkeys_per_s \
     upload_ms download_ms read_ms write_ms programs_built programs_cached value_size
+"$CLSORT" -i keys.bin -o s.bin --stats-json - > stdout.json 2>err.txt
+check "--stats-json -: JSON on stdout" $CHECK json stdout.json n total_ms
 check "--stats-json: n" $PYTHON -c "import json,sys; o=json.load(open('stats.json')); sys.exit(o['n'] != $N or o['value_size'] != 0 or o['total_ms'] <= 0)"
 
 # -f lets binary data go to a terminal; without it clsort refuses
