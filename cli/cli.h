@@ -27,6 +27,11 @@ void msg_lib_error(const char *what, int status, const char *detail);
 /* Exit status for a library status code. */
 int exit_for_status(int status);
 
+/* Standard streams that were closed when clsort started (they are then held open on /dev/null, so that
+ * no file clsort opens takes their place). */
+extern int g_stdin_closed, g_stdout_closed;
+void guard_std_fds(void);
+
 /* Monotonic time in milliseconds. */
 double now_ms(void);
 

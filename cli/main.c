@@ -48,6 +48,7 @@ static int help_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    guard_std_fds();
     int rc;
     if (argc >= 2 && strcmp(argv[1], "help") == 0) {
         rc = help_command(argc, argv);

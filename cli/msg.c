@@ -5,12 +5,34 @@
 
 #include "clsort.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int g_verbosity = 1;
+int g_stdin_closed, g_stdout_closed;
+
+void guard_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (nfd != fd) {
+            if (nfd >= 0)
+                close(nfd);
+            _exit(EXIT_IO);
+        }
+        if (fd == 0)
+            g_stdin_closed = 1;
+        else if (fd == 1)
+            g_stdout_closed = 1;
+    }
+}
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {

@@ -323,6 +323,8 @@ static int run(sort_job *j)
     r->programs_built = stats.programs_built;
     r->programs_cached = stats.programs_cached;
     report_finish(r);
+    if ((a->stats || a->stats_json || g_verbosity >= 2) && j->n > 0 && stats.kernel_ms <= 0)
+        msg_warn("the device reported no kernel time (no profiling events?): kernel GKey/s is 0");
     if (a->stats)
         report_text(stderr, r);
     else if (g_verbosity >= 2)
@@ -355,7 +357,7 @@ int cmd_sort(int argc, char **argv, int first)
     int rc = parse_sort_args(argc, argv, first, &j.a);
     if (rc >= 0)
         return rc;
-    if (!j.a.input && isatty(STDIN_FILENO)) {
+    if (!j.a.input && (g_stdin_closed || isatty(STDIN_FILENO))) {
         msg_error("no input: give a file (-i FILE), or pipe data to stdin (see 'clsort --help')");
         return EXIT_USAGE;
     }

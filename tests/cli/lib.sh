@@ -38,6 +38,11 @@ not_ok() {
     fi
 }
 
+# The algorithm names clsort accepts (it lists them when given an unknown one).
+algorithms() {
+    "$CLSORT" --algo '?' 2>&1 | sed -n 's/.*(known: \(.*\); see.*/\1/p' | tr -d ','
+}
+
 # check NAME COMMAND...: the command succeeds
 check() {
     local name=$1

@@ -8,9 +8,13 @@ N=60000
 # --kv: records of (key, index); few distinct keys, so stability is visible
 "$CLSORT" gen -n $N --dist few:50 --seed 3 --kv -o pairs.bin || exit 2
 cp pairs.bin pairs.orig
-run_clsort --kv -i pairs.bin -o pairs.auto.bin --algo auto
-expect_status "--kv --algo auto" 0
-check "--kv --algo auto: records sorted, values with their keys" $CHECK kvset pairs.bin pairs.auto.bin
+for algo in $(algorithms); do
+    run_clsort --kv -i pairs.bin -o pairs.$algo.bin --algo $algo
+    expect_status "--kv --algo $algo" 0
+    check "--kv --algo $algo: records sorted, values with their keys" $CHECK kvset pairs.bin pairs.$algo.bin
+    run_clsort -i pairs.bin -o /dev/null --values pairs.bin --values-out /dev/null --algo $algo --verify
+    expect_status "--values --algo $algo --verify" 0
+done
 run_clsort --kv -i pairs.bin -o pairs.radix4.bin --algo radix4
 expect_status "--kv --algo radix4" 0
 check "--kv --algo radix4: records sorted, stable" $CHECK kv pairs.bin pairs.radix4.bin
