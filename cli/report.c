@@ -153,7 +153,7 @@ void json_num(json_buf *j, const char *key, double value)
 {
     json_key(j, key);
     if (isfinite(value))
-        putf(j, "%.6g", value);
+        putf(j, "%.10g", value);
     else
         json_raw(j, "null");
 }
