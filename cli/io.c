@@ -31,6 +31,15 @@ static void on_signal(int sig)
     _exit(128 + sig);
 }
 
+static mode_t process_umask = 022;
+
+void io_init(void)
+{
+    /* read once, before any other thread exists: umask() can only be read by setting it */
+    process_umask = umask(022);
+    umask(process_umask);
+}
+
 static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 #define N_HANDLED ((int)(sizeof handled_signals / sizeof handled_signals[0]))
 
@@ -383,9 +392,7 @@ int output_open(output_file *out, const char *path, int force)
         if (access(out->target, W_OK) != 0)
             return out_error(out, "cannot write");
     } else if (errno == ENOENT) {
-        mode_t mask = umask(0);
-        umask(mask);
-        out->mode = 0666 & ~mask;
+        out->mode = 0666 & ~process_umask;
     } else {
         return out_error(out, "cannot open");
     }

@@ -67,6 +67,9 @@ void output_abort(output_file *out);
 /* Whether two outputs name the same file. */
 int output_same(const output_file *a, const output_file *b);
 
+/* Call once at start-up, before any thread is created. */
+void io_init(void);
+
 /* Remove temporary files and exit with 128 + N on SIGINT, SIGTERM, SIGHUP and SIGPIPE (signals that
  * were ignored when clsort started stay ignored). */
 void io_install_signal_handlers(void);

@@ -5,6 +5,7 @@
  * devices_cmd.c, bench_cmd.c).
  */
 #include "cli.h"
+#include "io.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,7 @@ static int help_command(int argc, char **argv)
 int main(int argc, char **argv)
 {
     guard_std_fds();
+    io_init();
     int rc;
     if (argc >= 2 && strcmp(argv[1], "help") == 0) {
         rc = help_command(argc, argv);

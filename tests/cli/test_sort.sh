@@ -57,6 +57,10 @@ expect_status "in place" 0
 same_file "in place: sorted" inplace.bin sorted.bin
 check "in place: permissions kept" test "$(stat -c %a inplace.bin)" = 640
 
+# a new file gets 0666 less the umask
+(umask 027 && "$CLSORT" -i keys.bin -o umask.bin)
+check "new output: mode from the umask" test "$(stat -c %a umask.bin)" = 640
+
 # through a symbolic link: the file it points to is replaced, the link stays
 cp keys.bin target.bin
 ln -s target.bin link.bin
