@@ -88,6 +88,15 @@ typedef enum clsort_algorithm {
     CLSORT_ALGO_AUTO = 0,
     /** 4-bit LSD radix sort: 8 passes of histogram, scan and stable scatter for 32-bit keys. Stable. */
     CLSORT_ALGO_RADIX4 = 1,
+    /** 8-bit LSD radix sort: an up-front histogram and 4 stable binning passes for 32-bit keys, with
+     *  the scan strategy the device's tuning table names (onesweep where look-back is known to be
+     *  safe, else reduce-then-scan). Stable. */
+    CLSORT_ALGO_RADIX8 = 2,
+    /** radix8 with decoupled look-back (Onesweep) forced. Needs forward progress between
+     *  work-groups: on a device without it this can hang; prefer ::CLSORT_ALGO_RADIX8. */
+    CLSORT_ALGO_ONESWEEP = 3,
+    /** radix8 with reduce-then-scan forced (per-tile histograms, a scan, then the binning pass). */
+    CLSORT_ALGO_RADIX8_RTS = 4,
 } clsort_algorithm;
 
 /** What to sort and how. Initialise with clsort_spec_default() and change what you need. */
@@ -223,7 +232,7 @@ CLSORT_API const char *clsort_error_detail(const clsort_context *ctx);
  */
 CLSORT_API const char *clsort_last_error_detail(void);
 
-/** Name of an algorithm ("auto", "radix4"). */
+/** Name of an algorithm ("auto", "radix4", "radix8", "onesweep", "radix8-rts"). */
 CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algorithm);
 
 /** Look up an algorithm by name. @return ::CLSORT_OK or ::CLSORT_ERROR_INVALID_ARGUMENT */

@@ -18,6 +18,11 @@ typedef struct clsort_tuning {
     unsigned radix4_items;    /* keys per work-item in radix4 */
     unsigned scan_wg;         /* work-group size of the generic scan */
     unsigned scan_items;      /* elements per work-item in the generic scan */
+    unsigned radix8_wg;       /* work-group size of the radix8 kernels */
+    unsigned radix8_items;    /* keys per work-item in radix8 binning */
+    unsigned radix8_lookback; /* radix8 scan: 0 reduce-then-scan, 1 look-back, 2 look-back on PoCL/Oclgrind */
+    unsigned radix8_ptx;      /* 1: NVIDIA inline PTX warp-match ranking (else portable ranking) */
+    unsigned radix8_hist_copies; /* copies of the local histogram counters (atomic contention) */
 } clsort_tuning;
 
 /* A built program and the options it was built with. */
@@ -159,12 +164,17 @@ typedef struct clsort_job {
 clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job);
 /* Device bytes needed besides the keys/values buffers, to check memory before work. */
 size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* radix8, onesweep and radix8-rts (lib/radix8.c). */
+clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job);
+size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 
 /* embedded sources (generated from cl/) */
 extern const char clsort_cl_common[];
 extern const size_t clsort_cl_common_len;
 extern const char clsort_cl_radix4[];
 extern const size_t clsort_cl_radix4_len;
+extern const char clsort_cl_radix8[];
+extern const size_t clsort_cl_radix8_len;
 extern const char clsort_cl_scan[];
 extern const size_t clsort_cl_scan_len;
 

@@ -9,6 +9,9 @@
 static const char *const algo_names[] = {
     [CLSORT_ALGO_AUTO] = "auto",
     [CLSORT_ALGO_RADIX4] = "radix4",
+    [CLSORT_ALGO_RADIX8] = "radix8",
+    [CLSORT_ALGO_ONESWEEP] = "onesweep",
+    [CLSORT_ALGO_RADIX8_RTS] = "radix8-rts",
 };
 #define N_ALGOS (sizeof algo_names / sizeof algo_names[0])
 
@@ -57,12 +60,16 @@ static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
 static clsort_algorithm resolve(const clsort_context *ctx, const clsort_spec *spec)
 {
     (void)ctx;
-    return spec->algorithm == CLSORT_ALGO_AUTO ? CLSORT_ALGO_RADIX4 : spec->algorithm;
+    return spec->algorithm == CLSORT_ALGO_AUTO ? CLSORT_ALGO_RADIX8 : spec->algorithm;
 }
 
 static size_t scratch_bytes(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     switch (resolve(ctx, spec)) {
+    case CLSORT_ALGO_RADIX8:
+    case CLSORT_ALGO_ONESWEEP:
+    case CLSORT_ALGO_RADIX8_RTS:
+        return clsort_radix8_scratch(ctx, spec, n);
     default:
         return clsort_radix4_scratch(ctx, spec, n);
     }
@@ -235,6 +242,11 @@ static clsort_status run_chain(clsort_context *ctx, const clsort_spec *spec, cl_
     if (n > 1) {
         clsort_job job = { spec, keys, values, n };
         switch (algo) {
+        case CLSORT_ALGO_RADIX8:
+        case CLSORT_ALGO_ONESWEEP:
+        case CLSORT_ALGO_RADIX8_RTS:
+            st = clsort_radix8_enqueue(ctx, &job);
+            break;
         default:
             st = clsort_radix4_enqueue(ctx, &job);
             break;

@@ -1,0 +1,440 @@
+/*
+ * Radix sort benchmark: median kernel throughput of clsort's sorts over sizes and key distributions.
+ *
+ *   bench_radix gen DIST LOG2N FILE      write 2^LOG2N keys of a distribution (uniform, q2..q16, constant)
+ *   bench_radix run [OPTIONS] FILE...    time sorts of key files named DIST-LOG2N.u32
+ *   bench_radix sweep [OPTIONS]          the same on keys generated in memory
+ * Options: --algos a,b (default radix8)  --kinds keys,pairs (default both)  --reps N (default 10)
+ *          --sizes 16,20,24 (sweep; log2)  --dists uniform,q2,... (sweep)  --cpu-ref (also time a
+ *          plain single-threaded C LSD radix sort on the same data)
+ *
+ * Kernel time: from the end of the copy that restores the unsorted input to the end of the sort's last
+ * command (OpenCL profiling events), with the whole chain enqueued before the device may start it.
+ * Each size runs once untimed first (program build, allocation), then --reps times; the median is
+ * reported. Each line: RESULT impl=... dist=... log2n=... kind=... gkeys=... ms=...
+ */
+#include "benchgen.h"
+#include "clsort.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- generation, in parallel slices ---- */
+typedef struct gen_job {
+    uint32_t *keys;
+    size_t begin, end;
+    unsigned q;
+} gen_job;
+
+static void *gen_slice(void *arg)
+{
+    gen_job *j = arg;
+    for (size_t i = j->begin; i < j->end; i++)
+        j->keys[i] = benchgen_key(i, j->q);
+    return NULL;
+}
+
+static void generate(uint32_t *keys, size_t n, unsigned q)
+{
+    enum { T = 16 };
+    pthread_t th[T];
+    gen_job jobs[T];
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (gen_job){ keys, n * t / T, n * (t + 1) / T, q };
+        pthread_create(&th[t], NULL, gen_slice, &jobs[t]);
+    }
+    for (int t = 0; t < T; t++)
+        pthread_join(th[t], NULL);
+}
+
+/* ---- the host reference: plain single-threaded 8-bit LSD radix sort ---- */
+static void cpu_lsd(uint32_t *keys, uint32_t *vals, uint32_t *tk, uint32_t *tv, size_t n)
+{
+    size_t count[4][256];
+    memset(count, 0, sizeof count);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = keys[i];
+        count[0][k & 255]++;
+        count[1][(k >> 8) & 255]++;
+        count[2][(k >> 16) & 255]++;
+        count[3][k >> 24]++;
+    }
+    for (int p = 0; p < 4; p++) {
+        size_t run = 0;
+        for (int d = 0; d < 256; d++) {
+            size_t c = count[p][d];
+            count[p][d] = run;
+            run += c;
+        }
+        uint32_t *src = p & 1 ? tk : keys, *dst = p & 1 ? keys : tk;
+        uint32_t *vsrc = p & 1 ? tv : vals, *vdst = p & 1 ? vals : tv;
+        const int sh = 8 * p;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t k = src[i];
+            size_t pos = count[p][(k >> sh) & 255]++;
+            dst[pos] = k;
+            if (vals)
+                vdst[pos] = vsrc[i];
+        }
+    }
+}
+
+typedef struct opts {
+    char algos[256];
+    int keys, pairs, reps, cpu_ref;
+    char sizes[256], dists[256];
+} opts;
+
+static int sorted_ok(const uint32_t *orig, const uint32_t *keys, const uint32_t *vals, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (keys[i - 1] > keys[i])
+            return 0;
+    if (vals)
+        for (size_t i = 0; i < n; i++)
+            if (vals[i] >= n || orig[vals[i]] != keys[i])
+                return 0;
+    return 1;
+}
+
+static cl_ulong ev_time(cl_event e, cl_profiling_info what)
+{
+    cl_ulong t = 0;
+    clGetEventProfilingInfo(e, what, sizeof t, &t, NULL);
+    return t;
+}
+
+/* Time one (algorithm, kind) on keys already in `pristine`; returns the median ms or < 0. */
+static double time_clsort(clsort_context *ctx, cl_command_queue q, cl_context cl, clsort_algorithm a,
+                          int pairs, cl_mem pristine, cl_mem iota, const uint32_t *host_keys,
+                          size_t n, int reps)
+{
+    cl_int err;
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+    cl_mem vb = pairs ? clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 4, NULL, &err) : NULL;
+    if (!kb || (pairs && !vb)) {
+        fprintf(stderr, "bench: cannot allocate %zu keys\n", n);
+        return -1;
+    }
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = a;
+    spec.value_size = pairs ? 4 : 0;
+    double *ms = calloc((size_t)reps + 1, sizeof *ms);
+    double result = -1;
+    for (int r = 0; r <= reps; r++) {
+        cl_event gate = clCreateUserEvent(cl, &err), cp[2], done = NULL;
+        cl_uint ncp = 0;
+        clEnqueueCopyBuffer(q, pristine, kb, 0, 0, n * 4, 1, &gate, &cp[ncp++]);
+        if (pairs)
+            clEnqueueCopyBuffer(q, iota, vb, 0, 0, n * 4, 1, &gate, &cp[ncp++]);
+        clsort_status st = clsort_enqueue(ctx, &spec, kb, vb, n, ncp, cp, &done);
+        clSetUserEventStatus(gate, CL_COMPLETE);
+        if (st != CLSORT_OK) {
+            fprintf(stderr, "bench: %s n=%zu: %s: %s\n", clsort_algorithm_name(a), n,
+                    clsort_status_string(st), clsort_error_detail(ctx));
+            clFinish(q);
+            goto out;
+        }
+        clWaitForEvents(1, &done);
+        cl_ulong start = ev_time(cp[0], CL_PROFILING_COMMAND_END);
+        if (ncp > 1 && ev_time(cp[1], CL_PROFILING_COMMAND_END) > start)
+            start = ev_time(cp[1], CL_PROFILING_COMMAND_END);
+        cl_ulong end = ev_time(done, CL_PROFILING_COMMAND_END);
+        ms[r] = (double)(end - start) / 1e6;
+        for (cl_uint i = 0; i < ncp; i++)
+            clReleaseEvent(cp[i]);
+        clReleaseEvent(done);
+        clReleaseEvent(gate);
+    }
+    /* Check the last result. */
+    {
+        uint32_t *k = malloc(n * 4), *v = pairs ? malloc(n * 4) : NULL;
+        clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL);
+        if (pairs)
+            clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL);
+        int ok = sorted_ok(host_keys, k, v, n);
+        free(k);
+        free(v);
+        if (!ok) {
+            fprintf(stderr, "bench: %s n=%zu %s: WRONG RESULT\n", clsort_algorithm_name(a), n,
+                    pairs ? "pairs" : "keys");
+            goto out;
+        }
+    }
+    result = median(ms + 1, reps);
+out:
+    free(ms);
+    clReleaseMemObject(kb);
+    if (vb)
+        clReleaseMemObject(vb);
+    return result;
+}
+
+static double time_cpu(const uint32_t *keys, size_t n, int pairs, int reps)
+{
+    uint32_t *k = malloc(n * 4), *tk = malloc(n * 4);
+    uint32_t *v = pairs ? malloc(n * 4) : NULL, *tv = pairs ? malloc(n * 4) : NULL;
+    double *ms = calloc((size_t)reps, sizeof *ms);
+    for (int r = 0; r < reps; r++) {
+        memcpy(k, keys, n * 4);
+        if (pairs)
+            for (size_t i = 0; i < n; i++)
+                v[i] = (uint32_t)i;
+        double t0 = now_ms();
+        cpu_lsd(k, v, tk, tv, n);
+        ms[r] = now_ms() - t0;
+    }
+    double res = sorted_ok(keys, k, v, n) ? median(ms, reps) : -1;
+    free(k);
+    free(tk);
+    free(v);
+    free(tv);
+    free(ms);
+    return res;
+}
+
+static void report(const char *impl, const char *dist, int log2n, size_t n, int pairs, double ms)
+{
+    printf("RESULT impl=%s dist=%s log2n=%d n=%zu kind=%s gkeys=%.3f ms=%.4f\n", impl, dist, log2n, n,
+           pairs ? "pairs" : "keys", ms > 0 ? (double)n / (ms * 1e6) : 0.0, ms);
+    fflush(stdout);
+}
+
+static int bench_keys(clsort_context *ctx, cl_command_queue q, cl_context cl, const opts *o,
+                      const uint32_t *keys, size_t n, const char *dist, int log2n)
+{
+    cl_int err;
+    cl_mem pristine = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4,
+                                     (void *)keys, &err);
+    cl_mem iota = NULL;
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "bench: cannot upload %zu keys (%d)\n", n, err);
+        return 1;
+    }
+    if (o->pairs) {
+        uint32_t *v = malloc(n * 4);
+        for (size_t i = 0; i < n; i++)
+            v[i] = (uint32_t)i;
+        iota = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, v, &err);
+        free(v);
+    }
+    int rc = 0;
+    char list[256];
+    snprintf(list, sizeof list, "%s", o->algos);
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        clsort_algorithm a;
+        if (clsort_algorithm_from_name(name, &a) != CLSORT_OK) {
+            fprintf(stderr, "bench: unknown algorithm %s\n", name);
+            rc = 1;
+            continue;
+        }
+        for (int pairs = 0; pairs < 2; pairs++) {
+            if ((pairs && !o->pairs) || (!pairs && !o->keys))
+                continue;
+            double ms = time_clsort(ctx, q, cl, a, pairs, pristine, iota, keys, n, o->reps);
+            if (ms < 0)
+                rc = 1;
+            report(name, dist, log2n, n, pairs, ms);
+        }
+    }
+    if (o->cpu_ref)
+        for (int pairs = 0; pairs < 2; pairs++) {
+            if ((pairs && !o->pairs) || (!pairs && !o->keys))
+                continue;
+            int reps = o->reps < 5 ? o->reps : 5;
+            report("cpu-lsd", dist, log2n, n, pairs, time_cpu(keys, n, pairs, reps));
+        }
+    clReleaseMemObject(pristine);
+    if (iota)
+        clReleaseMemObject(iota);
+    return rc;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_radix gen DIST LOG2N FILE | run [OPTIONS] FILE... | sweep [OPTIONS]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage();
+    if (!strcmp(argv[1], "gen")) {
+        if (argc != 5)
+            return usage();
+        int q = benchgen_q(argv[2]), lg = atoi(argv[3]);
+        if (q < 0 || lg < 0 || lg > 34)
+            return usage();
+        size_t n = (size_t)1 << lg;
+        uint32_t *keys = malloc(n * 4);
+        generate(keys, n, (unsigned)q);
+        FILE *f = fopen(argv[4], "wb");
+        if (!f || fwrite(keys, 4, n, f) != n || fclose(f)) {
+            perror(argv[4]);
+            return 1;
+        }
+        free(keys);
+        return 0;
+    }
+    const int sweep = !strcmp(argv[1], "sweep");
+    if (!sweep && strcmp(argv[1], "run"))
+        return usage();
+    opts o = { "radix8", 1, 1, 10, 0, "16,18,20,22,24", "uniform" };
+    int first_file = argc;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--algos") && i + 1 < argc)
+            snprintf(o.algos, sizeof o.algos, "%s", argv[++i]);
+        else if (!strcmp(a, "--kinds") && i + 1 < argc) {
+            const char *k = argv[++i];
+            o.keys = strstr(k, "keys") != NULL;
+            o.pairs = strstr(k, "pairs") != NULL;
+        } else if (!strcmp(a, "--reps") && i + 1 < argc)
+            o.reps = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
+        else if (!strcmp(a, "--sizes") && i + 1 < argc)
+            snprintf(o.sizes, sizeof o.sizes, "%s", argv[++i]);
+        else if (!strcmp(a, "--dists") && i + 1 < argc)
+            snprintf(o.dists, sizeof o.dists, "%s", argv[++i]);
+        else if (!strcmp(a, "--cpu-ref"))
+            o.cpu_ref = 1;
+        else if (a[0] == '-')
+            return usage();
+        else {
+            first_file = i;
+            break;
+        }
+    }
+
+    /* A profiling queue of our own on the device clsort picks (the library does not expose its
+     * queue, and the benchmark needs its own buffers and events in the same context). */
+    clsort_status st;
+    clsort_context *ctx = NULL;
+    st = clsort_open(&ctx, NULL);
+    if (st != CLSORT_OK)
+        return 1;
+    fprintf(stderr, "# device: %s\n", clsort_device_name(ctx));
+    cl_command_queue q = NULL;
+    {
+        cl_platform_id plats[16];
+        cl_uint np = 0;
+        clGetPlatformIDs(16, plats, &np);
+        const char *want = clsort_device_name(ctx);
+        cl_device_id dev = NULL;
+        for (cl_uint p = 0; p < np && !dev; p++) {
+            cl_device_id devs[16];
+            cl_uint nd = 0;
+            char pname[128];
+            clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+            if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS)
+                continue;
+            for (cl_uint d = 0; d < nd; d++) {
+                char dname[128], full[272];
+                clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname, dname, NULL);
+                snprintf(full, sizeof full, "%s / %s", pname, dname);
+                if (!strcmp(full, want)) {
+                    dev = devs[d];
+                    break;
+                }
+            }
+        }
+        clsort_close(&ctx);
+        if (!dev) {
+            fprintf(stderr, "bench: cannot find the device %s\n", want);
+            return 1;
+        }
+        cl_int err;
+        cl_context cl = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        q = clCreateCommandQueue(cl, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+        if (!q || (st = clsort_open_with_queue(&ctx, q)) != CLSORT_OK) {
+            fprintf(stderr, "bench: cannot make a profiling queue\n");
+            return 1;
+        }
+        clReleaseContext(cl);
+    }
+    cl_context cl;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+
+    int rc = 0;
+    if (sweep) {
+        char dl[256];
+        snprintf(dl, sizeof dl, "%s", o.dists);
+        for (char *s1 = NULL, *dist = strtok_r(dl, ",", &s1); dist; dist = strtok_r(NULL, ",", &s1)) {
+            int qv = benchgen_q(dist);
+            if (qv < 0) {
+                fprintf(stderr, "bench: unknown distribution %s\n", dist);
+                rc = 1;
+                continue;
+            }
+            char sl[256];
+            snprintf(sl, sizeof sl, "%s", o.sizes);
+            for (char *s2 = NULL, *sz = strtok_r(sl, ",", &s2); sz; sz = strtok_r(NULL, ",", &s2)) {
+                int lg = atoi(sz);
+                size_t n = (size_t)1 << lg;
+                uint32_t *keys = malloc(n * 4);
+                generate(keys, n, (unsigned)qv);
+                rc |= bench_keys(ctx, q, cl, &o, keys, n, dist, lg);
+                free(keys);
+            }
+        }
+    } else {
+        for (int i = first_file; i < argc; i++) {
+            const char *path = argv[i], *base = strrchr(path, '/');
+            base = base ? base + 1 : path;
+            char dist[64];
+            int lg = 0;
+            const char *dash = strrchr(base, '-');
+            if (!dash || (size_t)(dash - base) >= sizeof dist) {
+                fprintf(stderr, "bench: %s: name must be DIST-LOG2N.u32\n", path);
+                rc = 1;
+                continue;
+            }
+            memcpy(dist, base, (size_t)(dash - base));
+            dist[dash - base] = '\0';
+            lg = atoi(dash + 1);
+            FILE *f = fopen(path, "rb");
+            if (!f) {
+                perror(path);
+                rc = 1;
+                continue;
+            }
+            fseek(f, 0, SEEK_END);
+            size_t n = (size_t)ftell(f) / 4;
+            fseek(f, 0, SEEK_SET);
+            uint32_t *keys = malloc(n * 4);
+            if (fread(keys, 4, n, f) != n) {
+                perror(path);
+                rc = 1;
+            } else
+                rc |= bench_keys(ctx, q, cl, &o, keys, n, dist, lg);
+            fclose(f);
+            free(keys);
+        }
+    }
+    clsort_close(&ctx);
+    clReleaseCommandQueue(q);
+    return rc;
+}

@@ -1,0 +1,48 @@
+/* Deterministic key generator shared by the clsort and CUB benchmark programs (C and C++). */
+#ifndef CLSORT_BENCHGEN_H
+#define CLSORT_BENCHGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline uint64_t benchgen_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Key i of a distribution: the AND of q uniform words (Thearling-Smith entropy bands; q = 1 is
+ * uniform); q = 0 gives constant keys. Key i depends only on i, so slices can be made in parallel. */
+static inline uint32_t benchgen_key(uint64_t i, unsigned q)
+{
+    if (q == 0)
+        return 0x12345678u;
+    uint64_t s = 42 * 0x9e3779b97f4a7c15ull + i * 32;
+    uint32_t k = 0xffffffffu;
+    for (unsigned j = 0; j < q; j++)
+        k &= (uint32_t)benchgen_mix(s + j + 1);
+    return k;
+}
+
+/* Distribution names: "uniform" (q = 1), "q2".."q16", "constant". Returns -1 when unknown. */
+static inline int benchgen_q(const char *name)
+{
+    if (!strcmp(name, "uniform"))
+        return 1;
+    if (!strcmp(name, "constant"))
+        return 0;
+    if (name[0] == 'q' && name[1] >= '1' && name[1] <= '9') {
+        int q = 0;
+        for (const char *p = name + 1; *p; p++) {
+            if (*p < '0' || *p > '9')
+                return -1;
+            q = q * 10 + (*p - '0');
+        }
+        return q >= 1 && q <= 32 ? q : -1;
+    }
+    return -1;
+}
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * CUB reference for bench_radix: times cub::DeviceRadixSort::SortKeys / SortPairs on key files named
+ * DIST-LOG2N.u32 (as bench_radix gen writes them), with CUDA events around each sort, after one
+ * untimed run; prints the median in bench_radix's RESULT format (impl=cub).
+ *   cub_radix [--reps N] [--kinds keys,pairs] FILE...
+ */
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "cub_radix: %s: %s\n", #call, cudaGetErrorString(e_));                \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static double time_one(const uint32_t *host, size_t n, bool pairs, int reps)
+{
+    uint32_t *kin, *kout, *vin = nullptr, *vout = nullptr;
+    CK(cudaMalloc(&kin, n * 4));
+    CK(cudaMalloc(&kout, n * 4));
+    CK(cudaMemcpy(kin, host, n * 4, cudaMemcpyHostToDevice));
+    std::vector<uint32_t> iota;
+    if (pairs) {
+        iota.resize(n);
+        for (size_t i = 0; i < n; i++)
+            iota[i] = (uint32_t)i;
+        CK(cudaMalloc(&vin, n * 4));
+        CK(cudaMalloc(&vout, n * 4));
+        CK(cudaMemcpy(vin, iota.data(), n * 4, cudaMemcpyHostToDevice));
+    }
+    size_t temp = 0;
+    if (pairs)
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, temp, kin, kout, vin, vout, n));
+    else
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, temp, kin, kout, n));
+    void *dtemp;
+    CK(cudaMalloc(&dtemp, temp));
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<double> ms;
+    for (int r = 0; r <= reps; r++) {
+        CK(cudaEventRecord(a));
+        if (pairs)
+            CK(cub::DeviceRadixSort::SortPairs(dtemp, temp, kin, kout, vin, vout, n));
+        else
+            CK(cub::DeviceRadixSort::SortKeys(dtemp, temp, kin, kout, n));
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float t;
+        CK(cudaEventElapsedTime(&t, a, b));
+        if (r > 0)
+            ms.push_back(t);
+    }
+    std::vector<uint32_t> out(n), vals(pairs ? n : 0);
+    CK(cudaMemcpy(out.data(), kout, n * 4, cudaMemcpyDeviceToHost));
+    if (pairs)
+        CK(cudaMemcpy(vals.data(), vout, n * 4, cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (size_t i = 1; i < n && ok; i++)
+        ok = out[i - 1] <= out[i];
+    for (size_t i = 0; i < vals.size() && ok; i++)
+        ok = vals[i] < n && host[vals[i]] == out[i];
+    cudaFree(kin);
+    cudaFree(kout);
+    cudaFree(vin);
+    cudaFree(vout);
+    cudaFree(dtemp);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    if (!ok) {
+        fprintf(stderr, "cub_radix: WRONG RESULT n=%zu\n", n);
+        return -1;
+    }
+    std::sort(ms.begin(), ms.end());
+    size_t m = ms.size();
+    return m % 2 ? ms[m / 2] : (ms[m / 2 - 1] + ms[m / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 10;
+    bool keys = true, pairs = true;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = std::max(1, atoi(argv[++i]));
+        else if (!strcmp(argv[i], "--kinds") && i + 1 < argc) {
+            keys = strstr(argv[i + 1], "keys") != nullptr;
+            pairs = strstr(argv[i + 1], "pairs") != nullptr;
+            i++;
+        } else {
+            fprintf(stderr, "usage: cub_radix [--reps N] [--kinds keys,pairs] FILE...\n");
+            return 2;
+        }
+    }
+    int rc = 0;
+    for (; i < argc; i++) {
+        std::string path = argv[i];
+        std::string base = path.substr(path.find_last_of('/') + 1);
+        size_t dash = base.find_last_of('-');
+        std::string dist = base.substr(0, dash);
+        int lg = atoi(base.c_str() + dash + 1);
+        FILE *f = fopen(path.c_str(), "rb");
+        if (!f) {
+            perror(path.c_str());
+            rc = 1;
+            continue;
+        }
+        fseek(f, 0, SEEK_END);
+        size_t n = (size_t)ftell(f) / 4;
+        fseek(f, 0, SEEK_SET);
+        std::vector<uint32_t> host(n);
+        if (fread(host.data(), 4, n, f) != n) {
+            perror(path.c_str());
+            fclose(f);
+            rc = 1;
+            continue;
+        }
+        fclose(f);
+        for (int p = 0; p < 2; p++) {
+            if ((p && !pairs) || (!p && !keys))
+                continue;
+            double ms = time_one(host.data(), n, p, reps);
+            if (ms < 0)
+                rc = 1;
+            printf("RESULT impl=cub dist=%s log2n=%d n=%zu kind=%s gkeys=%.3f ms=%.4f\n", dist.c_str(), lg,
+                   n, p ? "pairs" : "keys", ms > 0 ? n / (ms * 1e6) : 0.0, ms);
+            fflush(stdout);
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""Join bench_radix and cub_radix RESULT lines into one table with the ratio clsort / CUB per row."""
+import sys
+
+
+def read(path):
+    rows = []
+    for line in open(path):
+        if line.startswith("RESULT "):
+            rows.append(dict(kv.split("=", 1) for kv in line.split()[1:]))
+    return rows
+
+
+def main():
+    ours = read(sys.argv[1])
+    cub = {(r["dist"], r["n"], r["kind"]): float(r["gkeys"]) for r in read(sys.argv[2])} if len(sys.argv) > 2 else {}
+    print(f"{'algo':<11} {'n':>11} {'log2':>4} {'dist':<9} {'kind':<5} {'clsort GK/s':>11} {'CUB GK/s':>9} {'ratio':>6}")
+    for r in ours:
+        c = cub.get((r["dist"], r["n"], r["kind"]))
+        g = float(r["gkeys"])
+        ratio = f"{g / c:6.2f}" if c else "     -"
+        cs = f"{c:9.2f}" if c else "        -"
+        print(f"{r['impl']:<11} {r['n']:>11} {r['log2n']:>4} {r['dist']:<9} {r['kind']:<5} {g:11.2f} {cs} {ratio}")
+
+
+main()

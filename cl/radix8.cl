@@ -1,0 +1,440 @@
+/*
+ * 8-bit LSD radix sort of 32-bit keys: four stable binning passes.
+ *
+ * Onesweep (LOOKBACK=1): radix8_histogram counts the digits of all four digit places in one read,
+ * radix8_offsets turns the counts into global digit offsets per place and portion, and radix8_bin runs
+ * once per digit place (and portion): each work-group takes the next tile id from an atomic counter,
+ * ranks its keys, publishes its digit counts in per-(tile, digit) status words and finds its global
+ * offsets by decoupled look-back over the status words of earlier tiles.
+ *
+ * Reduce-then-scan (LOOKBACK=0): radix8_upsweep writes each tile's digit counts into a digit-major
+ * table, the generic scan (scan.cl) turns it into offsets, and the same radix8_bin reads them.
+ *
+ * Why the look-back cannot deadlock where the host enables it: a tile waits only for tiles with a
+ * smaller id, and ids come from an atomic counter taken when a work-group has started running, so
+ * every awaited tile belongs to a work-group that is already running and waits, in turn, only on
+ * earlier ones. This needs running work-groups to keep making progress while others spin: true on
+ * NVIDIA GPUs (resident blocks are scheduled fairly), on PoCL's CPU device (each work-group runs on an
+ * OS thread) and on Oclgrind (work-groups run one after another in order). Elsewhere the host uses
+ * reduce-then-scan, which never waits on another work-group.
+ *
+ * Options: WG, ITEMS (tile = WG * ITEMS keys), HAS_VALUES, VALUE_T, LOOKBACK, USE_PTX (NVIDIA inline
+ * PTX warp match ranking; otherwise portable counter ranking in RADIX_SUB-wide sub-digits), RADIX (the
+ * sub-digit radix of the portable ranking, 16 or 256), HIST_COPIES (copies of the histogram counters).
+ */
+
+#define TILE (WG * ITEMS)
+#define BINS 256u
+#define FLAG_AGG 0x40000000u
+#define FLAG_INC 0x80000000u
+#define FLAG_MASK 0xc0000000u
+#define COUNT_MASK 0x3fffffffu
+
+#ifndef HIST_COPIES
+#define HIST_COPIES 1
+#endif
+#ifndef HAS_VALUES
+#define HAS_VALUES 0
+#endif
+#ifndef VALUE_T
+#define VALUE_T uint
+#endif
+#ifndef USE_PTX
+#define USE_PTX 0
+#endif
+#if RADIX == 256
+#define RADIX_BITS 8
+#elif RADIX == 16
+#define RADIX_BITS 4
+#else
+#error "RADIX must be 16 or 256"
+#endif
+#if USE_PTX && (WG < 256 || WG % 32)
+#error "the warp ranking needs WG >= 256, a multiple of 32"
+#endif
+
+/* ---- status words of the look-back ---- */
+#if USE_PTX
+inline uint status_load(__global uint *p)
+{
+    uint v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+inline void status_store(__global uint *p, uint v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+#else
+inline uint status_load(__global uint *p) { return atomic_or(p, 0u); }
+inline void status_store(__global uint *p, uint v) { atomic_xchg(p, v); }
+#endif
+
+/* ---- up-front histogram of all four digit places (onesweep) ---- */
+
+/* hist[(place * portions + portion) * 256 + digit], counts within a portion (< 2^30). Work-group g
+ * counts keys [g * chunk, (g + 1) * chunk); chunk divides the portion size. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_histogram(__global const uint *keys, ulong n, ulong chunk, ulong portion_size,
+                      uint portions, __global uint *hist)
+{
+    __local uint h[HIST_COPIES * 4 * BINS];
+    const uint lid = get_local_id(0);
+    for (uint i = lid; i < HIST_COPIES * 4 * BINS; i += WG)
+        h[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local uint *mine = h + (lid % HIST_COPIES) * 4 * BINS;
+
+    const ulong start = (ulong)get_group_id(0) * chunk;
+    const ulong end = min(start + chunk, n);
+    ulong i = start + (ulong)lid * 4;
+    /* start is a multiple of 4, so the vector loads are aligned. */
+    for (; i + 3 < end; i += (ulong)WG * 4) {
+        uint4 k = vload4(0, keys + i);
+        uint b0 = key_to_bits(k.x), b1 = key_to_bits(k.y), b2 = key_to_bits(k.z),
+             b3 = key_to_bits(k.w);
+        for (uint p = 0; p < 4; p++) {
+            atomic_inc(&mine[p * BINS + ((b0 >> (8 * p)) & 0xff)]);
+            atomic_inc(&mine[p * BINS + ((b1 >> (8 * p)) & 0xff)]);
+            atomic_inc(&mine[p * BINS + ((b2 >> (8 * p)) & 0xff)]);
+            atomic_inc(&mine[p * BINS + ((b3 >> (8 * p)) & 0xff)]);
+        }
+    }
+    for (; i < end; i++) {
+        uint b = key_to_bits(keys[i]);
+        for (uint p = 0; p < 4; p++)
+            atomic_inc(&mine[p * BINS + ((b >> (8 * p)) & 0xff)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint portion = (uint)(start / portion_size);
+    for (uint j = lid; j < 4 * BINS; j += WG) {
+        uint c = 0;
+        for (uint k = 0; k < HIST_COPIES; k++)
+            c += h[k * 4 * BINS + j];
+        if (c) {
+            uint place = j / BINS, d = j % BINS;
+            atomic_add(&hist[(place * portions + portion) * BINS + d], c);
+        }
+    }
+}
+
+/* offsets[place * 256 + d]: where the first key of digit d goes in the pass over `place`, from the
+ * counts of all portions. One work-item per digit place; the table is small. */
+__kernel void radix8_offsets(__global const uint *hist, uint portions, __global ulong *offsets)
+{
+    const uint place = get_global_id(0);
+    if (place >= 4)
+        return;
+    ulong run = 0;
+    for (uint d = 0; d < BINS; d++) {
+        offsets[place * BINS + d] = run;
+        for (uint p = 0; p < portions; p++)
+            run += hist[(place * portions + p) * BINS + d];
+    }
+}
+
+/* ---- reduce-then-scan: per-tile digit counts, digit-major ---- */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_upsweep(__global const uint *keys, ulong n, uint shift, __global ulong *table,
+                    ulong num_tiles)
+{
+    __local uint h[BINS];
+    const uint lid = get_local_id(0);
+    for (uint d = lid; d < BINS; d += WG)
+        h[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong tile = get_group_id(0);
+    const ulong start = tile * TILE;
+    const uint count = (uint)min((ulong)TILE, n - start);
+    for (uint p = lid; p < count; p += WG)
+        atomic_inc(&h[digit_of(key_to_bits(keys[start + p]), shift, 0xff)]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < BINS; d += WG)
+        table[d * num_tiles + tile] = h[d];
+}
+
+/* ---- ranking ---- */
+#if USE_PTX
+#define WARPS (WG / 32)
+inline uint warp_match_any(uint v)
+{
+    uint m;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
+    return m;
+}
+inline uint lanemask_lt(void)
+{
+    uint m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+inline uint warp_shfl(uint v, uint src)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
+    return r;
+}
+inline uint warp_shfl_up(uint v, uint delta)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
+    return r;
+}
+inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
+
+/* Exclusive scan over the 256 digit counts, one per work-item lid < 256 (others pass 0): warp scans
+ * by shuffles, then the warp totals. Ends with a barrier. */
+inline uint bins_exclusive_scan(uint v, __local uint *wsum)
+{
+    const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    uint x = v;
+    for (uint off = 1; off < 32; off <<= 1) {
+        uint y = warp_shfl_up(x, off);
+        if (lane >= off)
+            x += y;
+    }
+    if (lane == 31)
+        wsum[warp] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint before = 0;
+    for (uint w = 0; w < warp; w++)
+        before += wsum[w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return before + x - v;
+}
+#endif
+
+/*
+ * One binning pass over a tile: rank the tile's keys by the digit at `shift` (stable), find the
+ * tile's global offset of each digit (look-back or the scanned table), reorder the keys in local
+ * memory so keys of one digit are contiguous, and write them out with consecutive work-items writing
+ * consecutive positions.
+ *
+ * Keys [base, base + portion_n) form this launch's portion. Onesweep: status_buf holds the next tile id
+ * and then 256 words per tile of the portion (all zeroed), offsets + off_index the portion's digit
+ * offsets; the portion's last tile writes those of the next portion to offsets + off_next (portions
+ * of one pass run one launch after another, so the next portion's offsets depend on this one's). Reduce-then-scan: offsets is the scanned digit-major table, num_tiles its tile count.
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
+#if HAS_VALUES
+                __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
+#endif
+                ulong base, ulong portion_n, uint shift, __global uint *status_buf,
+                __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles)
+{
+    __local uint lkeys[TILE];
+    __local uint lcount[BINS];
+    __local uint lstart[BINS];
+    __local ulong ldelta[BINS];
+    __local uint ltile;
+#if USE_PTX
+    __local uint wc[WARPS * BINS];
+    __local uint wsum[WARPS];
+#else
+    __local uint counters[RADIX * WG];
+    __local uint scan_scratch[WG];
+    __local uint lend[BINS];
+#if HAS_VALUES
+    __local uint lidx[TILE];
+#endif
+#endif
+    const uint lid = get_local_id(0);
+
+#if LOOKBACK
+    /* status_buf[0] hands out tile ids; the status words follow. */
+    __global uint *status = status_buf + BINS;
+    if (lid == 0)
+        ltile = atomic_inc(status_buf);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong tile = ltile;
+#else
+    const ulong tile = get_group_id(0);
+#endif
+    const ulong tstart = base + tile * TILE;
+    const uint count = (uint)min((ulong)TILE, portion_n - tile * TILE);
+
+#if USE_PTX
+    /* Warp-striped: warp w holds keys w*32*ITEMS + i*32 + lane, so (warp, i, lane) is input order. */
+    const uint lane = lid & 31, warp = lid >> 5;
+    const uint wbase = warp * 32 * ITEMS + lane;
+    uint bits[ITEMS], rank[ITEMS];
+#if HAS_VALUES
+    VALUE_T vals[ITEMS];
+#endif
+    for (uint i = 0; i < ITEMS; i++) {
+        uint pos = wbase + i * 32;
+        bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : 0xffffffffu;
+    }
+    for (uint j = lid; j < WARPS * BINS; j += WG)
+        wc[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local uint *mywc = wc + warp * BINS;
+    const uint lt_mask = lanemask_lt();
+    for (uint i = 0; i < ITEMS; i++) {
+        uint d = digit_of(bits[i], shift, 0xff);
+        uint peers = warp_match_any(d);
+        uint lt = popcount(peers & lt_mask), c = popcount(peers);
+        uint old = 0;
+        if (lt == c - 1) {
+            old = mywc[d];
+            mywc[d] = old + c;
+        }
+        old = warp_shfl(old, 31 - clz(peers));
+        rank[i] = old + lt;
+        warp_sync();
+    }
+#if HAS_VALUES
+    for (uint i = 0; i < ITEMS; i++) {
+        uint pos = wbase + i * 32;
+        vals[i] = pos < count ? vals_in[tstart + pos] : 0;
+    }
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Per digit: exclusive prefix over the warps, and the tile's count. */
+    uint my_count = 0;
+    if (lid < BINS) {
+        uint run = 0;
+        for (uint w = 0; w < WARPS; w++) {
+            uint c = wc[w * BINS + lid];
+            wc[w * BINS + lid] = run;
+            run += c;
+        }
+        /* Keys past the end were ranked as digit 255 after every real key: do not count them. */
+        if (lid == BINS - 1)
+            run -= TILE - count;
+        my_count = run;
+        lcount[lid] = run;
+    }
+#if LOOKBACK
+    if (lid < BINS)
+        status_store(status + tile * BINS + lid, (tile == 0 ? FLAG_INC : FLAG_AGG) | my_count);
+#endif
+    uint my_start = bins_exclusive_scan(my_count, wsum);
+    if (lid < BINS)
+        lstart[lid] = my_start;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = 0; i < ITEMS; i++) {
+        uint d = digit_of(bits[i], shift, 0xff);
+        rank[i] += lstart[d] + mywc[d];
+        lkeys[rank[i]] = bits[i];
+    }
+#else /* portable ranking */
+    /* Blocked: work-item lid holds keys lid*ITEMS + i. Sub-digit passes of log2(RADIX) bits, each a
+     * stable counter ranking (common.cl) and a reorder in local memory. */
+    uint bits[ITEMS], before[ITEMS];
+#if HAS_VALUES
+    uint idx[ITEMS];
+#endif
+    for (uint i = 0; i < ITEMS; i++) {
+        uint pos = lid * ITEMS + i;
+        bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : 0xffffffffu;
+#if HAS_VALUES
+        idx[i] = pos;
+#endif
+    }
+    for (uint sub = 0; sub < 8; sub += RADIX_BITS) {
+        rank_clear(counters);
+        for (uint i = 0; i < ITEMS; i++)
+            before[i] = rank_count(counters, digit_of(bits[i], shift + sub, RADIX - 1));
+        barrier(CLK_LOCAL_MEM_FENCE);
+        rank_scan(counters, scan_scratch);
+        for (uint i = 0; i < ITEMS; i++) {
+            uint r = counters[digit_of(bits[i], shift + sub, RADIX - 1) * WG + lid] + before[i];
+            lkeys[r] = bits[i];
+#if HAS_VALUES
+            lidx[r] = idx[i];
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (sub + RADIX_BITS < 8) {
+            for (uint i = 0; i < ITEMS; i++) {
+                bits[i] = lkeys[lid * ITEMS + i];
+#if HAS_VALUES
+                idx[i] = lidx[lid * ITEMS + i];
+#endif
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    /* Digit boundaries of the reordered tile give its counts and starts. */
+    for (uint d = lid; d < BINS; d += WG)
+        lstart[d] = lend[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint p = lid; p < count; p += WG) {
+        uint d = digit_of(lkeys[p], shift, 0xff);
+        if (p == 0 || digit_of(lkeys[p - 1], shift, 0xff) != d)
+            lstart[d] = p;
+        if (p == count - 1 || digit_of(lkeys[p + 1], shift, 0xff) != d)
+            lend[d] = p + 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < BINS; d += WG) {
+        lcount[d] = lend[d] - lstart[d];
+#if LOOKBACK
+        status_store(status + tile * BINS + d, (tile == 0 ? FLAG_INC : FLAG_AGG) | lcount[d]);
+#endif
+    }
+#endif /* ranking */
+
+    /* Global offset of each digit for this tile. */
+    for (uint d = lid; d < BINS; d += WG) {
+#if LOOKBACK
+        const uint own = lcount[d];
+        uint excl = 0;
+        if (tile > 0) {
+            ulong t = tile - 1;
+            for (;;) {
+                uint s;
+                do
+                    s = status_load(status + t * BINS + d);
+                while ((s & FLAG_MASK) == 0);
+                excl += s & COUNT_MASK;
+                if (s & FLAG_INC)
+                    break;
+                t--;
+            }
+            status_store(status + tile * BINS + d, FLAG_INC | (excl + own));
+        }
+        const ulong gbase = offsets[off_index + d] + excl;
+        if (tile == num_tiles - 1)
+            offsets[off_next + d] = gbase + own;
+        ldelta[d] = gbase - lstart[d];
+#else
+        ldelta[d] = offsets[d * num_tiles + tile] - lstart[d];
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* Keys of one digit are contiguous in lkeys and go to contiguous global positions. */
+#if USE_PTX && HAS_VALUES
+    uchar dig[ITEMS];
+#endif
+    for (uint i = 0; i < ITEMS; i++) {
+        uint p = i * WG + lid;
+        uint b = lkeys[p];
+        uint d = digit_of(b, shift, 0xff);
+#if USE_PTX && HAS_VALUES
+        dig[i] = (uchar)d;
+#endif
+        if (p < count) {
+            ulong dst = ldelta[d] + p;
+            keys_out[dst] = bits_to_key(b);
+#if HAS_VALUES && !USE_PTX
+            vals_out[dst] = vals_in[tstart + lidx[p]];
+#endif
+        }
+    }
+#if USE_PTX && HAS_VALUES
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local VALUE_T *lvals = (__local VALUE_T *)lkeys;
+    for (uint i = 0; i < ITEMS; i++)
+        lvals[rank[i]] = vals[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = 0; i < ITEMS; i++) {
+        uint p = i * WG + lid;
+        if (p < count)
+            vals_out[ldelta[dig[i]] + p] = lvals[p];
+    }
+#endif
+}

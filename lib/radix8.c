@@ -1,0 +1,285 @@
+/*
+ * 8-bit LSD radix sort (cl/radix8.cl): four stable binning passes over 32-bit keys, ping-ponging
+ * between the caller's buffers and scratch buffers (four passes: the result ends in the caller's).
+ *
+ * Two ways to find each tile's global digit offsets, sharing the ranking and scatter kernel:
+ * - onesweep: one up-front histogram of all four digit places, then one binning kernel per digit
+ *   place with decoupled look-back over per-(tile, digit) status words (about 2n traffic per pass);
+ * - reduce-then-scan: per pass a tile histogram, a scan of the digit-major table, the binning kernel.
+ *
+ * Look-back needs running work-groups to make progress while others spin; the tuning table enables it
+ * only on devices known to give that (see cl/radix8.cl for why it cannot deadlock there). A status
+ * word packs a 2-bit flag and a 30-bit count, so onesweep bins at most 2^30 - 1 keys per launch:
+ * larger inputs are split into portions of whole tiles, each with its own offsets from the histogram.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BINS 256
+#define MAX_HIST_TILES 64 /* tiles counted by one histogram work-group, at most */
+
+typedef struct radix8_shape {
+    unsigned wg, items, ptx, radix_bits, hist_copies;
+    size_t tile;
+} radix8_shape;
+
+static size_t local_bytes(const radix8_shape *s, size_t value_size)
+{
+    size_t tile = (size_t)s->wg * s->items;
+    size_t b = tile * 4 + BINS * (4 + 4 + 8) + 16;
+    if (s->ptx)
+        return b + (s->wg / 32) * BINS * 4 + (s->wg / 32) * 4;
+    return b + ((size_t)1 << s->radix_bits) * s->wg * 4 + s->wg * 4 + BINS * 4 +
+           (value_size ? tile * 4 : 0);
+}
+
+static radix8_shape shape_for(const clsort_context *ctx, size_t value_size)
+{
+    const clsort_tuning *t = &ctx->tuning;
+    radix8_shape s = { t->radix8_wg, t->radix8_items, t->radix8_ptx, 8, t->radix8_hist_copies, 0 };
+    const char *e;
+    if ((e = getenv("CLSORT_RADIX8_WG")) && atoi(e) > 0)
+        s.wg = (unsigned)atoi(e);
+    if ((e = getenv("CLSORT_RADIX8_ITEMS")) && atoi(e) > 0)
+        s.items = (unsigned)atoi(e);
+    if ((e = getenv("CLSORT_RADIX8_PTX")))
+        s.ptx = (unsigned)atoi(e);
+    if (!s.hist_copies)
+        s.hist_copies = 1;
+    while (s.wg > 1 && s.wg > ctx->max_wg)
+        s.wg /= 2;
+    if (s.wg < 256 || s.wg % 32)
+        s.ptx = 0; /* the warp ranking has one work-item per digit */
+    /* Portable ranking: one 8-bit counter pass if its table is small, else two 4-bit passes. */
+    s.radix_bits = (size_t)BINS * s.wg * 4 <= 16384 ? 8 : 4;
+    while (local_bytes(&s, value_size) > ctx->local_mem && s.items > 1)
+        s.items /= 2;
+    s.tile = (size_t)s.wg * s.items;
+    return s;
+}
+
+/* Look-back is used where the device is known to let running work-groups progress. */
+static int lookback_safe(const clsort_context *ctx)
+{
+    switch (ctx->tuning.radix8_lookback) {
+    case 1:
+        return 1;
+    case 2: /* CPU device of PoCL (an OS thread per running work-group) or Oclgrind (in order) */
+        return strstr(ctx->platform_name, "Portable Computing Language") != NULL ||
+               strstr(ctx->platform_name, "Oclgrind") != NULL;
+    default:
+        return 0;
+    }
+}
+
+static int use_lookback(const clsort_context *ctx, const clsort_spec *spec)
+{
+    if (spec->algorithm == CLSORT_ALGO_ONESWEEP)
+        return 1;
+    if (spec->algorithm == CLSORT_ALGO_RADIX8_RTS)
+        return 0;
+    return lookback_safe(ctx);
+}
+
+/* Tiles per onesweep portion: the most whole tiles below 2^30 keys, a multiple of MAX_HIST_TILES
+ * (CLSORT_RADIX8_PORTION_TILES makes it smaller, to test portions on small inputs). */
+static size_t portion_tiles_for(const radix8_shape *s)
+{
+    size_t pt = ((((size_t)1 << 30) - 1) / s->tile) / MAX_HIST_TILES * MAX_HIST_TILES;
+    const char *e = getenv("CLSORT_RADIX8_PORTION_TILES");
+    if (e && atol(e) > 0 && (size_t)atol(e) < pt)
+        pt = (size_t)atol(e);
+    return pt;
+}
+
+size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    radix8_shape s = shape_for(ctx, spec->value_size);
+    size_t tiles = (n + s.tile - 1) / s.tile;
+    size_t data = n * (4 + spec->value_size);
+    if (use_lookback(ctx, spec)) {
+        size_t pt = portion_tiles_for(&s);
+        size_t portions = (tiles + pt - 1) / pt;
+        size_t per_portion = tiles < pt ? tiles : pt;
+        return data + (per_portion + 1) * BINS * 4 + portions * 4 * BINS * 4 + 6 * BINS * 8;
+    }
+    return data + BINS * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, BINS * tiles);
+}
+
+static int profile_on(void)
+{
+    const char *e = getenv("CLSORT_RADIX8_PROFILE");
+    return e && *e && *e != '0';
+}
+
+/* With CLSORT_RADIX8_PROFILE set, wait for the last command and print its device time. */
+static void profile_last(clsort_context *ctx, const char *what, unsigned pass)
+{
+    if (!profile_on() || !ctx->profiling || !ctx->last_event)
+        return;
+    cl_ulong a = 0, b = 0;
+    clWaitForEvents(1, &ctx->last_event);
+    clGetEventProfilingInfo(ctx->last_event, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
+    clGetEventProfilingInfo(ctx->last_event, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
+    fprintf(stderr, "radix8: %-10s pass %u %9.3f ms\n", what, pass, (double)(b - a) / 1e6);
+}
+
+clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
+{
+    const size_t vs = job->spec->value_size;
+    const radix8_shape s = shape_for(ctx, vs);
+    const int lookback = use_lookback(ctx, job->spec);
+    if (local_bytes(&s, vs) > ctx->local_mem)
+        return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
+                           "radix8 needs %zu bytes of local memory; %s has %llu",
+                           local_bytes(&s, vs), ctx->display_name,
+                           (unsigned long long)ctx->local_mem);
+
+    /* Options left out take the kernel's defaults (keys only, portable ranking, one copy). */
+    char opts[320];
+    int len0 = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DLOOKBACK=%d -DRADIX=%u", s.wg,
+                        s.items, lookback, 1u << s.radix_bits);
+    size_t l = (size_t)len0;
+    if (vs)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHAS_VALUES=1");
+    if (s.ptx)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DUSE_PTX=1");
+    if (s.hist_copies > 1)
+        snprintf(opts + l, sizeof opts - l, " -DHIST_COPIES=%u", s.hist_copies);
+    const char *src[] = { clsort_cl_common, clsort_cl_radix8 };
+    const size_t len[] = { clsort_cl_common_len, clsort_cl_radix8_len };
+    cl_program prog;
+    clsort_status st = clsort_get_program(ctx, "radix8", src, len, 2, opts, &prog);
+    if (st != CLSORT_OK)
+        return st;
+
+    const cl_ulong n = job->n;
+    const size_t tiles = (job->n + s.tile - 1) / s.tile;
+    cl_kernel hist_k = NULL, offs_k = NULL, up_k = NULL, bin_k = NULL;
+    cl_mem tmp_keys = NULL, tmp_vals = NULL, hist = NULL, offsets = NULL, status = NULL;
+    clsort_scan scan = { 0 };
+
+    if ((st = clsort_create_kernel(ctx, prog, "radix8_bin", &bin_k)) != CLSORT_OK ||
+        (st = clsort_alloc(ctx, job->n * 4, &tmp_keys, "radix8 key scratch")) != CLSORT_OK ||
+        (vs && (st = clsort_alloc(ctx, job->n * vs, &tmp_vals, "radix8 value scratch")) != CLSORT_OK))
+        goto done;
+
+    cl_mem keys[2] = { job->keys, tmp_keys }, vals[2] = { job->values, tmp_vals };
+    if (lookback) {
+        const size_t pt = portion_tiles_for(&s);
+        const cl_uint portions = (cl_uint)((tiles + pt - 1) / pt);
+        const size_t per_portion = tiles < pt ? tiles : pt;
+        const cl_ulong portion_size = (cl_ulong)pt * s.tile;
+        /* Histogram work-groups: a few per compute unit, each over whole tiles dividing a portion. */
+        size_t hk = tiles / ((size_t)ctx->compute_units * 4 + 1);
+        size_t p2 = 1;
+        while (p2 * 2 <= hk && p2 * 2 <= MAX_HIST_TILES)
+            p2 *= 2;
+        while (pt % p2)
+            p2 /= 2;
+        const cl_ulong chunk = (cl_ulong)p2 * s.tile;
+        const size_t hist_groups = (job->n + chunk - 1) / chunk;
+        if ((st = clsort_create_kernel(ctx, prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
+            (st = clsort_create_kernel(ctx, prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
+            (st = clsort_alloc(ctx, (size_t)portions * 4 * BINS * 4, &hist, "radix8 histogram")) !=
+                CLSORT_OK ||
+            (st = clsort_alloc(ctx, 6 * BINS * 8, &offsets, "radix8 offsets")) !=
+                CLSORT_OK ||
+            (st = clsort_alloc(ctx, (per_portion + 1) * BINS * 4, &status, "radix8 status words")) !=
+                CLSORT_OK)
+            goto done;
+        if ((st = clsort_fill(ctx, hist, 0, (size_t)portions * 4 * BINS * 4)) != CLSORT_OK ||
+            (st = clsort_set_args(ctx, hist_k, "radix8_histogram", 6, ARG(job->keys), ARG(n),
+                                  ARG(chunk), ARG(portion_size), ARG(portions), ARG(hist))) !=
+                CLSORT_OK ||
+            (st = clsort_launch(ctx, hist_k, hist_groups * s.wg, s.wg)) != CLSORT_OK)
+            goto done;
+        profile_last(ctx, "histogram", 0);
+        if ((st = clsort_set_args(ctx, offs_k, "radix8_offsets", 3, ARG(hist), ARG(portions),
+                                  ARG(offsets))) != CLSORT_OK ||
+            (st = clsort_launch(ctx, offs_k, 4, 1)) != CLSORT_OK)
+            goto done;
+        profile_last(ctx, "offsets", 0);
+        for (cl_uint pass = 0; pass < 4; pass++) {
+            const cl_uint shift = pass * 8;
+            cl_mem kin = keys[pass & 1], kout = keys[(pass + 1) & 1];
+            cl_mem vin = vals[pass & 1], vout = vals[(pass + 1) & 1];
+            for (cl_uint p = 0; p < portions; p++) {
+                const cl_ulong base = (cl_ulong)p * portion_size;
+                const cl_ulong pn = n - base < portion_size ? n - base : portion_size;
+                const size_t ptiles = (size_t)((pn + s.tile - 1) / s.tile);
+                /* Portion 0 starts at the pass's offsets; later ones at what the one before left in
+                 * one of two running slots after the four passes' offsets. */
+                const cl_ulong off_index = p == 0 ? (cl_ulong)pass * BINS : (4 + ((p + 1) & 1)) * BINS;
+                const cl_ulong off_next = (4 + (p & 1)) * BINS;
+                const cl_ulong ntiles = ptiles;
+                /* status[0] is the tile counter, the status words follow; both start at zero. */
+                if ((st = clsort_fill(ctx, status, 0, (ptiles + 1) * BINS * 4)) == CLSORT_OK) {
+                    if (vs)
+                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 12, ARG(kin), ARG(kout),
+                                             ARG(vin), ARG(vout), ARG(base), ARG(pn), ARG(shift),
+                                             ARG(status), ARG(offsets), ARG(off_index), ARG(off_next),
+                                             ARG(ntiles));
+                    else
+                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 10, ARG(kin), ARG(kout),
+                                             ARG(base), ARG(pn), ARG(shift), ARG(status),
+                                             ARG(offsets), ARG(off_index), ARG(off_next),
+                                             ARG(ntiles));
+                }
+                if (st == CLSORT_OK)
+                    st = clsort_launch(ctx, bin_k, ptiles * s.wg, s.wg);
+                if (st != CLSORT_OK)
+                    goto done;
+                profile_last(ctx, "onesweep", pass);
+            }
+        }
+    } else {
+        const cl_ulong ntiles = tiles, zero = 0;
+        if ((st = clsort_create_kernel(ctx, prog, "radix8_upsweep", &up_k)) != CLSORT_OK ||
+            (st = clsort_alloc(ctx, (size_t)BINS * tiles * sizeof(cl_ulong), &offsets,
+                               "radix8 tile counts")) != CLSORT_OK ||
+            (st = clsort_scan_init(ctx, &scan, (size_t)BINS * tiles)) != CLSORT_OK)
+            goto done;
+        for (cl_uint pass = 0; pass < 4; pass++) {
+            const cl_uint shift = pass * 8;
+            cl_mem kin = keys[pass & 1], kout = keys[(pass + 1) & 1];
+            cl_mem vin = vals[pass & 1], vout = vals[(pass + 1) & 1];
+            if ((st = clsort_set_args(ctx, up_k, "radix8_upsweep", 5, ARG(kin), ARG(n), ARG(shift),
+                                      ARG(offsets), ARG(ntiles))) != CLSORT_OK ||
+                (st = clsort_launch(ctx, up_k, tiles * s.wg, s.wg)) != CLSORT_OK)
+                goto done;
+            profile_last(ctx, "upsweep", pass);
+            if ((st = clsort_scan_enqueue(ctx, &scan, offsets, (size_t)BINS * tiles)) != CLSORT_OK)
+                goto done;
+            profile_last(ctx, "scan", pass);
+            /* status and counter are unused without look-back: any buffer will do. */
+            if (vs)
+                st = clsort_set_args(ctx, bin_k, "radix8_bin", 12, ARG(kin), ARG(kout), ARG(vin),
+                                     ARG(vout), ARG(zero), ARG(n), ARG(shift), ARG(offsets),
+                                     ARG(offsets), ARG(zero), ARG(zero), ARG(ntiles));
+            else
+                st = clsort_set_args(ctx, bin_k, "radix8_bin", 10, ARG(kin), ARG(kout), ARG(zero),
+                                     ARG(n), ARG(shift), ARG(offsets), ARG(offsets), ARG(zero),
+                                     ARG(zero), ARG(ntiles));
+            if (st != CLSORT_OK || (st = clsort_launch(ctx, bin_k, tiles * s.wg, s.wg)) != CLSORT_OK)
+                goto done;
+            profile_last(ctx, "bin", pass);
+        }
+    }
+
+done:
+    /* Releasing now is safe: OpenCL keeps objects alive until the commands using them finish. */
+    clsort_scan_release(&scan);
+    cl_kernel ks[] = { hist_k, offs_k, up_k, bin_k };
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        if (ks[i])
+            clReleaseKernel(ks[i]);
+    cl_mem ms[] = { tmp_keys, tmp_vals, hist, offsets, status };
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+        if (ms[i])
+            clReleaseMemObject(ms[i]);
+    return st;
+}
