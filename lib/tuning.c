@@ -15,6 +15,9 @@ typedef struct tuning_row {
 } tuning_row;
 
 static const tuning_row table[] = {
+    /* Oclgrind simulates every work-item: the smallest shapes keep checked runs short while still
+     * spanning several tiles. It runs work-groups one after another, so look-back is safe there. */
+    { { "Oclgrind", NULL, 16, 4, 16, 4, 256, 1, 2, 0, 1 }, 0 },
     /* NVIDIA GPUs: 48 KiB local memory per work-group, warps of 32. */
     { { "NVIDIA", NULL, 256, 8, 256, 8, 256, 16, 1, 1, 1 }, CL_DEVICE_TYPE_GPU },
     /* AMD GPUs: wavefronts of 32 or 64, 64 KiB LDS. */
