@@ -277,14 +277,16 @@ static int run(sort_job *j)
 
     clsort_spec spec;
     clsort_spec_default(&spec);
-    spec.value_size = j->values ? VALUE_SIZE : 0;
+    int has_values = a->kv || a->values;
+    spec.value_size = has_values ? VALUE_SIZE : 0;
     spec.algorithm = (clsort_algorithm)a->algorithm;
     clsort_stats stats;
     memset(&stats, 0, sizeof stats);
-    static uint32_t none[2];
+    static uint32_t none[2]; /* valid pointers for an empty input */
+    uint32_t *keys = j->n ? j->keys : none;
+    uint32_t *values = has_values ? (j->n ? j->values : none + 1) : NULL;
     double ts = now_ms();
-    st = clsort_sort(j->ctx, &spec, j->n ? j->keys : none, j->values ? (j->n ? j->values : none + 1) : NULL,
-                     j->n, &stats);
+    st = clsort_sort(j->ctx, &spec, keys, values, j->n, &stats);
     r->sort_ms = now_ms() - ts;
     if (st != CLSORT_OK) {
         msg_lib_error("sort failed", st, clsort_error_detail(j->ctx));
