@@ -94,6 +94,10 @@ void clsort_set_thread_detail(const char *text);
                                __func__, #cond);                                                     \
     } while (0)
 
+/* ---- fault.c ---- */
+/* Non-zero when this device allocation is to fail ($CLSORT_FAULT_ALLOC, for tests). */
+int clsort_fault_alloc(void);
+
 /* ---- device.c ---- */
 typedef struct clsort_device_ref {
     cl_platform_id platform;

@@ -203,7 +203,9 @@ clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t by
 clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
 {
     cl_int err;
-    *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+    *out = clsort_fault_alloc()
+               ? (err = CL_MEM_OBJECT_ALLOCATION_FAILURE, NULL)
+               : clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
     if (err != CL_SUCCESS) {
         *out = NULL;
         return clsort_fail(ctx, (clsort_status)err, "allocating %zu bytes of device memory (%s) failed: %s",

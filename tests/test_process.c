@@ -1,7 +1,9 @@
 /*
- * The on-disk program cache, seen across processes: a second process builds nothing, a corrupt entry
- * is rebuilt, CLSORT_NO_CACHE turns it off, and bad build options give a clear build error.
- * The parent never touches OpenCL; each scenario runs `test_cache child` with its own environment.
+ * Scenarios that need a fresh process each: the on-disk program cache (a second process builds
+ * nothing, a corrupt entry is rebuilt, CLSORT_NO_CACHE turns it off, bad build options give a clear
+ * build error) and injected device allocation failures (a clear error, the caller's data untouched).
+ * The parent never touches OpenCL; each scenario runs `test_process child ALGO` with its own
+ * environment.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -21,27 +23,45 @@
 static const char *self;
 static char dir[256];
 
-/* Child: sort a small array, print "status built cached ok detail-first-line". */
-static int child(void)
+#define CHILD_N 3000
+
+/* Child: sort CHILD_N pairs with an algorithm, print
+ * "status built cached sorted untouched detail-first-line": sorted when the result is right,
+ * untouched when the arrays are exactly as they were given. */
+static int child(const char *algo_name)
 {
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.value_size = 4;
+    if (clsort_algorithm_from_name(algo_name, &spec.algorithm) != CLSORT_OK)
+        return 2;
     clsort_context *ctx = NULL;
     clsort_status st = clsort_open(&ctx, NULL);
     if (st != CLSORT_OK) {
-        printf("%d 0 0 0 open\n", (int)st);
+        printf("%d 0 0 0 0 open\n", (int)st);
         return 0;
     }
-    uint32_t k[3000];
-    for (int i = 0; i < 3000; i++)
-        k[i] = (uint32_t)(2999 - i) * 2654435761u;
+    static uint32_t k[CHILD_N], v[CHILD_N];
+    for (uint32_t i = 0; i < CHILD_N; i++) {
+        k[i] = (CHILD_N - 1 - i) * 2654435761u;
+        v[i] = i;
+    }
     clsort_stats stats = { 0 };
-    st = clsort_sort(ctx, NULL, k, NULL, 3000, &stats);
-    int ok = st == CLSORT_OK;
-    for (int i = 1; ok && i < 3000; i++)
-        ok = k[i - 1] <= k[i];
+    st = clsort_sort(ctx, &spec, k, v, CHILD_N, &stats);
+    int sorted = st == CLSORT_OK, untouched = 1;
+    for (uint32_t i = 0; i < CHILD_N; i++) {
+        if (i && k[i - 1] > k[i])
+            sorted = 0;
+        if (v[i] >= CHILD_N || k[i] != (CHILD_N - 1 - v[i]) * 2654435761u)
+            sorted = 0; /* every key still has its value */
+        if (k[i] != (CHILD_N - 1 - i) * 2654435761u || v[i] != i)
+            untouched = 0;
+    }
     char first[200];
     snprintf(first, sizeof first, "%s", clsort_error_detail(ctx));
     first[strcspn(first, "\n")] = '\0';
-    printf("%d %u %u %d %s\n", (int)st, stats.programs_built, stats.programs_cached, ok, first);
+    printf("%d %u %u %d %d %s\n", (int)st, stats.programs_built, stats.programs_cached, sorted,
+           untouched, first);
     clsort_close(&ctx);
     return 0;
 }
@@ -49,21 +69,26 @@ static int child(void)
 typedef struct result {
     int status;
     unsigned built, cached;
-    int ok;
+    int ok, untouched;
     char detail[200];
 } result;
 
-static result run_child(const char *env)
+static result run_child_algo(const char *env, const char *algo)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "env CLSORT_CACHE_DIR='%s' %s '%s' child", dir, env, self);
+    snprintf(cmd, sizeof cmd, "env CLSORT_CACHE_DIR='%s' %s '%s' child %s", dir, env, self, algo);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     result r = { 0 };
-    assert_int_equal(fscanf(p, "%d %u %u %d %199[^\n]", &r.status, &r.built, &r.cached, &r.ok,
-                            r.detail) >= 4, 1);
-    pclose(p);
+    assert_true(fscanf(p, "%d %u %u %d %d %199[^\n]", &r.status, &r.built, &r.cached, &r.ok,
+                       &r.untouched, r.detail) >= 5);
+    assert_int_equal(pclose(p), 0);
     return r;
+}
+
+static result run_child(const char *env)
+{
+    return run_child_algo(env, "auto");
 }
 
 static int count_entries(int corrupt)
@@ -145,18 +170,51 @@ static void test_bad_build_options(void **state)
     assert_non_null(strstr(a.detail, "-DWG=3"));
 }
 
+/* Fail each device allocation of a sort in turn: every one gives the OpenCL error with a detail that
+ * names the allocation, and leaves the caller's arrays as they were; past the last, sorts succeed. */
+static void check_alloc_faults(const char *algo)
+{
+    int failures = 0, successes = 0;
+    for (int k = 1; k <= 40 && successes < 2; k++) {
+        char env[64];
+        snprintf(env, sizeof env, "CLSORT_FAULT_ALLOC=%d", k);
+        result r = run_child_algo(env, algo);
+        if (r.status == CLSORT_OK) {
+            assert_true(r.ok);
+            successes++;
+            continue;
+        }
+        if (successes)
+            fail_msg("%s: allocation %d failed after a later one succeeded", algo, k);
+        assert_int_equal(r.status, CL_MEM_OBJECT_ALLOCATION_FAILURE);
+        assert_true(r.untouched);
+        assert_non_null(strstr(r.detail, "allocating"));
+        failures++;
+    }
+    assert_int_equal(successes, 2);
+    assert_true(failures >= 3); /* keys, values and at least one scratch buffer */
+}
+
+static void test_alloc_faults(void **state)
+{
+    (void)state;
+    for (int a = 1; clsort_algorithm_name((clsort_algorithm)a); a++)
+        check_alloc_faults(clsort_algorithm_name((clsort_algorithm)a));
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "child"))
-        return child();
+    if (argc > 2 && !strcmp(argv[1], "child"))
+        return child(argv[2]);
     self = argv[0];
     snprintf(dir, sizeof dir, "/tmp/clsort-cache-test-%ld", (long)getpid());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_process_builds_nothing),
         cmocka_unit_test(test_no_cache),
         cmocka_unit_test(test_bad_build_options),
+        cmocka_unit_test(test_alloc_faults),
     };
-    int failed = cmocka_run_group_tests_name("cache", tests, NULL, NULL);
+    int failed = cmocka_run_group_tests_name("process", tests, NULL, NULL);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s-off'", dir, dir);
     if (system(cmd) != 0)
