@@ -45,6 +45,8 @@ extern "C" {
  * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
  * - `CLSORT_BUILD_OPTIONS`: extra options appended to every OpenCL program build.
+ * - `CLSORT_FAULT_ALLOC=N`: for testing error paths, the N-th device buffer allocation of the process
+ *   fails with CL_MEM_OBJECT_ALLOCATION_FAILURE.
  */
 
 /** Library version as a string, e.g. "0.1.0". */
