@@ -6,21 +6,21 @@
 #   BIG (log2 of a keys-only radix8 sort checked on the host, e.g. 31; empty to skip)
 set -euo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-SIZES=${SIZES:-"16 18 20 22 24 26 28"}
-BANDS=${BANDS:-"q2 q3 q4 q8 q16 constant"}
-BAND_SIZES=${BAND_SIZES:-"28"}
+SIZES=${SIZES-"16 18 20 22 24 26 28"}
+BANDS=${BANDS-"q2 q3 q4 q8 q16 constant"}
+BAND_SIZES=${BAND_SIZES-"28"}
 ALGOS=${ALGOS:-radix8,radix4}
 REPS=${REPS:-10}
-TESTS=${TESTS:-"radix8 radix8-rts"}
+TESTS=${TESTS-"radix8 radix8-rts"}
 TEST_N=${TEST_N:-1048576}
-BIG=${BIG:-}
+BIG=${BIG-}
 DATA=${DATA:-/tmp/clsort-bench}
 
 source tools/gpu-env.sh
 if [ ! -f build-gpu/build.ninja ]; then
   meson setup build-gpu -Dcub_bench=enabled > "$OUT/setup.log" 2>&1 || { tail -30 "$OUT/setup.log"; exit 1; }
 fi
-ninja -C build-gpu > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+ninja -C build-gpu tests/test_sort bench/bench_radix bench/cub_radix > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 export CLSORT_DEVICE=${CLSORT_DEVICE:-nvidia} CLSORT_CACHE_DIR=$PWD/build-gpu/cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv | tee "$OUT/gpu.txt"
 

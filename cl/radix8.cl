@@ -30,6 +30,9 @@
 #define FLAG_MASK 0xc0000000u
 #define COUNT_MASK 0x3fffffffu
 
+#ifndef WIDE
+#define WIDE 0
+#endif
 #ifndef HIST_COPIES
 #define HIST_COPIES 1
 #endif
@@ -69,6 +72,56 @@ inline void status_store(__global uint *p, uint v)
 inline uint status_load(__global uint *p) { return atomic_or(p, 0u); }
 inline void status_store(__global uint *p, uint v) { atomic_xchg(p, v); }
 #endif
+
+#ifndef EARLY
+#define EARLY 0
+#endif
+#ifndef LB_WIN
+#define LB_WIN 4
+#endif
+/* Global positions: 64-bit only when the input may exceed 2^32 - 1 keys. */
+#if WIDE
+typedef ulong gpos_t;
+#else
+typedef uint gpos_t;
+#endif
+
+/* Decoupled look-back for digit d of a tile whose own count is `own`: publish the aggregate (or the
+ * inclusive prefix on tile 0), add up predecessors' counts until one with an inclusive prefix, publish
+ * this tile's inclusive prefix, and return the exclusive one. */
+inline uint lookback(__global uint *status, ulong tile, uint d, uint own)
+{
+    if (tile == 0) {
+        status_store(status + d, FLAG_INC | own);
+        return 0;
+    }
+    status_store(status + tile * BINS + d, FLAG_AGG | own);
+    /* Predecessors are read LB_WIN at a time (independent loads); the walk stops at the first one
+     * with an inclusive prefix and restarts the window at the first one not yet published. */
+    uint excl = 0;
+    long t = (long)tile - 1;
+    for (;;) {
+        uint s[LB_WIN];
+        for (uint j = 0; j < LB_WIN; j++)
+            s[j] = t - (long)j >= 0 ? status_load(status + (ulong)(t - (long)j) * BINS + d) : FLAG_INC;
+        uint j = 0;
+        int done = 0;
+        for (; j < LB_WIN; j++) {
+            if ((s[j] & FLAG_MASK) == 0)
+                break;
+            excl += s[j] & COUNT_MASK;
+            if (s[j] & FLAG_INC) {
+                done = 1;
+                break;
+            }
+        }
+        if (done)
+            break;
+        t -= (long)j;
+    }
+    status_store(status + tile * BINS + d, FLAG_INC | (excl + own));
+    return excl;
+}
 
 /* ---- up-front histogram of all four digit places (onesweep) ---- */
 
@@ -226,7 +279,7 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
     __local uint lkeys[TILE];
     __local uint lcount[BINS];
     __local uint lstart[BINS];
-    __local ulong ldelta[BINS];
+    __local gpos_t ldelta[BINS];
     __local uint ltile;
 #if USE_PTX
     __local uint wc[WARPS * BINS];
@@ -268,6 +321,24 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
     }
     for (uint j = lid; j < WARPS * BINS; j += WG)
         wc[j] = 0;
+#if EARLY && LOOKBACK
+    /* Early counts: the tile's digit counts by local atomics, so the look-back (and the publication
+     * that later tiles wait for) happens before the ranking. */
+    if (lid < BINS)
+        lcount[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = 0; i < ITEMS; i++)
+        if (wbase + i * 32 < count)
+            atomic_inc(&lcount[digit_of(bits[i], shift, 0xff)]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong early_base = 0;
+    if (lid < BINS) {
+        const uint own = lcount[lid];
+        early_base = offsets[off_index + lid] + lookback(status, tile, lid, own);
+        if (tile == num_tiles - 1)
+            offsets[off_next + lid] = early_base + own;
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     __local uint *mywc = wc + warp * BINS;
     const uint lt_mask = lanemask_lt();
@@ -306,17 +377,16 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
         my_count = run;
         lcount[lid] = run;
     }
-#if LOOKBACK
-    if (lid < BINS)
-        status_store(status + tile * BINS + lid, (tile == 0 ? FLAG_INC : FLAG_AGG) | my_count);
-#endif
     uint my_start = bins_exclusive_scan(my_count, wsum);
-    if (lid < BINS)
+    if (lid < BINS) {
         lstart[lid] = my_start;
+        /* Each warp's counter becomes the tile rank of its first key of the digit. */
+        for (uint w = 0; w < WARPS; w++)
+            wc[w * BINS + lid] += my_start;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = 0; i < ITEMS; i++) {
-        uint d = digit_of(bits[i], shift, 0xff);
-        rank[i] += lstart[d] + mywc[d];
+        rank[i] += mywc[digit_of(bits[i], shift, 0xff)];
         lkeys[rank[i]] = bits[i];
     }
 #else /* portable ranking */
@@ -369,41 +439,27 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
             lend[d] = p + 1;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = lid; d < BINS; d += WG) {
+    for (uint d = lid; d < BINS; d += WG)
         lcount[d] = lend[d] - lstart[d];
-#if LOOKBACK
-        status_store(status + tile * BINS + d, (tile == 0 ? FLAG_INC : FLAG_AGG) | lcount[d]);
-#endif
-    }
 #endif /* ranking */
 
     /* Global offset of each digit for this tile. */
+#if USE_PTX && EARLY && LOOKBACK
+    if (lid < BINS)
+        ldelta[lid] = (gpos_t)(early_base - lstart[lid]);
+#else
     for (uint d = lid; d < BINS; d += WG) {
 #if LOOKBACK
         const uint own = lcount[d];
-        uint excl = 0;
-        if (tile > 0) {
-            ulong t = tile - 1;
-            for (;;) {
-                uint s;
-                do
-                    s = status_load(status + t * BINS + d);
-                while ((s & FLAG_MASK) == 0);
-                excl += s & COUNT_MASK;
-                if (s & FLAG_INC)
-                    break;
-                t--;
-            }
-            status_store(status + tile * BINS + d, FLAG_INC | (excl + own));
-        }
-        const ulong gbase = offsets[off_index + d] + excl;
+        const ulong gbase = offsets[off_index + d] + lookback(status, tile, d, own);
         if (tile == num_tiles - 1)
             offsets[off_next + d] = gbase + own;
-        ldelta[d] = gbase - lstart[d];
+        ldelta[d] = (gpos_t)(gbase - lstart[d]);
 #else
-        ldelta[d] = offsets[d * num_tiles + tile] - lstart[d];
+        ldelta[d] = (gpos_t)(offsets[d * num_tiles + tile] - lstart[d]);
 #endif
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Keys of one digit are contiguous in lkeys and go to contiguous global positions. */
@@ -418,7 +474,7 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
         dig[i] = (uchar)d;
 #endif
         if (p < count) {
-            ulong dst = ldelta[d] + p;
+            gpos_t dst = ldelta[d] + p;
             keys_out[dst] = bits_to_key(b);
 #if HAS_VALUES && !USE_PTX
             vals_out[dst] = vals_in[tstart + lidx[p]];

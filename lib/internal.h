@@ -23,6 +23,7 @@ typedef struct clsort_tuning {
     unsigned radix8_lookback; /* radix8 scan: 0 reduce-then-scan, 1 look-back, 2 look-back on PoCL/Oclgrind */
     unsigned radix8_ptx;      /* 1: NVIDIA inline PTX warp-match ranking (else portable ranking) */
     unsigned radix8_hist_copies; /* copies of the local histogram counters (atomic contention) */
+    unsigned radix8_early;    /* 1: onesweep tiles count digits by local atomics and look back first */
 } clsort_tuning;
 
 /* A built program and the options it was built with. */

@@ -147,6 +147,13 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHAS_VALUES=1");
     if (s.ptx)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DUSE_PTX=1");
+    if (job->n > 0xffffffffu)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DWIDE=1");
+    const char *early = getenv("CLSORT_RADIX8_EARLY"), *win = getenv("CLSORT_RADIX8_LB_WIN");
+    if (win && atoi(win) > 0)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_WIN=%d", atoi(win));
+    if (s.ptx && lookback && (early ? atoi(early) : (int)ctx->tuning.radix8_early))
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DEARLY=1");
     if (s.hist_copies > 1)
         snprintf(opts + l, sizeof opts - l, " -DHIST_COPIES=%u", s.hist_copies);
     const char *src[] = { clsort_cl_common, clsort_cl_radix8 };

@@ -17,17 +17,17 @@ typedef struct tuning_row {
 static const tuning_row table[] = {
     /* Oclgrind simulates every work-item: the smallest shapes keep checked runs short while still
      * spanning several tiles. It runs work-groups one after another, so look-back is safe there. */
-    { { "Oclgrind", NULL, 16, 4, 16, 4, 256, 1, 2, 0, 1 }, 0 },
+    { { "Oclgrind", NULL, 16, 4, 16, 4, 256, 1, 2, 0, 1, 0 }, 0 },
     /* NVIDIA GPUs: 48 KiB local memory per work-group, warps of 32. */
-    { { "NVIDIA", NULL, 256, 8, 256, 8, 256, 16, 1, 1, 1 }, CL_DEVICE_TYPE_GPU },
+    { { "NVIDIA", NULL, 256, 8, 256, 8, 256, 16, 1, 1, 1, 0 }, CL_DEVICE_TYPE_GPU },
     /* AMD GPUs: wavefronts of 32 or 64, 64 KiB LDS. */
-    { { "Advanced Micro Devices", NULL, 256, 8, 256, 8, 256, 8, 0, 0, 1 }, CL_DEVICE_TYPE_GPU },
-    { { "AMD", NULL, 256, 8, 256, 8, 256, 8, 0, 0, 1 }, CL_DEVICE_TYPE_GPU },
+    { { "Advanced Micro Devices", NULL, 256, 8, 256, 8, 256, 8, 0, 0, 1, 0 }, CL_DEVICE_TYPE_GPU },
+    { { "AMD", NULL, 256, 8, 256, 8, 256, 8, 0, 0, 1, 0 }, CL_DEVICE_TYPE_GPU },
     /* CPU devices (PoCL and others): one work-group runs as a loop on one core, so small groups
      * with many keys each keep the per-barrier overhead low. */
-    { { NULL, NULL, 64, 16, 64, 16, 16, 64, 2, 0, 1 }, CL_DEVICE_TYPE_CPU },
+    { { NULL, NULL, 64, 16, 64, 16, 16, 64, 2, 0, 1, 0 }, CL_DEVICE_TYPE_CPU },
     /* Anything else: sizes every OpenCL 1.2 GPU can run (16 KiB local memory is enough). */
-    { { NULL, NULL, 128, 4, 128, 4, 128, 4, 2, 0, 1 }, 0 },
+    { { NULL, NULL, 128, 4, 128, 4, 128, 4, 2, 0, 1, 0 }, 0 },
 };
 
 static int matches(const char *want, const char *have)
