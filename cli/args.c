@@ -8,6 +8,7 @@
 #include "clsort.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Option ids shared by the subcommands' tables. */
@@ -16,6 +17,7 @@ enum {
     O_INPUT, O_OUTPUT, O_VALUES, O_VALUES_OUT, O_KV, O_ALGO, O_DEVICE, O_REVERSE, O_VERIFY,
     O_STATS, O_STATS_JSON,
     O_COUNT, O_DIST, O_SEED, O_JSON, O_REPEAT, O_WARMUP, O_NO_REF,
+    O_TYPE, O_VALUE_SIZE, O_NO_PROGRESS, O_PLOT, O_KEYS, O_PAIRS,
 };
 
 static int common_option(int id)
@@ -48,6 +50,20 @@ static int parse_algorithm(const char *name, int *out)
     return 0;
 }
 
+/* --value-size V: 0, 4 or 8 bytes. Returns 0, or -1 after an error. */
+static int parse_value_size(const opt_state *st, const char *text, size_t *out)
+{
+    uint64_t v;
+    if (opt_parse_u64(st, text, &v) != 0)
+        return -1;
+    if (v != 0 && v != 4 && v != 8) {
+        msg_error("option '%s': %s is not a value size (0, 4 or 8 bytes)", st->current, text);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
 static int extra_operand(const char *cmd, const char *arg)
 {
     msg_error("unexpected argument '%s' (see 'clsort %s --help')", arg, cmd);
@@ -68,6 +84,9 @@ static const opt_def sort_opts[] = {
     {"stats", 's', 0, O_STATS},
     {"stats-json", 0, 1, O_STATS_JSON},
     {"force", 'f', 0, O_FORCE},
+    {"type", 't', 1, O_TYPE},
+    {"value-size", 0, 1, O_VALUE_SIZE},
+    {"no-progress", 0, 0, O_NO_PROGRESS},
     {"verbose", 'v', 0, O_VERBOSE},
     {"quiet", 'q', 0, O_QUIET},
     {"help", 'h', 0, O_HELP},
@@ -83,6 +102,9 @@ int parse_sort_args(int argc, char **argv, int first, sort_args *a)
     opt_init(&st, argc, argv, first, "clsort --help");
     const char *arg;
     int id;
+    key_type type = KEY_U32;
+    size_t value_size = 0;
+    int have_value_size = 0;
     while ((id = opt_next(&st, sort_opts, &arg)) != OPT_END) {
         int rc = common_option(id);
         if (rc != -2) {
@@ -124,8 +146,35 @@ int parse_sort_args(int argc, char **argv, int first, sort_args *a)
         case O_STATS: a->stats = 1; break;
         case O_STATS_JSON: a->stats_json = arg; break;
         case O_FORCE: a->force = 1; break;
+        case O_NO_PROGRESS: a->no_progress = 1; break;
+        case O_TYPE:
+            if (key_type_parse(arg, &type) != 0)
+                return EXIT_USAGE;
+            break;
+        case O_VALUE_SIZE:
+            if (parse_value_size(&st, arg, &value_size) != 0)
+                return EXIT_USAGE;
+            have_value_size = 1;
+            break;
         }
     }
+    /* what the library sorts today: u32 keys, alone or with 4-byte values */
+    if (type != KEY_U32) {
+        msg_error("--type %s: clsort sorts u32 keys only in this version; %s keys can be generated "
+                  "('clsort gen --type %s') but not yet sorted", key_type_name(type), key_type_name(type),
+                  key_type_name(type));
+        return EXIT_USAGE;
+    }
+    if (have_value_size && value_size == 8) {
+        msg_error("--value-size 8: clsort sorts 4-byte values only in this version");
+        return EXIT_USAGE;
+    }
+    if (have_value_size && value_size == 0 && (a->kv || a->values)) {
+        msg_error("--value-size 0 means keys only, but %s gives values", a->kv ? "--kv" : "--values");
+        return EXIT_USAGE;
+    }
+    if (have_value_size && value_size == 4 && !a->values)
+        a->kv = 1; /* records of key and value, as 'clsort gen --value-size 4' writes them */
     /* combinations */
     if (a->kv && (a->values || a->values_out)) {
         msg_error("--kv (interleaved records) cannot be combined with --values/--values-out (separate files)");
@@ -164,9 +213,12 @@ static const opt_def gen_opts[] = {
     {"dist", 0, 1, O_DIST},
     {"seed", 0, 1, O_SEED},
     {"kv", 0, 0, O_KV},
+    {"type", 't', 1, O_TYPE},
+    {"value-size", 0, 1, O_VALUE_SIZE},
     {"output", 'o', 1, O_OUTPUT},
     {"values-out", 0, 1, O_VALUES_OUT},
     {"force", 'f', 0, O_FORCE},
+    {"no-progress", 0, 0, O_NO_PROGRESS},
     {"verbose", 'v', 0, O_VERBOSE},
     {"quiet", 'q', 0, O_QUIET},
     {"help", 'h', 0, O_HELP},
@@ -179,7 +231,8 @@ int parse_gen_args(int argc, char **argv, int first, gen_args *a)
     memset(a, 0, sizeof *a);
     a->dist.kind = DIST_UNIFORM;
     a->seed = 1;
-    int have_n = 0;
+    a->type = KEY_U32;
+    int have_n = 0, have_value_size = 0;
     opt_state st;
     opt_init(&st, argc, argv, first, "clsort gen --help");
     const char *arg;
@@ -216,8 +269,28 @@ int parse_gen_args(int argc, char **argv, int first, gen_args *a)
         case O_OUTPUT: a->output = arg; break;
         case O_VALUES_OUT: a->values_out = arg; break;
         case O_FORCE: a->force = 1; break;
+        case O_NO_PROGRESS: a->no_progress = 1; break;
+        case O_TYPE:
+            if (key_type_parse(arg, &a->type) != 0)
+                return EXIT_USAGE;
+            break;
+        case O_VALUE_SIZE:
+            if (parse_value_size(&st, arg, &a->value_size) != 0)
+                return EXIT_USAGE;
+            have_value_size = 1;
+            break;
         }
     }
+    if (dist_check_type(&a->dist, a->type) != 0)
+        return EXIT_USAGE;
+    if (have_value_size && a->value_size == 0 && (a->kv || a->values_out)) {
+        msg_error("--value-size 0 means keys only, but %s asks for values", a->kv ? "--kv" : "--values-out");
+        return EXIT_USAGE;
+    }
+    if (!have_value_size)
+        a->value_size = a->kv || a->values_out ? 4 : 0;
+    if (have_value_size && a->value_size > 0 && !a->values_out)
+        a->kv = 1; /* the values go with their keys, in records */
     if (!have_n) {
         msg_error("gen needs the number of keys: -n N (see 'clsort gen --help')");
         return EXIT_USAGE;
@@ -272,17 +345,22 @@ int parse_devices_args(int argc, char **argv, int first, devices_args *a)
 }
 
 static const opt_def bench_opts[] = {
-    {"count", 'n', 1, O_COUNT},
+    {"n", 'n', 1, O_COUNT},
+    {"count", 0, 1, O_COUNT},
     {"dist", 0, 1, O_DIST},
     {"seed", 0, 1, O_SEED},
     {"algo", 'a', 1, O_ALGO},
     {"algorithm", 0, 1, O_ALGO},
     {"device", 'd', 1, O_DEVICE},
-    {"kv", 0, 0, O_KV},
+    {"keys", 0, 0, O_KEYS},
+    {"pairs", 0, 0, O_PAIRS},
+    {"kv", 0, 0, O_PAIRS},
     {"repeat", 'r', 1, O_REPEAT},
     {"warmup", 0, 1, O_WARMUP},
     {"json", 0, 1, O_JSON},
+    {"plot", 0, 1, O_PLOT},
     {"no-reference", 0, 0, O_NO_REF},
+    {"no-progress", 0, 0, O_NO_PROGRESS},
     {"verbose", 'v', 0, O_VERBOSE},
     {"quiet", 'q', 0, O_QUIET},
     {"help", 'h', 0, O_HELP},
@@ -290,13 +368,30 @@ static const opt_def bench_opts[] = {
     {NULL, 0, 0, 0},
 };
 
+/* The next item of a comma-separated list: copied into buf; returns 0 at the end, -1 if too long. */
+static int next_item(const char **p, char *buf, size_t cap)
+{
+    if (!**p)
+        return 0;
+    size_t len = strcspn(*p, ",");
+    if (len >= cap)
+        return -1;
+    memcpy(buf, *p, len);
+    buf[len] = '\0';
+    *p += len + ((*p)[len] == ',');
+    return 1;
+}
+
+static int list_full(const opt_state *st)
+{
+    msg_error("option '%s': at most %d values", st->current, BENCH_MAX_LIST);
+    return EXIT_USAGE;
+}
+
 int parse_bench_args(int argc, char **argv, int first, bench_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->n = 1u << 24;
-    a->dist.kind = DIST_UNIFORM;
     a->seed = 1;
-    a->algorithm = CLSORT_ALGO_AUTO;
     a->repeat = 10;
     a->warmup = 1;
     opt_state st;
@@ -304,6 +399,9 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
     const char *arg;
     int id;
     uint64_t v;
+    char item[128];
+    /* dist_spec keeps pointers into its text: the items of lists are kept here */
+    static char dist_text[BENCH_MAX_LIST][128];
     while ((id = opt_next(&st, bench_opts, &arg)) != OPT_END) {
         int rc = common_option(id);
         if (rc != -2) {
@@ -311,6 +409,8 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
                 return rc;
             continue;
         }
+        const char *p = arg;
+        int r;
         switch (id) {
         case OPT_ERROR:
             return EXIT_USAGE;
@@ -320,23 +420,45 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
             help_bench();
             return EXIT_OK;
         case O_COUNT:
-            if (opt_parse_count(&st, arg, &a->n) != 0)
-                return EXIT_USAGE;
+            while ((r = next_item(&p, item, sizeof item)) != 0) {
+                if (r < 0 || opt_parse_count(&st, item, &v) != 0) {
+                    if (r < 0)
+                        opt_parse_count(&st, arg, &v);
+                    return EXIT_USAGE;
+                }
+                if (a->n_count == BENCH_MAX_LIST)
+                    return list_full(&st);
+                a->n[a->n_count++] = v;
+            }
             break;
         case O_DIST:
-            if (dist_parse(arg, &a->dist) != 0)
-                return EXIT_USAGE;
+            while ((r = next_item(&p, item, sizeof item)) != 0) {
+                if (a->dist_count == BENCH_MAX_LIST)
+                    return list_full(&st);
+                char *t = dist_text[a->dist_count];
+                snprintf(t, sizeof dist_text[0], "%s", r < 0 ? arg : item);
+                if (dist_parse(t, &a->dist[a->dist_count]) != 0 ||
+                    dist_check_type(&a->dist[a->dist_count], KEY_U32) != 0)
+                    return EXIT_USAGE;
+                a->dist_count++;
+            }
             break;
         case O_SEED:
             if (opt_parse_u64(&st, arg, &a->seed) != 0)
                 return EXIT_USAGE;
             break;
         case O_ALGO:
-            if (parse_algorithm(arg, &a->algorithm) != 0)
-                return EXIT_USAGE;
+            while ((r = next_item(&p, item, sizeof item)) != 0) {
+                if (a->algo_count == BENCH_MAX_LIST)
+                    return list_full(&st);
+                if (parse_algorithm(r < 0 ? arg : item, &a->algorithm[a->algo_count]) != 0)
+                    return EXIT_USAGE;
+                a->algo_count++;
+            }
             break;
         case O_DEVICE: a->device = arg; break;
-        case O_KV: a->value_size = 4; break;
+        case O_KEYS: a->keys = 1; break;
+        case O_PAIRS: a->pairs = 1; break;
         case O_REPEAT:
         case O_WARMUP:
             if (opt_parse_count(&st, arg, &v) != 0)
@@ -352,8 +474,37 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
                 a->warmup = (unsigned)v;
             break;
         case O_JSON: a->json = arg; break;
+        case O_PLOT: a->plot = arg; break;
         case O_NO_REF: a->no_reference = 1; break;
+        case O_NO_PROGRESS: a->no_progress = 1; break;
         }
     }
+    if (a->json && a->plot && strcmp(a->json, "-") == 0 && strcmp(a->plot, "-") == 0) {
+        msg_error("--json - and --plot - cannot both go to stdout");
+        return EXIT_USAGE;
+    }
+    /* the defaults: a sweep */
+    if (!a->n_count) {
+        for (unsigned k = 16; k <= 24; k += 2)
+            a->n[a->n_count++] = 1ull << k;
+    }
+    if (!a->dist_count) {
+        dist_parse("uniform", &a->dist[0]);
+        a->dist_count = 1;
+    }
+    if (!a->algo_count) {
+        /* every named algorithm but auto (which is one of them) and onesweep (radix8 picks it where it
+         * is safe: forcing it elsewhere could hang) */
+        for (int i = 0; i < 256 && a->algo_count < BENCH_MAX_LIST; i++) {
+            const char *name = clsort_algorithm_name((clsort_algorithm)i);
+            clsort_algorithm back;
+            if (!name || !*name || clsort_algorithm_from_name(name, &back) != CLSORT_OK || (int)back != i)
+                break;
+            if (i != CLSORT_ALGO_AUTO && i != CLSORT_ALGO_ONESWEEP)
+                a->algorithm[a->algo_count++] = i;
+        }
+    }
+    if (!a->keys && !a->pairs)
+        a->keys = a->pairs = 1;
     return -1;
 }

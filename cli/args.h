@@ -21,33 +21,44 @@ typedef struct sort_args {
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */
     int force;               /* -f */
+    int no_progress;         /* --no-progress */
 } sort_args;
 
 typedef struct gen_args {
     uint64_t n;
     dist_spec dist;
+    key_type type;           /* --type */
+    size_t value_size;       /* --value-size, or 4 with --kv / --values-out; 0: keys only */
     uint64_t seed;
-    int kv;
+    int kv;                  /* values interleaved with the keys in records */
     const char *output;
     const char *values_out;
     int force;
+    int no_progress;
 } gen_args;
 
 typedef struct devices_args {
     int json;
 } devices_args;
 
+#define BENCH_MAX_LIST 32
+
 typedef struct bench_args {
-    uint64_t n;
-    dist_spec dist;
+    uint64_t n[BENCH_MAX_LIST];        /* --n, repeatable */
+    unsigned n_count;
+    dist_spec dist[BENCH_MAX_LIST];    /* --dist, repeatable */
+    unsigned dist_count;
+    int algorithm[BENCH_MAX_LIST];     /* --algo, repeatable */
+    unsigned algo_count;
+    int keys, pairs;                   /* --keys, --pairs: the layouts to run (neither: both) */
     uint64_t seed;
-    int algorithm;
     const char *device;
-    int value_size;
     unsigned repeat;
     unsigned warmup;
-    const char *json;
+    const char *json;                  /* --json FILE */
+    const char *plot;                  /* --plot FILE.svg */
     int no_reference;
+    int no_progress;
 } bench_args;
 
 /* Each returns -1 to go on, or an exit status to end with (after --help, --version or an error). argv[0]

@@ -1,10 +1,17 @@
 /*
  * Deterministic key generators (see gen.h).
+ *
+ * Every distribution first makes an "ordinal": an unsigned word whose order is the order the keys should
+ * have. The key type then maps it to the key's bits, keeping that order: u32/u64 as it is, i32/i64 with
+ * the sign bit flipped, f32/f64 through the inverse of the float-to-sortable-integer transform (with NaN
+ * and infinity clamped to the largest finite value). entropy:Q is a statement about bits, so its words
+ * are the keys' bits for every type; constant:V is the value V itself.
  */
 #include "gen.h"
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +48,14 @@ static inline uint32_t next32(uint64_t *s)
     return (uint32_t)(next64(s) >> 32);
 }
 
-/* A bijection on 32-bit words (murmur3's finaliser): distinct inputs give distinct keys. */
+/* uniform in [0, 1) with 53 random bits */
+static inline double next_double(uint64_t *s)
+{
+    return (double)(next64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Bijections on 32- and 64-bit words (murmur3's and splitmix64's finalisers): distinct inputs give
+ * distinct keys. */
 static inline uint32_t fmix32(uint32_t h)
 {
     h ^= h >> 16;
@@ -51,6 +65,91 @@ static inline uint32_t fmix32(uint32_t h)
     h ^= h >> 16;
     return h;
 }
+
+static inline uint64_t fmix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Key types
+ */
+
+static const struct {
+    const char *name;
+    size_t size;
+} key_types[] = {
+    [KEY_U32] = {"u32", 4}, [KEY_I32] = {"i32", 4}, [KEY_F32] = {"f32", 4},
+    [KEY_U64] = {"u64", 8}, [KEY_I64] = {"i64", 8}, [KEY_F64] = {"f64", 8},
+};
+#define N_KEY_TYPES (sizeof key_types / sizeof key_types[0])
+
+int key_type_parse(const char *text, key_type *out)
+{
+    for (size_t i = 0; i < N_KEY_TYPES; i++) {
+        if (strcmp(key_types[i].name, text) == 0) {
+            *out = (key_type)i;
+            return 0;
+        }
+    }
+    msg_error("unknown key type '%s' (u32, i32, f32, u64, i64, f64)", text);
+    return -1;
+}
+
+const char *key_type_name(key_type t)
+{
+    return (size_t)t < N_KEY_TYPES ? key_types[t].name : "?";
+}
+
+size_t key_type_size(key_type t)
+{
+    return (size_t)t < N_KEY_TYPES ? key_types[t].size : 0;
+}
+
+/* Ordinal to key bits (see the top of the file). */
+static inline uint32_t clamp_f32(uint32_t b)
+{
+    return (b & 0x7fffffffu) > 0x7f7fffffu ? (b & 0x80000000u) | 0x7f7fffffu : b;
+}
+
+static inline uint64_t clamp_f64(uint64_t b)
+{
+    const uint64_t max = 0x7fefffffffffffffull, sign = 1ull << 63;
+    return (b & ~sign) > max ? (b & sign) | max : b;
+}
+
+static inline uint32_t ord_i32(uint32_t u)
+{
+    return u ^ 0x80000000u;
+}
+
+static inline uint32_t ord_f32(uint32_t u)
+{
+    return clamp_f32(u & 0x80000000u ? u ^ 0x80000000u : ~u);
+}
+
+static inline uint64_t ord_i64(uint64_t u)
+{
+    return u ^ (1ull << 63);
+}
+
+static inline uint64_t ord_f64(uint64_t u)
+{
+    return clamp_f64(u >> 63 ? u ^ (1ull << 63) : ~u);
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Distributions
+ */
+
+static const char *const dist_names[] = {
+    [DIST_UNIFORM] = "uniform", [DIST_CONSTANT] = "constant", [DIST_SORTED] = "sorted",
+    [DIST_REVERSE] = "reverse", [DIST_FEW] = "few", [DIST_ENTROPY] = "entropy", [DIST_ZIPF] = "zipf",
+};
+
+#define DIST_LIST "uniform, constant[:V], sorted, reverse, few:K, entropy:Q, zipf:S"
 
 static int parse_param(const char *text, const char *dist, uint64_t lo, uint64_t hi, uint64_t *out)
 {
@@ -70,67 +169,208 @@ static int parse_param(const char *text, const char *dist, uint64_t lo, uint64_t
 int dist_parse(const char *text, dist_spec *out)
 {
     static const struct {
-        const char *name;
         dist_kind kind;
         int param; /* 0 none, 1 optional, 2 required */
         uint64_t lo, hi;
+        const char *what; /* the required parameter */
     } table[] = {
-        {"uniform", DIST_UNIFORM, 0, 0, 0},
-        {"constant", DIST_CONSTANT, 1, 0, UINT32_MAX},
-        {"sorted", DIST_SORTED, 0, 0, 0},
-        {"reverse", DIST_REVERSE, 0, 0, 0},
-        {"few", DIST_FEW, 2, 1, 1ull << 32},
-        {"entropy", DIST_ENTROPY, 2, 1, 32},
+        {DIST_UNIFORM, 0, 0, 0, NULL},
+        {DIST_CONSTANT, 1, 0, 0, NULL},
+        {DIST_SORTED, 0, 0, 0, NULL},
+        {DIST_REVERSE, 0, 0, 0, NULL},
+        {DIST_FEW, 2, 1, 1ull << 32, "K (number of distinct keys)"},
+        {DIST_ENTROPY, 2, 1, 32, "Q (words ANDed, 1-32)"},
+        {DIST_ZIPF, 2, 0, 0, "S (the exponent, e.g. 1 or 0.8)"},
     };
     const char *colon = strchr(text, ':');
     size_t len = colon ? (size_t)(colon - text) : strlen(text);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (strlen(table[i].name) != len || strncmp(table[i].name, text, len) != 0)
+        const char *name = dist_names[table[i].kind];
+        if (strlen(name) != len || strncmp(name, text, len) != 0)
             continue;
         memset(out, 0, sizeof *out);
         out->kind = table[i].kind;
         if (colon && table[i].param == 0) {
-            msg_error("--dist %s takes no parameter", table[i].name);
+            msg_error("--dist %s takes no parameter", name);
             return -1;
         }
         if (!colon && table[i].param == 2) {
-            msg_error("--dist %s needs a parameter: %s:%s", table[i].name, table[i].name,
-                      table[i].kind == DIST_FEW ? "K (number of distinct keys)" : "Q (words ANDed, 1-32)");
+            msg_error("--dist %s needs a parameter: %s:%s", name, name, table[i].what);
             return -1;
         }
-        if (colon) {
-            if (parse_param(colon + 1, table[i].name, table[i].lo, table[i].hi, &out->param) != 0)
+        if (!colon)
+            return 0;
+        out->has_param = 1;
+        out->text = colon + 1;
+        if (out->kind == DIST_CONSTANT)
+            return 0; /* read by dist_check_type(), once the key type is known */
+        if (out->kind == DIST_ZIPF) {
+            char *end;
+            errno = 0;
+            double s = strtod(colon + 1, &end);
+            if (errno || end == colon + 1 || *end || !(s > 0 && s <= 100)) {
+                msg_error("--dist zipf:%s: the exponent must be a number above 0 and at most 100",
+                          colon + 1);
                 return -1;
-            out->has_param = 1;
+            }
+            out->s = s;
+            return 0;
         }
-        return 0;
+        return parse_param(colon + 1, name, table[i].lo, table[i].hi, &out->param);
     }
-    msg_error("unknown distribution '%s' (uniform, constant[:V], sorted, reverse, few:K, entropy:Q)", text);
+    msg_error("unknown distribution '%s' (" DIST_LIST ")", text);
     return -1;
+}
+
+int dist_check_type(dist_spec *d, key_type t)
+{
+    if (d->kind != DIST_CONSTANT || !d->has_param)
+        return 0;
+    const char *v = d->text;
+    char *end;
+    errno = 0;
+    int ok = 0;
+    switch (t) {
+    case KEY_U32:
+    case KEY_U64: {
+        int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+        unsigned long long x = strtoull(v, &end, hex ? 16 : 10);
+        ok = !errno && end != v && !*end && v[0] != '-' && (t == KEY_U64 || x <= UINT32_MAX);
+        d->param = x;
+        break;
+    }
+    case KEY_I32:
+    case KEY_I64: {
+        long long x = strtoll(v, &end, 10);
+        ok = !errno && end != v && !*end && (t == KEY_I64 || (x >= INT32_MIN && x <= INT32_MAX));
+        d->param = t == KEY_I64 ? (uint64_t)x : (uint32_t)(int32_t)x;
+        break;
+    }
+    case KEY_F32: {
+        float x = strtof(v, &end);
+        ok = end != v && !*end && isfinite(x);
+        uint32_t b;
+        memcpy(&b, &x, 4);
+        d->param = b;
+        break;
+    }
+    case KEY_F64: {
+        double x = strtod(v, &end);
+        ok = end != v && !*end && isfinite(x);
+        memcpy(&d->param, &x, 8);
+        break;
+    }
+    }
+    if (!ok) {
+        static const char *ranges[] = {
+            [KEY_U32] = "an integer from 0 to 4294967295",
+            [KEY_I32] = "an integer from -2147483648 to 2147483647",
+            [KEY_F32] = "a finite number",
+            [KEY_U64] = "an integer from 0 to 18446744073709551615",
+            [KEY_I64] = "an integer from -9223372036854775808 to 9223372036854775807",
+            [KEY_F64] = "a finite number",
+        };
+        msg_error("--dist constant:%s: the value must be %s (a %s key)", v, ranges[t], key_type_name(t));
+        return -1;
+    }
+    return 0;
 }
 
 void dist_format(const dist_spec *d, char *buf, size_t cap)
 {
-    static const char *names[] = {"uniform", "constant", "sorted", "reverse", "few", "entropy"};
-    if (d->has_param)
-        snprintf(buf, cap, "%s:%llu", names[d->kind], (unsigned long long)d->param);
+    const char *name = dist_names[d->kind];
+    if (!d->has_param)
+        snprintf(buf, cap, "%s", name);
+    else if (d->kind == DIST_ZIPF)
+        snprintf(buf, cap, "%s:%g", name, d->s);
+    else if (d->kind == DIST_CONSTANT)
+        snprintf(buf, cap, "%s:%s", name, d->text);
     else
-        snprintf(buf, cap, "%s", names[d->kind]);
+        snprintf(buf, cap, "%s:%llu", name, (unsigned long long)d->param);
 }
 
-void gen_init(gen_state *g, const dist_spec *d, uint64_t seed, uint64_t n)
+/* ---------------------------------------------------------------------------------------------------
+ * Zipf: rejection-inversion (W. Hörmann, G. Derflinger, "Rejection-inversion to generate variates from
+ * monotone discrete distributions", 1996). Ranks 1..2^32, P(k) proportional to k^-s; O(1) per key.
+ */
+
+#define ZIPF_RANKS 4294967296.0
+
+static double helper1(double x)
+{
+    return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x));
+}
+
+static double helper2(double x)
+{
+    return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x * (1.0 / 3) * (1 + 0.25 * x));
+}
+
+static double zipf_h_integral(double x, double s)
+{
+    double lx = log(x);
+    return helper2((1 - s) * lx) * lx;
+}
+
+static double zipf_h(double x, double s)
+{
+    return exp(-s * log(x));
+}
+
+static double zipf_h_integral_inverse(double x, double s)
+{
+    double t = x * (1 - s);
+    if (t < -1)
+        t = -1;
+    return exp(helper1(t) * x);
+}
+
+static void zipf_init(gen_state *g)
+{
+    double s = g->dist.s;
+    g->z_hx1 = zipf_h_integral(1.5, s) - 1;
+    g->z_hn = zipf_h_integral(ZIPF_RANKS + 0.5, s);
+    g->z_sv = 2 - zipf_h_integral_inverse(zipf_h_integral(2.5, s) - zipf_h(2, s), s);
+}
+
+/* A rank in [0, 2^32): rank 0 is the most frequent. */
+static inline uint32_t zipf_rank(gen_state *g)
+{
+    double s = g->dist.s;
+    for (;;) {
+        double u = g->z_hn + next_double(g->s) * (g->z_hx1 - g->z_hn);
+        double x = zipf_h_integral_inverse(u, s);
+        double k = floor(x + 0.5);
+        if (k < 1)
+            k = 1;
+        else if (k > ZIPF_RANKS)
+            k = ZIPF_RANKS;
+        if (k - x <= g->z_sv || u >= zipf_h_integral(k + 0.5, s) - zipf_h(k, s))
+            return (uint32_t)(k - 1);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Generation
+ */
+
+void gen_init(gen_state *g, const dist_spec *d, key_type t, uint64_t seed, uint64_t n)
 {
     memset(g, 0, sizeof *g);
     uint64_t x = seed;
     for (int i = 0; i < 4; i++)
         g->s[i] = splitmix64(&x);
     g->dist = *d;
+    g->type = t;
     g->n = n;
     /* values derived from the seed come from a separate stream, so the keys' stream is the same for
      * every distribution */
     uint64_t y = seed ^ 0x6a09e667f3bcc909ull;
     uint64_t extra = splitmix64(&y);
     g->constant = d->kind == DIST_CONSTANT && d->has_param ? (uint32_t)d->param : (uint32_t)(extra >> 32);
+    g->constant64 = d->kind == DIST_CONSTANT && d->has_param ? d->param : extra;
+    if (d->kind == DIST_ZIPF)
+        zipf_init(g);
 }
 
 /* Key i of n sorted keys: floor((i + u) * 2^32 / n) for a random u in [0, 1), so the keys are
@@ -141,7 +381,8 @@ static inline uint32_t sorted_key(uint64_t i, uint32_t u, double scale)
     return x >= 4294967295.0 ? UINT32_MAX : (uint32_t)x;
 }
 
-void gen_keys(gen_state *g, uint32_t *keys, size_t count)
+/* 32-bit keys: ordinals (or bits, for entropy and constant:V) */
+static void gen32(gen_state *g, uint32_t *keys, size_t count)
 {
     uint64_t *s = g->s;
     switch (g->dist.kind) {
@@ -180,6 +421,88 @@ void gen_keys(gen_state *g, uint32_t *keys, size_t count)
         }
         break;
     }
+    case DIST_ZIPF: {
+        uint32_t off = g->constant;
+        for (size_t i = 0; i < count; i++)
+            keys[i] = fmix32(zipf_rank(g) + off);
+        break;
+    }
+    }
+}
+
+/* 64-bit keys */
+static void gen64(gen_state *g, uint64_t *keys, size_t count)
+{
+    uint64_t *s = g->s;
+    switch (g->dist.kind) {
+    case DIST_UNIFORM:
+        for (size_t i = 0; i < count; i++)
+            keys[i] = next64(s);
+        break;
+    case DIST_CONSTANT:
+        for (size_t i = 0; i < count; i++)
+            keys[i] = g->constant64;
+        break;
+    case DIST_SORTED:
+    case DIST_REVERSE: {
+        /* key i = i * step + (a random offset below step), step = floor(2^64 / n) */
+        uint64_t step = g->n > 1 ? (uint64_t)(((unsigned __int128)1 << 64) / g->n) : UINT64_MAX;
+        uint64_t flip = g->dist.kind == DIST_REVERSE ? UINT64_MAX : 0;
+        for (size_t i = 0; i < count; i++) {
+            uint64_t off = (uint64_t)(((unsigned __int128)next64(s) * step) >> 64);
+            keys[i] = ((g->index + i) * step + off) ^ flip;
+        }
+        break;
+    }
+    case DIST_FEW: {
+        uint64_t k = g->dist.param, off = g->constant64;
+        for (size_t i = 0; i < count; i++) {
+            uint64_t pick = ((uint64_t)next32(s) * k) >> 32;
+            keys[i] = fmix64(pick + off);
+        }
+        break;
+    }
+    case DIST_ENTROPY: {
+        unsigned q = (unsigned)g->dist.param;
+        for (size_t i = 0; i < count; i++) {
+            uint64_t v = next64(s);
+            for (unsigned j = 1; j < q; j++)
+                v &= next64(s);
+            keys[i] = v;
+        }
+        break;
+    }
+    case DIST_ZIPF: {
+        uint64_t off = g->constant64;
+        for (size_t i = 0; i < count; i++)
+            keys[i] = fmix64(zipf_rank(g) + off);
+        break;
+    }
+    }
+}
+
+void gen_keys(gen_state *g, void *keys, size_t count)
+{
+    /* words that are the keys' bits already: constant:V and entropy (bits, clamped to finite floats) */
+    int bits = g->dist.kind == DIST_ENTROPY || (g->dist.kind == DIST_CONSTANT && g->dist.has_param);
+    if (key_type_size(g->type) == 4) {
+        uint32_t *k = keys;
+        gen32(g, k, count);
+        if (g->type == KEY_I32 && !bits)
+            for (size_t i = 0; i < count; i++)
+                k[i] = ord_i32(k[i]);
+        else if (g->type == KEY_F32)
+            for (size_t i = 0; i < count; i++)
+                k[i] = bits ? clamp_f32(k[i]) : ord_f32(k[i]);
+    } else {
+        uint64_t *k = keys;
+        gen64(g, k, count);
+        if (g->type == KEY_I64 && !bits)
+            for (size_t i = 0; i < count; i++)
+                k[i] = ord_i64(k[i]);
+        else if (g->type == KEY_F64)
+            for (size_t i = 0; i < count; i++)
+                k[i] = bits ? clamp_f64(k[i]) : ord_f64(k[i]);
     }
     g->index += count;
 }

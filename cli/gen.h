@@ -7,38 +7,64 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Key types of generated data. The sort command takes the ones the library sorts (see sort_cmd.c). */
+typedef enum key_type {
+    KEY_U32,
+    KEY_I32,
+    KEY_F32,
+    KEY_U64,
+    KEY_I64,
+    KEY_F64,
+} key_type;
+
+/* Parse "u32", "i32", "f32", "u64", "i64", "f64". Returns 0, or -1 after printing an error. */
+int key_type_parse(const char *text, key_type *out);
+const char *key_type_name(key_type t);
+size_t key_type_size(key_type t);
+
 typedef enum dist_kind {
-    DIST_UNIFORM,  /* uniform 32-bit words */
-    DIST_CONSTANT, /* every key the same (param: the value, or drawn from the seed) */
+    DIST_UNIFORM,  /* uniform words */
+    DIST_CONSTANT, /* every key the same (the value given, or drawn from the seed) */
     DIST_SORTED,   /* non-decreasing, spread over the whole range */
     DIST_REVERSE,  /* non-increasing */
     DIST_FEW,      /* param distinct values, each key one of them */
     DIST_ENTROPY,  /* AND of param uniform words: each bit is set with probability 2^-param */
+    DIST_ZIPF,     /* Zipf's law with exponent s over 2^32 ranks, each rank a fixed scrambled key */
 } dist_kind;
 
 typedef struct dist_spec {
     dist_kind kind;
-    uint64_t param;
+    uint64_t param;     /* few: K; entropy: Q; constant: the key's bits (after dist_check_type) */
+    double s;           /* zipf: the exponent */
     int has_param;
+    const char *text;   /* the parameter as given (constant:V is read once the key type is known) */
 } dist_spec;
 
-/* Parse "uniform", "constant[:V]", "sorted", "reverse", "few:K", "entropy:Q". Returns 0, or -1 after
- * printing an error. */
+/* Parse "uniform", "constant[:V]", "sorted", "reverse", "few:K", "entropy:Q", "zipf:S". Returns 0, or -1
+ * after printing an error. */
 int dist_parse(const char *text, dist_spec *out);
+/* Check the distribution's parameter against the key type (constant:V must be a value of the type) and
+ * store it as the key's bits. Returns 0, or -1 after printing an error. */
+int dist_check_type(dist_spec *d, key_type t);
 /* The canonical text of a distribution, e.g. "entropy:3". */
 void dist_format(const dist_spec *d, char *buf, size_t cap);
 
 typedef struct gen_state {
     uint64_t s[4];     /* xoshiro256** state */
     dist_spec dist;
+    key_type type;
     uint64_t n;        /* total keys (sorted/reverse spread over it) */
     uint64_t index;    /* next key's index */
-    uint32_t constant; /* constant's value; few's offset */
+    uint32_t constant; /* 32-bit keys: constant's value; few's and zipf's offset */
+    uint64_t constant64; /* 64-bit keys: the same */
+    /* zipf: rejection-inversion sampler (Hörmann and Derflinger) */
+    double z_hx1, z_hn, z_sv;
 } gen_state;
 
-/* Set up a generator of n keys. */
-void gen_init(gen_state *g, const dist_spec *d, uint64_t seed, uint64_t n);
-/* The next count keys; the sequence does not depend on how it is cut into calls. */
-void gen_keys(gen_state *g, uint32_t *keys, size_t count);
+/* Set up a generator of n keys of type t. */
+void gen_init(gen_state *g, const dist_spec *d, key_type t, uint64_t seed, uint64_t n);
+/* The next count keys (of the generator's type, count * key_type_size() bytes); the sequence does not
+ * depend on how it is cut into calls. */
+void gen_keys(gen_state *g, void *keys, size_t count);
 
 #endif

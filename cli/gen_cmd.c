@@ -1,20 +1,39 @@
 /*
- * clsort gen: write deterministic test data (u32 keys, or key/value records).
+ * clsort gen: write deterministic test data: keys of any supported type, alone, with their values in
+ * records, or with the values in a file of their own.
  */
 #include "args.h"
 #include "cli.h"
 #include "gen.h"
 #include "io.h"
+#include "progress.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { BLOCK = 1 << 16 };
 
+/* Values 'first' to 'first + m - 1' (each key's index) as vs-byte little-endian words. */
+static void index_values(unsigned char *out, size_t stride, uint64_t first, size_t m, size_t vs)
+{
+    for (size_t j = 0; j < m; j++) {
+        uint64_t v = first + j;
+        if (vs == 4) {
+            uint32_t w = (uint32_t)v;
+            memcpy(out + j * stride, &w, 4);
+        } else {
+            memcpy(out + j * stride, &v, 8);
+        }
+    }
+}
+
 static int generate(const gen_args *a, output_file *kout, output_file *vout)
 {
-    uint32_t *keys = malloc(BLOCK * sizeof *keys);
-    uint32_t *buf = malloc(2 * BLOCK * sizeof *buf); /* records, or values */
+    size_t ks = key_type_size(a->type), vs = a->value_size, rs = ks + (a->kv ? vs : 0);
+    unsigned char *keys = malloc(BLOCK * ks);
+    unsigned char *buf = malloc(BLOCK * (rs > vs ? rs : vs) + 1); /* records, or values */
     if (!keys || !buf) {
         free(keys);
         free(buf);
@@ -22,24 +41,22 @@ static int generate(const gen_args *a, output_file *kout, output_file *vout)
         return EXIT_DEVICE;
     }
     gen_state g;
-    gen_init(&g, &a->dist, a->seed, a->n);
+    gen_init(&g, &a->dist, a->type, a->seed, a->n);
     int rc = EXIT_OK;
     for (uint64_t i = 0; i < a->n && rc == EXIT_OK; i += BLOCK) {
         size_t m = a->n - i < BLOCK ? (size_t)(a->n - i) : BLOCK;
         gen_keys(&g, keys, m);
         /* a value is its record's index: after a sort it tells where the key came from */
         if (a->kv) {
-            for (size_t j = 0; j < m; j++) {
-                buf[2 * j] = keys[j];
-                buf[2 * j + 1] = (uint32_t)(i + j);
-            }
-            rc = output_write(kout, buf, m * 8);
+            for (size_t j = 0; j < m; j++)
+                memcpy(buf + j * rs, keys + j * ks, ks);
+            index_values(buf + ks, rs, i, m, vs);
+            rc = output_write(kout, buf, m * rs);
         } else {
-            rc = output_write(kout, keys, m * 4);
+            rc = output_write(kout, keys, m * ks);
             if (rc == EXIT_OK && vout) {
-                for (size_t j = 0; j < m; j++)
-                    buf[j] = (uint32_t)(i + j);
-                rc = output_write(vout, buf, m * 4);
+                index_values(buf, vs, i, m, vs);
+                rc = output_write(vout, buf, m * vs);
             }
         }
     }
@@ -68,27 +85,37 @@ int cmd_gen(int argc, char **argv, int first)
             rc = EXIT_USAGE;
         }
     }
+    size_t ks = key_type_size(a.type);
+    uint64_t bytes = a.n * (ks + a.value_size);
+    progress_start(!a.no_progress);
+    progress_phase("gen", bytes);
     if (rc == EXIT_OK)
         rc = generate(&a, &kout, have_vout ? &vout : NULL);
-    if (rc == EXIT_OK)
+    if (rc == EXIT_OK) {
+        progress_phase("sync", 0);
         rc = output_finish(&kout);
+    }
     if (rc == EXIT_OK && have_vout)
         rc = output_finish(&vout);
     if (rc == EXIT_OK) {
         output_file *outs[2] = {&kout, &vout};
         rc = output_commit(outs, have_vout ? 2 : 1);
     }
+    progress_end();
     output_abort(&kout);
     if (have_vout)
         output_abort(&vout);
     if (rc == EXIT_OK) {
         double ms = now_ms() - t0;
-        char dist[64];
+        char dist[64], what[64];
         dist_format(&a.dist, dist, sizeof dist);
-        uint64_t bytes = a.n * (a.kv ? 8u : 4u) * (have_vout ? 2u : 1u);
-        msg_info("generated %llu %s (%s, seed %llu) in %.1f ms, %.0f MB/s", (unsigned long long)a.n,
-                 a.kv ? "records" : "keys", dist, (unsigned long long)a.seed, ms,
-                 ms > 0 ? (double)bytes / (ms * 1e3) : 0.0);
+        if (a.value_size)
+            snprintf(what, sizeof what, "%s, %zu-byte values %s", key_type_name(a.type), a.value_size,
+                     a.kv ? "in records" : "apart");
+        else
+            snprintf(what, sizeof what, "%s", key_type_name(a.type));
+        msg_info("generated %llu keys (%s; %s, seed %llu) in %.1f ms, %.0f MB/s", (unsigned long long)a.n,
+                 what, dist, (unsigned long long)a.seed, ms, ms > 0 ? (double)bytes / (ms * 1e3) : 0.0);
     }
     return rc;
 }

@@ -3,6 +3,7 @@
  */
 #include "io.h"
 #include "cli.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@ static volatile sig_atomic_t temp_used[MAX_TEMPS];
 
 static void on_signal(int sig)
 {
+    progress_signal_clear();
     for (int i = 0; i < MAX_TEMPS; i++)
         if (temp_used[i])
             unlink(temp_paths[i]);
@@ -143,6 +145,7 @@ static int read_known_size(input_file *in)
         if (r == 0)
             break; /* the file shrank while we read it: use what is there */
         done += (size_t)r;
+        progress_add((uint64_t)r);
     }
     in->len = done;
     return EXIT_OK;
@@ -178,6 +181,7 @@ static int read_stream(input_file *in)
         if (r == 0)
             break;
         len += (size_t)r;
+        progress_add((uint64_t)r);
     }
     if (len == 0) {
         free(buf);
@@ -186,6 +190,48 @@ static int read_stream(input_file *in)
     in->data = buf;
     in->len = len;
     return EXIT_OK;
+}
+
+enum { MAP_CHUNK = 64u << 20 }; /* a multiple of every page size */
+
+/* Map len bytes of fd at off and read them in now; at addr (replacing what is there) unless addr is
+ * NULL. Returns NULL on failure. */
+static unsigned char *map_populated(unsigned char *addr, size_t len, int prot, int fd, size_t off)
+{
+    int flags = MAP_PRIVATE | (addr ? MAP_FIXED : 0);
+#ifdef MAP_POPULATE
+    flags |= MAP_POPULATE; /* read it now: the read time is then measured as such */
+#endif
+    void *p = mmap(addr, len, prot, flags, fd, (off_t)off);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* A private mapping of the whole file, read in a chunk at a time (for the progress line): pages are
+ * copied only where they are written, so the file itself is never modified, even when it is also the
+ * output. Returns NULL on failure. */
+static unsigned char *map_file(int fd, size_t len, int writable)
+{
+    int prot = PROT_READ | (writable ? PROT_WRITE : 0);
+    if (len <= MAP_CHUNK) {
+        unsigned char *p = map_populated(NULL, len, prot, fd, 0);
+        if (p)
+            progress_add(len);
+        return p;
+    }
+    /* reserve the whole range, then map each chunk in place, read in */
+    void *r = mmap(NULL, len, prot, MAP_PRIVATE, fd, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+    unsigned char *p = r;
+    for (size_t off = 0; off < len; off += MAP_CHUNK) {
+        size_t m = len - off < MAP_CHUNK ? len - off : MAP_CHUNK;
+        if (!map_populated(p + off, m, prot, fd, off)) {
+            munmap(p, len);
+            return NULL;
+        }
+        progress_add(m);
+    }
+    return p;
 }
 
 int input_read(input_file *in, int writable)
@@ -198,15 +244,8 @@ int input_read(input_file *in, int writable)
         return no_memory(in->name, in->size);
     off_t pos = in->fd == STDIN_FILENO ? lseek(in->fd, 0, SEEK_CUR) : 0;
     if (pos == 0) {
-        /* A private mapping: pages are read on first touch and copied only where they are written,
-         * so the file itself is never modified, even when it is also the output. */
-        int prot = PROT_READ | (writable ? PROT_WRITE : 0);
-        int flags = MAP_PRIVATE;
-#ifdef MAP_POPULATE
-        flags |= MAP_POPULATE; /* read it now: the read time is then measured as such */
-#endif
-        void *p = mmap(NULL, (size_t)in->size, prot, flags, in->fd, 0);
-        if (p != MAP_FAILED) {
+        unsigned char *p = map_file(in->fd, (size_t)in->size, writable);
+        if (p) {
             in->data = p;
             in->len = (size_t)in->size;
             in->mapped = 1;
@@ -403,7 +442,7 @@ int output_write(output_file *out, const void *buf, size_t len)
 {
     const unsigned char *p = buf;
     while (len > 0) {
-        size_t chunk = len > (1u << 30) ? (1u << 30) : len;
+        size_t chunk = len > (16u << 20) ? (16u << 20) : len; /* small enough for the progress line */
         ssize_t w = write(out->fd, p, chunk);
         if (w < 0 && errno == EINTR)
             continue;
@@ -412,6 +451,7 @@ int output_write(output_file *out, const void *buf, size_t len)
         p += w;
         len -= (size_t)w;
         out->written += (uint64_t)w;
+        progress_add((uint64_t)w);
     }
     return EXIT_OK;
 }

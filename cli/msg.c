@@ -2,6 +2,7 @@
  * Messages to stderr, exit statuses for library errors, and small shared helpers.
  */
 #include "cli.h"
+#include "progress.h"
 
 #include "clsort.h"
 
@@ -39,6 +40,7 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
     /* one fprintf per line keeps concurrent writers from interleaving mid-line */
     char line[4096];
     vsnprintf(line, sizeof line, fmt, ap);
+    progress_hide();
     fprintf(stderr, "clsort: %s%s\n", prefix, line);
 }
 
@@ -75,6 +77,7 @@ void msg_lib_error(const char *what, int status, const char *detail)
     const char *s = clsort_status_string((clsort_status)status);
     msg_error("%s: %s (%d)", what, s ? s : "unknown error", status);
     if (detail && *detail) {
+        progress_hide();
         /* the detail may span lines (a build log): indent each one */
         const char *p = detail;
         while (*p) {

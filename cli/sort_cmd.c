@@ -4,6 +4,7 @@
 #include "args.h"
 #include "cli.h"
 #include "io.h"
+#include "progress.h"
 #include "report.h"
 
 #include "clsort.h"
@@ -214,6 +215,7 @@ static int write_outputs(sort_job *j)
         rc = output_write(&j->kout, j->keys, j->n * KEY_SIZE);
     if (rc == EXIT_OK && j->have_vout)
         rc = output_write(&j->vout, j->values, j->n * VALUE_SIZE);
+    progress_phase("sync", 0);
     if (rc == EXIT_OK)
         rc = output_finish(&j->kout);
     if (rc == EXIT_OK && j->have_vout)
@@ -263,6 +265,8 @@ static int run(sort_job *j)
     msg_info("device: %s", clsort_device_name(j->ctx));
 
     double t0 = now_ms();
+    progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
+                               ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
     rc = load(j);
     if (rc != EXIT_OK)
         return rc;
@@ -285,6 +289,7 @@ static int run(sort_job *j)
     static uint32_t none[2]; /* valid pointers for an empty input */
     uint32_t *keys = j->n ? j->keys : none;
     uint32_t *values = has_values ? (j->n ? j->values : none + 1) : NULL;
+    progress_phase("sort", 0); /* upload, kernels, download: one library call */
     double ts = now_ms();
     st = clsort_sort(j->ctx, &spec, keys, values, j->n, &stats);
     r->sort_ms = now_ms() - ts;
@@ -300,6 +305,7 @@ static int run(sort_job *j)
     if (a->descending)
         complement(j->keys, j->n);
 
+    progress_phase("write", (uint64_t)j->n * (has_values ? RECORD_SIZE : KEY_SIZE));
     double tw = now_ms();
     rc = write_outputs(j);
     if (rc != EXIT_OK)
@@ -307,6 +313,7 @@ static int run(sort_job *j)
     double t1 = now_ms();
     r->write_ms = t1 - tw;
     r->total_ms = t1 - t0;
+    progress_end();
 
     r->n = j->n;
     r->algorithm = stats.algorithm ? stats.algorithm : clsort_algorithm_name(spec.algorithm);
@@ -366,7 +373,9 @@ int cmd_sort(int argc, char **argv, int first)
     j.input = j.a.input ? j.a.input : "-";
     j.output = j.a.output ? j.a.output : "-";
     io_install_signal_handlers();
+    progress_start(!j.a.no_progress);
     rc = run(&j);
+    progress_end();
     job_cleanup(&j);
     return rc;
 }

@@ -14,9 +14,16 @@ Usage: check.py COMMAND ARGS...   (exit 0 when the check passes, 1 with a messag
   index-values FILE N         FILE holds the u32 values 0..N-1 (gen --values-out)
   kv-index FILE N             FILE's records have values 0..N-1 in order (gen --kv)
   json FILE KEY...            FILE is one JSON object with at least these keys; prints it
+  zipf FILE S                 FILE's u32 keys follow Zipf's law with exponent S over 2^32 ranks
+  typed FILE TYPE DIST [VS]   FILE holds keys of TYPE (u32 i32 f32 u64 i64 f64), each followed by a
+                              VS-byte value (its index) when VS is given, with the shape of DIST
+                              (uniform, sorted, reverse, entropy:Q)
 """
 import array
+import collections
 import json
+import math
+import struct
 import sys
 
 
@@ -136,8 +143,80 @@ def main(argv):
         if missing:
             fail(f'{args[0]}: missing keys {missing}')
         print(json.dumps(obj))
+    elif cmd == 'zipf':
+        zipf(args[0], float(args[1]))
+    elif cmd == 'typed':
+        typed(args[0], args[1], args[2], int(args[3]) if len(args) > 3 else 0)
     else:
         fail(f'unknown check {cmd}')
+
+
+def zipf_norm(s, ranks=2**32, exact=100000):
+    """The sum of k^-s for k = 1..ranks: the first terms exactly, the rest as an integral."""
+    head = sum(k ** -s for k in range(1, exact + 1))
+    a, b = exact + 0.5, ranks + 0.5
+    tail = math.log(b / a) if s == 1 else (b ** (1 - s) - a ** (1 - s)) / (1 - s)
+    return head + tail
+
+
+def zipf(path, s):
+    keys = u32(path)
+    n = len(keys)
+    counts = sorted(collections.Counter(keys).values(), reverse=True)
+    h = zipf_norm(s)
+    # the most frequent keys' shares against k^-s / H, within 5 standard deviations (and 2%)
+    for k in (1, 2, 3, 10):
+        p = k ** -s / h
+        want = n * p
+        sd = math.sqrt(n * p * (1 - p))
+        got = counts[k - 1] if k <= len(counts) else 0
+        if abs(got - want) > 5 * sd + 0.02 * want:
+            fail(f'{path}: rank {k} has {got} keys, expected about {want:.0f} (zipf:{s})')
+        print(f'zipf:{s}: rank {k}: {got} keys, expected {want:.0f}')
+
+
+TYPES = {'u32': ('I', 4), 'i32': ('i', 4), 'f32': ('f', 4), 'u64': ('Q', 8), 'i64': ('q', 8), 'f64': ('d', 8)}
+
+
+def typed(path, ty, dist, vs):
+    code, ks = TYPES[ty]
+    with open(path, 'rb') as f:
+        data = f.read()
+    rs = ks + vs
+    if len(data) % rs:
+        fail(f'{path}: {len(data)} bytes is not a whole number of {rs}-byte records')
+    n = len(data) // rs
+    keys = [struct.unpack_from('<' + code, data, i * rs)[0] for i in range(n)]
+    if vs:
+        vcode = 'I' if vs == 4 else 'Q'
+        vals = [struct.unpack_from('<' + vcode, data, i * rs + ks)[0] for i in range(n)]
+        if vals != list(range(n)):
+            fail(f'{path}: the values are not the indices 0..{n - 1}')
+    if ty[0] == 'f' and not all(math.isfinite(k) for k in keys):
+        fail(f'{path}: keys that are not finite')
+    if dist == 'sorted' and keys != sorted(keys):
+        fail(f'{path}: not sorted as {ty}')
+    if dist == 'reverse' and keys != sorted(keys, reverse=True):
+        fail(f'{path}: not in reverse order as {ty}')
+    if dist in ('sorted', 'reverse', 'uniform') and n >= 1000:
+        if ty[0] in 'if':
+            neg = sum(1 for k in keys if k < 0) / n
+            if abs(neg - 0.5) > 0.05:
+                fail(f'{path}: {neg:.3f} of the keys are negative, expected about half')
+        if dist == 'uniform' and len(set(keys)) < 0.99 * n:
+            fail(f'{path}: only {len(set(keys))} distinct keys of {n}')
+        if ty[0] == 'u':
+            top = 2 ** (8 * ks)
+            mean = sum(keys) / n / top
+            if abs(mean - 0.5) > 0.02:
+                fail(f'{path}: mean {mean:.4f} of the range, expected about 0.5')
+    if dist.startswith('entropy:'):
+        q = int(dist.split(':')[1])
+        raw = [int.from_bytes(data[i * rs:i * rs + ks], 'little') for i in range(n)]
+        frac = sum(bin(k).count('1') for k in raw) / (8.0 * ks * n)
+        if abs(frac - 2.0 ** -q) > 0.1 * 2.0 ** -q + 0.002:
+            fail(f'{path}: fraction of set bits {frac:.5f}, expected about {2.0 ** -q:.5f}')
+    print(f'{path}: {n} {ty} keys{f" with {vs}-byte values" if vs else ""}, {dist}: ok')
 
 
 if __name__ == '__main__':

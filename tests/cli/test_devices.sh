@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# clsort devices (text and JSON), choosing a device by id and through CLSORT_DEVICE, and clsort bench.
+# clsort devices (text and JSON), and choosing a device by id and through CLSORT_DEVICE.
 . "$(dirname "$0")/lib.sh" "$@"
 
 "$CLSORT" devices > devices.txt 2>err.txt
@@ -38,14 +38,5 @@ same_file "CLSORT_DEVICE=$id: sorted" by-env.bin by-option.bin
 CLSORT_DEVICE=no-such-device-xyz "$CLSORT" -d "$id" -i keys.bin -o by-both.bin 2>err.txt
 status=$?
 expect_status "-d overrides CLSORT_DEVICE" 0
-
-# bench: small, checked results, JSON
-run_clsort bench -n 20000 --repeat 2 --warmup 1 --json bench.json
-expect_status "bench" 0
-check "bench: JSON" $CHECK json bench.json n algorithm device kernel_ms gkeys_per_s reference_ms sort_ms
-run_clsort bench -n 20000 --kv --dist few:5 --repeat 1 --no-reference > bench.txt
-expect_status "bench --kv" 0
-check "bench --kv: report" grep -q "GKey/s" bench.txt
-cat bench.txt
 
 finish

@@ -121,13 +121,42 @@ fi
 run_clsort gen -o out/g.bin
 expect_status "gen without -n" 1
 expect_message "gen without -n" "-n N"
-bad "gen unknown distribution" 1 "unknown distribution 'zipf'" gen -n 10 --dist zipf -o out/g.bin
+bad "gen unknown distribution" 1 "unknown distribution 'pareto'" gen -n 10 --dist pareto -o out/g.bin
+bad "gen zipf without S" 1 "needs a parameter" gen -n 10 --dist zipf -o out/g.bin
+bad "gen zipf:0" 1 "the exponent must be a number above 0" gen -n 10 --dist zipf:0 -o out/g.bin
+bad "gen zipf:x" 1 "zipf:x" gen -n 10 --dist zipf:x -o out/g.bin
+bad "gen unknown type" 1 "unknown key type 'u16'" gen -n 10 --type u16 -o out/g.bin
+bad "gen bad value size" 1 "is not a value size" gen -n 10 --value-size 2 -o out/g.bin
+bad "gen --value-size 0 with --kv" 1 "--value-size 0" gen -n 10 --kv --value-size 0 -o out/g.bin
+bad "gen constant out of the u32 range" 1 "a u32 key" gen -n 10 --dist constant:4294967296 -o out/g.bin
+bad "gen constant out of the i32 range" 1 "a i32 key" gen -n 10 --type i32 --dist constant:3000000000 -o out/g.bin
+bad "gen constant not a number (f64)" 1 "finite number" gen -n 10 --type f64 --dist constant:nan -o out/g.bin
 bad "gen entropy out of range" 1 "entropy:0" gen -n 10 --dist entropy:0 -o out/g.bin
 bad "gen few without K" 1 "needs a parameter" gen -n 10 --dist few -o out/g.bin
 bad "gen bad count" 1 "'12x' is not a count" gen -n 12x -o out/g.bin
 bad "gen negative count" 1 "is not a count" gen -n -5 -o out/g.bin
 bad "gen extra operand" 1 "unexpected argument 'foo'" gen -n 10 foo -o out/g.bin
 bad "gen --kv with --values-out" 1 "--kv" gen -n 10 --kv --values-out out/v -o out/g.bin
+
+# key types and value sizes the library does not sort yet
+for t in i32 f32 u64 i64 f64; do
+    bad "sort --type $t" 1 "--type $t: clsort sorts u32 keys only" --type $t -i in/keys.bin -o out/x.bin
+done
+bad "sort --value-size 8" 1 "4-byte values only" --value-size 8 -i in/pairs.bin -o out/x.bin
+bad "sort --value-size 0 with --kv" 1 "--value-size 0 means keys only" --value-size 0 --kv -i in/pairs.bin -o out/x.bin
+bad "sort bad value size" 1 "is not a value size" --value-size 3 -i in/pairs.bin -o out/x.bin
+
+# bench errors: nothing written
+bad "bench unknown algorithm" 1 "unknown algorithm 'quick'" bench -n 1000 --algo radix4,quick --json out/b.json
+bad "bench bad size" 1 "is not a count" bench -n 1000,x --json out/b.json
+bad "bench bad distribution" 1 "unknown distribution" bench -n 1000 --dist uniform,pareto --json out/b.json
+bad "bench --repeat 0" 1 "out of range" bench -n 1000 --repeat 0 --json out/b.json
+bad "bench --json and --plot to stdout" 1 "cannot both go to stdout" bench -n 1000 --json - --plot -
+bad "bench --json and --plot the same file" 1 "the same file" bench -n 1000 --json out/b --plot out/./b
+bad "bench no such device" 2 "cannot open an OpenCL device" bench -n 1000 --device 7:7 --json out/b.json --plot out/b.svg
+run_clsort bench -n 1000 --json nodir/b.json
+expect_status "bench --json in a missing directory" 3
+expect_message "bench --json in a missing directory" "nodir"
 
 # unknown command help
 run_clsort help frobnicate

@@ -60,6 +60,72 @@ for q in 1 2 3 4 8; do
     check "entropy:$q: set bits close to 2^-$q" $CHECK bits e$q.bin $q
 done
 
+# zipf: the most frequent keys' shares follow k^-S; deterministic, a shorter run is a prefix
+for s in 1.2 0.8 2; do
+    "$CLSORT" gen -n 200000 --seed 4 --dist zipf:$s -o z.bin
+    check "zipf:$s: ranks follow k^-$s" $CHECK zipf z.bin $s
+done
+"$CLSORT" gen -n 50000 --seed 4 --dist zipf:1.5 -o z1.bin
+"$CLSORT" gen -n 50000 --seed 4 --dist zipf:1.5 -o z2.bin
+same_file "zipf: same seed, same keys" z1.bin z2.bin
+"$CLSORT" gen -n 30000 --seed 4 --dist zipf:1.5 -o z3.bin
+check "zipf: shorter run is a prefix" cmp -n 120000 z3.bin z1.bin
+
+# key types: sizes, order as the type, finite floats, bit fractions of entropy
+for t in u32 i32 f32 u64 i64 f64; do
+    for d in uniform sorted reverse entropy:2; do
+        "$CLSORT" gen -n 4000 --seed 8 --type $t --dist $d -o t.bin 2>err.txt
+        check "--type $t --dist $d" $CHECK typed t.bin $t $d
+    done
+    "$CLSORT" gen -n 4000 --seed 8 --type $t --dist few:9 -o t.bin
+    check "--type $t --dist few:9: 9 distinct keys" $PYTHON -c "
+import sys; d = open('t.bin','rb').read(); k = len(d) // 4000
+sys.exit(len({d[i:i + k] for i in range(0, len(d), k)}) != 9)"
+    "$CLSORT" gen -n 20000 --seed 8 --type $t --dist zipf:1 -o t1.bin
+    "$CLSORT" gen -n 20000 --seed 8 --type $t --dist zipf:1 -o t2.bin
+    same_file "--type $t --dist zipf:1: deterministic" t1.bin t2.bin
+done
+"$CLSORT" gen -n 1000 --type i32 --dist constant:-5 -o c.bin
+check "i32 constant:-5" $PYTHON -c "
+import array, sys; a = array.array('i'); a.frombytes(open('c.bin','rb').read()); sys.exit(set(a) != {-5})"
+"$CLSORT" gen -n 1000 --type f64 --dist constant:-2.5 -o c.bin
+check "f64 constant:-2.5" $PYTHON -c "
+import array, sys; a = array.array('d'); a.frombytes(open('c.bin','rb').read()); sys.exit(set(a) != {-2.5})"
+"$CLSORT" gen -n 1000 --type u64 --dist constant:0xffffffffffffffff -o c.bin
+check "u64 constant:2^64-1" $PYTHON -c "
+import array, sys; a = array.array('Q'); a.frombytes(open('c.bin','rb').read()); sys.exit(set(a) != {2**64-1})"
+# i32 uniform keys are the u32 keys with the sign bit flipped: one stream for every 32-bit type
+"$CLSORT" gen -n 1000 --seed 42 --type i32 -o i.bin
+check "i32 uniform: the u32 stream, as signed" $PYTHON -c "
+import array, sys
+i = array.array('I'); i.frombytes(open('i.bin','rb').read())
+u = array.array('I'); u.frombytes(open('a.bin','rb').read()[:4000])
+sys.exit(list(i) != [x ^ 0x80000000 for x in u])"
+
+# value sizes: records of key + value (packed), or a separate values file
+for t in u32 f32 u64; do
+    for vs in 4 8; do
+        "$CLSORT" gen -n 2000 --seed 3 --type $t --value-size $vs --dist sorted -o r.bin
+        check "--type $t --value-size $vs: records, values are indices" $CHECK typed r.bin $t sorted $vs
+    done
+done
+"$CLSORT" gen -n 5000 --seed 3 --type u64 --value-size 8 --values-out v8.bin -o k8.bin
+check "--values-out with --value-size 8: 8-byte values" $PYTHON -c "
+import array, sys; a = array.array('Q'); a.frombytes(open('v8.bin','rb').read()); sys.exit(list(a) != list(range(5000)))"
+check "--values-out with --value-size 8: keys alone" $CHECK count k8.bin 5000 8
+"$CLSORT" gen -n 5000 --seed 3 --value-size 0 -o k0.bin
+check "--value-size 0: keys only" $CHECK count k0.bin 5000 4
+# --value-size 4 is --kv
+"$CLSORT" gen -n 5000 --seed 3 --kv -o kv1.bin
+"$CLSORT" gen -n 5000 --seed 3 --value-size 4 -o kv2.bin
+same_file "--value-size 4 is --kv" kv1.bin kv2.bin
+# and clsort sorts what gen writes with --value-size 4, given the same option
+run_clsort --value-size 4 -i kv2.bin -o kv2.sorted
+expect_status "sort --value-size 4" 0
+check "sort --value-size 4: records sorted" $CHECK kv kv2.bin kv2.sorted
+run_clsort --type u32 -i a.bin -o a.sorted
+expect_status "sort --type u32" 0
+
 # key/value layouts: the same keys, values are the records' indices
 "$CLSORT" gen -n $N --seed 42 --kv -o kv.bin
 check "--kv: values are indices" $CHECK kv-index kv.bin $N
@@ -74,7 +140,7 @@ check "--values-out: values are indices" $CHECK index-values v.bin $N
 
 # -v reports the rate
 run_clsort gen -n $N -o /dev/null -v
-expect_message "gen -v" "generated $N keys"
+expect_message "gen -v" "generated $N keys (u32; uniform"
 
 # the samples in data/ are what data/README.md says
 if [ -n "${DATA_DIR:-}" ] && [ -f "$DATA_DIR/keys.bin" ]; then

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The manual pages render without warnings and cover what they document: clsort(1) every option of
+# every command, libclsort(3) every public function, status code and environment variable.
+. "$(dirname "$0")/lib.sh" "$@"
+
+MAN_DIR=$TESTS/../../man
+HEADER=$TESTS/../../lib/clsort.h
+
+if ! command -v man > /dev/null; then
+    echo "skip: no man(1)"
+    finish
+fi
+for page in clsort.1 libclsort.3; do
+    MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$MAN_DIR/$page" > "$page.txt" 2> warnings.txt
+    status=$?
+    expect_status "man $page" 0
+    if [ -s warnings.txt ]; then
+        not_ok "man $page: warnings"
+        cat warnings.txt
+    else
+        ok "man $page: no warnings"
+    fi
+    check "man $page: rendered" test -s "$page.txt"
+done
+
+# every long option in the help texts is in clsort(1)
+for cmd in sort gen devices bench; do
+    for opt in $("$CLSORT" help $cmd | grep -oE '(^|[ ,])--[a-z][a-z-]*' | tr -d ' ,' | sort -u); do
+        check "clsort(1) documents $cmd $opt" grep -qF -- "$opt" clsort.1.txt
+    done
+done
+for word in "EXIT STATUS" CLSORT_DEVICE zipf --plot --json; do
+    check "clsort(1) mentions $word" grep -qF -- "$word" clsort.1.txt
+done
+
+# every public function, status code and environment variable of the header is in libclsort(3)
+for name in $(grep -oE 'CLSORT_API [a-z_ ]+\*? *(clsort_[a-z_]+)\(' "$HEADER" | grep -oE 'clsort_[a-z_]+\($' | tr -d '(') \
+        $(grep -oE '^ *CLSORT_(OK|ERROR_[A-Z_]+)' "$HEADER") \
+        $(grep -oE '`CLSORT_[A-Z_]+`' "$HEADER" | tr -d '`' | sort -u); do
+    check "libclsort(3) documents $name" grep -qF -- "$name" libclsort.3.txt
+done
+
+finish
