@@ -255,6 +255,7 @@ static int run(sort_job *j)
     if (rc != EXIT_OK)
         return rc;
 
+    progress_phase("open", 0);
     double t = now_ms();
     clsort_status st = clsort_open(&j->ctx, a->device);
     if (st != CLSORT_OK) {
