@@ -75,6 +75,9 @@ typedef enum clsort_status {
     CLSORT_ERROR_UNSUPPORTED = -2007,
     /** The device lacks a capability the library needs (e.g. profiling or local memory). */
     CLSORT_ERROR_DEVICE_UNSUITABLE = -2008,
+    /** The input exceeds a size limit of the chosen algorithm (the odd-even sort's quadratic cost, see
+     *  ::CLSORT_ODDEVEN_MAX_KEYS); clsort_error_detail() names the limit and an alternative. */
+    CLSORT_ERROR_LIMIT = -2009,
 } clsort_status;
 
 /** Key types. Keys are stored in the device's byte order (little-endian on every supported device). */
@@ -88,13 +91,43 @@ typedef enum clsort_algorithm {
     CLSORT_ALGO_AUTO = 0,
     /** 4-bit LSD radix sort: 8 passes of histogram, scan and stable scatter for 32-bit keys. Stable. */
     CLSORT_ALGO_RADIX4 = 1,
+    /**
+     * Bitonic sort: each work-group sorts a tile in local memory, then bitonic merge stages sort the
+     * whole array (or each segment). O(n log² n) work, in place, any n. Not stable: keys that compare
+     * equal may come out with their values in any order.
+     */
+    CLSORT_ALGO_BITONIC = 5,
+    /**
+     * Odd-even transposition sort: tiles (and segments of up to a tile) are sorted in local memory in
+     * as many alternating odd/even compare-exchange phases as they have keys; longer arrays or segments
+     * are sorted as blocks with odd-even merge-split phases between neighbouring blocks. Its cost grows
+     * as n², so arrays or segments longer than ::CLSORT_ODDEVEN_MAX_KEYS are refused with
+     * ::CLSORT_ERROR_LIMIT unless clsort_spec::allow_quadratic is set. A teaching baseline. Not stable.
+     */
+    CLSORT_ALGO_ODDEVEN = 6,
 } clsort_algorithm;
+
+/** Longest array or segment ::CLSORT_ALGO_ODDEVEN sorts without clsort_spec::allow_quadratic. */
+#define CLSORT_ODDEVEN_MAX_KEYS 65536
 
 /** What to sort and how. Initialise with clsort_spec_default() and change what you need. */
 typedef struct clsort_spec {
     clsort_key_type key_type;   /**< type of the keys; default ::CLSORT_KEY_U32 */
     size_t value_size;          /**< bytes per value: 0 (keys only) or 4; default 0 */
     clsort_algorithm algorithm; /**< default ::CLSORT_ALGO_AUTO */
+    /**
+     * Batched segments: 0 (the default) sorts the whole array; N > 0 sorts each consecutive run of N
+     * keys (with their values) independently. When n is not a multiple of N, the last segment is the
+     * n % N keys left over, sorted on their own. Supported by ::CLSORT_ALGO_BITONIC and
+     * ::CLSORT_ALGO_ODDEVEN (::CLSORT_ALGO_AUTO picks bitonic); ::CLSORT_ALGO_RADIX4 returns
+     * ::CLSORT_ERROR_UNSUPPORTED.
+     */
+    size_t segment;
+    /**
+     * Non-zero lets ::CLSORT_ALGO_ODDEVEN sort arrays or segments longer than
+     * ::CLSORT_ODDEVEN_MAX_KEYS despite its O(n²) cost; default 0 (refused with ::CLSORT_ERROR_LIMIT).
+     */
+    int allow_quadratic;
 } clsort_spec;
 
 /** Measurements of one clsort_sort() call. Times are in milliseconds. */
@@ -223,7 +256,7 @@ CLSORT_API const char *clsort_error_detail(const clsort_context *ctx);
  */
 CLSORT_API const char *clsort_last_error_detail(void);
 
-/** Name of an algorithm ("auto", "radix4"). */
+/** Name of an algorithm ("auto", "radix4", "bitonic", "oddeven"). */
 CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algorithm);
 
 /** Look up an algorithm by name. @return ::CLSORT_OK or ::CLSORT_ERROR_INVALID_ARGUMENT */

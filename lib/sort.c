@@ -9,6 +9,8 @@
 static const char *const algo_names[] = {
     [CLSORT_ALGO_AUTO] = "auto",
     [CLSORT_ALGO_RADIX4] = "radix4",
+    [CLSORT_ALGO_BITONIC] = "bitonic",
+    [CLSORT_ALGO_ODDEVEN] = "oddeven",
 };
 #define N_ALGOS (sizeof algo_names / sizeof algo_names[0])
 
@@ -50,6 +52,11 @@ static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
     if (!clsort_algorithm_name(spec->algorithm))
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown algorithm %d",
                            (int)spec->algorithm);
+    if (spec->segment && spec->algorithm != CLSORT_ALGO_AUTO &&
+        spec->algorithm != CLSORT_ALGO_BITONIC && spec->algorithm != CLSORT_ALGO_ODDEVEN)
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "%s does not sort segments (segment = %zu): use bitonic, oddeven or auto",
+                           clsort_algorithm_name(spec->algorithm), spec->segment);
     return CLSORT_OK;
 }
 
@@ -57,12 +64,26 @@ static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
 static clsort_algorithm resolve(const clsort_context *ctx, const clsort_spec *spec)
 {
     (void)ctx;
-    return spec->algorithm == CLSORT_ALGO_AUTO ? CLSORT_ALGO_RADIX4 : spec->algorithm;
+    if (spec->algorithm != CLSORT_ALGO_AUTO)
+        return spec->algorithm;
+    /* Batched segments: bitonic sorts a whole batch of short segments in one tile pass. */
+    return spec->segment ? CLSORT_ALGO_BITONIC : CLSORT_ALGO_RADIX4;
+}
+
+/* Limits that depend on n, checked before any work. */
+static clsort_status check_limits(clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    if (resolve(ctx, spec) == CLSORT_ALGO_ODDEVEN)
+        return clsort_oddeven_check(ctx, spec, n);
+    return CLSORT_OK;
 }
 
 static size_t scratch_bytes(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     switch (resolve(ctx, spec)) {
+    case CLSORT_ALGO_BITONIC:
+    case CLSORT_ALGO_ODDEVEN:
+        return 0; /* in place */
     default:
         return clsort_radix4_scratch(ctx, spec, n);
     }
@@ -235,6 +256,12 @@ static clsort_status run_chain(clsort_context *ctx, const clsort_spec *spec, cl_
     if (n > 1) {
         clsort_job job = { spec, keys, values, n };
         switch (algo) {
+        case CLSORT_ALGO_BITONIC:
+            st = clsort_bitonic_enqueue(ctx, &job);
+            break;
+        case CLSORT_ALGO_ODDEVEN:
+            st = clsort_oddeven_enqueue(ctx, &job);
+            break;
         default:
             st = clsort_radix4_enqueue(ctx, &job);
             break;
@@ -275,7 +302,7 @@ clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_me
     if (st != CLSORT_OK)
         return st;
     VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
-    if ((st = check_fits(ctx, spec, n, 0)) != CLSORT_OK)
+    if ((st = check_limits(ctx, spec, n)) != CLSORT_OK || (st = check_fits(ctx, spec, n, 0)) != CLSORT_OK)
         return st;
     clsort_algorithm ran;
     if ((st = run_chain(ctx, spec, keys, values, n, n_wait, wait, &ran)) != CLSORT_OK)
@@ -323,7 +350,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     if (st != CLSORT_OK)
         return st;
     VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
-    if ((st = check_fits(ctx, spec, n, 1)) != CLSORT_OK)
+    if ((st = check_limits(ctx, spec, n)) != CLSORT_OK || (st = check_fits(ctx, spec, n, 1)) != CLSORT_OK)
         return st;
 
     const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;

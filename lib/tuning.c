@@ -16,15 +16,15 @@ typedef struct tuning_row {
 
 static const tuning_row table[] = {
     /* NVIDIA GPUs: 48 KiB local memory per work-group, warps of 32. */
-    { { "NVIDIA", NULL, 256, 8, 256, 8 }, CL_DEVICE_TYPE_GPU },
+    { { "NVIDIA", NULL, 256, 8, 256, 8, 512, 16 }, CL_DEVICE_TYPE_GPU },
     /* AMD GPUs: wavefronts of 32 or 64, 64 KiB LDS. */
-    { { "Advanced Micro Devices", NULL, 256, 8, 256, 8 }, CL_DEVICE_TYPE_GPU },
-    { { "AMD", NULL, 256, 8, 256, 8 }, CL_DEVICE_TYPE_GPU },
+    { { "Advanced Micro Devices", NULL, 256, 8, 256, 8, 256, 16 }, CL_DEVICE_TYPE_GPU },
+    { { "AMD", NULL, 256, 8, 256, 8, 256, 16 }, CL_DEVICE_TYPE_GPU },
     /* CPU devices (PoCL and others): one work-group runs as a loop on one core, so small groups
      * with many keys each keep the per-barrier overhead low. */
-    { { NULL, NULL, 64, 16, 64, 16 }, CL_DEVICE_TYPE_CPU },
+    { { NULL, NULL, 64, 16, 64, 16, 64, 16 }, CL_DEVICE_TYPE_CPU },
     /* Anything else: sizes every OpenCL 1.2 GPU can run (16 KiB local memory is enough). */
-    { { NULL, NULL, 128, 4, 128, 4 }, 0 },
+    { { NULL, NULL, 128, 4, 128, 4, 128, 4 }, 0 },
 };
 
 static int matches(const char *want, const char *have)
@@ -49,5 +49,6 @@ void clsort_tuning_lookup(const char *vendor, const char *device, cl_device_type
 
 void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size)
 {
-    snprintf(buf, size, "radix4 (wg %u x %u keys)", t->radix4_wg, t->radix4_items);
+    snprintf(buf, size, "radix4 (wg %u x %u keys), bitonic, oddeven (wg %u x %u keys)", t->radix4_wg,
+             t->radix4_items, t->sort_wg, t->sort_items);
 }

@@ -1,0 +1,282 @@
+/*
+ * Block bitonic sort. Not stable.
+ *
+ * The network is the "flip" form of bitonic sort: stage k (k = 2, 4, ..) first compares position p of
+ * each k-block with its mirror p ^ (k - 1), then runs half-cleaners of strides k/4, .., 1. Every
+ * compare-exchange puts the smaller key at the lower position, so there are no descending blocks and
+ * a short input behaves as if padded with keys larger than any real key: such pads never move, and
+ * positions past the end are neither read nor written.
+ *
+ * Segments: the virtual position space holds one block of P = 2^LP positions per segment of S keys
+ * (S = n for a whole array); position v is key (v >> LP) * S + (v & (P - 1)) when its offset is below
+ * S and the key index below n, else a pad.
+ *
+ * A work-item holds ITEMS = 2^F elements in registers and runs up to F network levels on them between
+ * two trips to memory: a "round". The levels of a round are XOR masks with distinct leading bits; the
+ * work-item's elements are the coset x ^ span(masks), so the round's pairs never leave the work-item.
+ * Rounds with fewer than F levels fill the span with unused bits.
+ *
+ * Options: WG, ITEMS, F (log2 ITEMS), HAS_VALUES, VALUE_T. Tile = WG * ITEMS positions.
+ */
+
+#define TILE (WG * ITEMS)
+#define PAD 0xffffffffu
+/* One spare word per 32 in local memory breaks the bank conflicts of power-of-two strides. */
+#define LIDX(p) ((p) + ((p) >> 5))
+#define LTILE LIDX(TILE)
+
+#if (1 << F) != ITEMS
+#error "ITEMS must be 2^F"
+#endif
+
+/* Level i of stage k (k = 2^lk): the mirror mask for i = 0, then strides k/4, k/8, .., 1. */
+inline ulong level_mask(uint lk, uint i)
+{
+    return i == 0 ? (1ul << lk) - 1 : 1ul << (lk - 1 - i);
+}
+
+/* Insert a zero bit at each set bit of `used` (ascending), spreading q over the other positions. */
+inline ulong deposit(ulong q, ulong used)
+{
+    while (used) {
+        ulong low = used & (~used + 1);
+        q = ((q & ~(low - 1)) << 1) | (q & (low - 1));
+        used &= used - 1;
+    }
+    return q;
+}
+
+/*
+ * The masks of a round: levels [first, first + count) of stage 2^lk, then unused bits below `bits`
+ * (highest first, so that consecutive work-items keep consecutive low addresses). Returns the set of
+ * leading bits; g[] receives the F generators, lead[] their leading bits.
+ */
+inline ulong round_masks(uint lk, uint first, uint count, uint bits, ulong *g, ulong *lead)
+{
+    ulong used = 0;
+    uint b = 0;
+    for (; b < count; b++) {
+        g[b] = level_mask(lk, first + b);
+        lead[b] = 1ul << (63 - clz(g[b]));
+        used |= lead[b];
+    }
+    for (int bit = (int)bits - 1; b < F; bit--) {
+        ulong m = 1ul << bit;
+        if (!(used & m)) {
+            g[b] = lead[b] = m;
+            used |= m;
+            b++;
+        }
+    }
+    return used;
+}
+
+/* The positions of the coset of x, and for each level which side of each pair is lower. */
+inline void round_positions(ulong x, const ulong *g, const ulong *lead, ulong *e, uint *up)
+{
+    e[0] = x;
+#pragma unroll
+    for (uint b = 0; b < F; b++)
+#pragma unroll
+        for (uint m = 0; m < (1u << b); m++)
+            e[m + (1u << b)] = e[m] ^ g[b];
+#pragma unroll
+    for (uint b = 0; b < F; b++) {
+        uint u = 0;
+#pragma unroll
+        for (uint m = 0; m < ITEMS; m++)
+            u |= (e[m] & lead[b]) ? 0u : 1u << m;
+        up[b] = u;
+    }
+}
+
+/* Run the first `count` levels on the registers: pair (m, m ^ 2^b), the smaller key to the lower
+ * position; a value moves only when its key is strictly greater, so pads stay where they are. */
+inline void round_network(uint *k,
+#if HAS_VALUES
+                          VALUE_T *v,
+#endif
+                          const uint *up, uint count)
+{
+#pragma unroll
+    for (uint b = 0; b < F; b++) {
+        if (b >= count)
+            break;
+#pragma unroll
+        for (uint m = 0; m < ITEMS; m++) {
+            if (m & (1u << b))
+                continue;
+            const uint m2 = m | (1u << b);
+            const int lower_first = (up[b] >> m) & 1;
+            const uint a = k[m], c = k[m2];
+            const int swap = lower_first ? a > c : c > a;
+            k[m] = swap ? c : a;
+            k[m2] = swap ? a : c;
+#if HAS_VALUES
+            const VALUE_T va = v[m], vc = v[m2];
+            v[m] = swap ? vc : va;
+            v[m2] = swap ? va : vc;
+#endif
+        }
+    }
+}
+
+/* Virtual position -> key index; non-zero when the position holds a real key. */
+inline int locate(ulong v, ulong n, ulong seg_len, uint lp, ulong *idx)
+{
+    const ulong seg = v >> lp, t = v & ((1ul << lp) - 1);
+    *idx = seg * seg_len + t;
+    return t < seg_len && *idx < n;
+}
+
+/* One round on the tile in local memory; ends with a barrier. */
+inline void local_round(__local uint *lk,
+#if HAS_VALUES
+                        __local VALUE_T *lv,
+#endif
+                        uint stage, uint first, uint count)
+{
+    ulong g[F], lead[F], e[ITEMS];
+    uint up[F], k[ITEMS];
+#if HAS_VALUES
+    VALUE_T v[ITEMS];
+#endif
+    const ulong used = round_masks(stage, first, count, 31 - clz((uint)TILE), g, lead);
+    round_positions(deposit(get_local_id(0), used), g, lead, e, up);
+#pragma unroll
+    for (uint m = 0; m < ITEMS; m++) {
+        k[m] = lk[LIDX((uint)e[m])];
+#if HAS_VALUES
+        v[m] = lv[LIDX((uint)e[m])];
+#endif
+    }
+#if HAS_VALUES
+    round_network(k, v, up, count);
+#else
+    round_network(k, up, count);
+#endif
+#pragma unroll
+    for (uint m = 0; m < ITEMS; m++) {
+        lk[LIDX((uint)e[m])] = k[m];
+#if HAS_VALUES
+        lv[LIDX((uint)e[m])] = v[m];
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Levels [first, last) of stage 2^lk in rounds of at most F; the first round takes the remainder so
+ * the last rounds (small strides) are full. */
+#if HAS_VALUES
+#define LOCAL_LEVELS(lk_, first_, last_)                                                           \
+    for (uint i_ = (first_), r_ = ((last_) - (first_)) % F ? ((last_) - (first_)) % F : F;         \
+         i_ < (last_); i_ += r_, r_ = F)                                                           \
+        local_round(lkeys, lvals, (lk_), i_, r_)
+#else
+#define LOCAL_LEVELS(lk_, first_, last_)                                                           \
+    for (uint i_ = (first_), r_ = ((last_) - (first_)) % F ? ((last_) - (first_)) % F : F;         \
+         i_ < (last_); i_ += r_, r_ = F)                                                           \
+        local_round(lkeys, (lk_), i_, r_)
+#endif
+
+#if HAS_VALUES
+#define TILE_ARGS __global uint *keys, __global VALUE_T *vals
+#else
+#define TILE_ARGS __global uint *keys
+#endif
+
+/* Tile in and out of local memory, striped so that consecutive work-items touch consecutive keys. */
+#define LOAD_TILE()                                                                                \
+    const ulong base = (ulong)get_group_id(0) * TILE;                                              \
+    for (uint p = get_local_id(0); p < TILE; p += WG) {                                            \
+        ulong idx;                                                                                 \
+        const int ok = locate(base + p, n, seg_len, lp, &idx);                                     \
+        lkeys[LIDX(p)] = ok ? key_to_bits(keys[idx]) : PAD;                                        \
+        LOAD_VALUE(p, ok, idx);                                                                    \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE)
+
+#define STORE_TILE()                                                                               \
+    for (uint p = get_local_id(0); p < TILE; p += WG) {                                            \
+        ulong idx;                                                                                 \
+        if (locate(base + p, n, seg_len, lp, &idx)) {                                              \
+            keys[idx] = bits_to_key(lkeys[LIDX(p)]);                                               \
+            STORE_VALUE(p, idx);                                                                   \
+        }                                                                                          \
+    }
+
+#if HAS_VALUES
+#define LOCAL_DECL                                                                                 \
+    __local uint lkeys[LTILE];                                                                     \
+    __local VALUE_T lvals[LTILE]
+#define LOAD_VALUE(p, ok, idx) lvals[LIDX(p)] = (ok) ? vals[idx] : (VALUE_T)0
+#define STORE_VALUE(p, idx) vals[idx] = lvals[LIDX(p)]
+#else
+#define LOCAL_DECL __local uint lkeys[LTILE]
+#define LOAD_VALUE(p, ok, idx)
+#define STORE_VALUE(p, idx)
+#endif
+
+/* Sort every block of min(P, TILE) positions of a tile: stages 2 .. 2^lb. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void bitonic_tile(TILE_ARGS, ulong n, ulong seg_len, uint lp, uint lb)
+{
+    LOCAL_DECL;
+    LOAD_TILE();
+    for (uint lk = 1; lk <= lb; lk++)
+        LOCAL_LEVELS(lk, 0, lk);
+    STORE_TILE();
+}
+
+/* The levels of stage 2^lk whose strides lie inside a tile (TILE/2 .. 1). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void bitonic_merge_local(TILE_ARGS, ulong n, ulong seg_len, uint lp, uint lk)
+{
+    LOCAL_DECL;
+    LOAD_TILE();
+    const uint lt = 31 - clz((uint)TILE);
+    LOCAL_LEVELS(lk, lk - lt, lk);
+    STORE_TILE();
+}
+
+/* Levels [first, first + count) of stage 2^lk, all with strides of a tile or more, straight in global
+ * memory: one round per work-item, `count` <= F levels fused into one read and one write. */
+__kernel void bitonic_merge_global(TILE_ARGS, ulong n, ulong seg_len, uint lp, uint lk, uint first,
+                                   uint count, ulong groups)
+{
+    const ulong q = get_global_id(0);
+    if (q >= groups)
+        return;
+    ulong g[F], lead[F], e[ITEMS], idx[ITEMS];
+    uint up[F], k[ITEMS];
+    int ok[ITEMS];
+#if HAS_VALUES
+    VALUE_T v[ITEMS];
+#endif
+    /* Masks stay below P, so a coset never leaves its segment's block. */
+    const ulong used = round_masks(lk, first, count, lp, g, lead);
+    const ulong x = ((q >> (lp - F)) << lp) | deposit(q & ((1ul << (lp - F)) - 1), used);
+    round_positions(x, g, lead, e, up);
+#pragma unroll
+    for (uint m = 0; m < ITEMS; m++) {
+        ok[m] = locate(e[m], n, seg_len, lp, &idx[m]);
+        k[m] = ok[m] ? key_to_bits(keys[idx[m]]) : PAD;
+#if HAS_VALUES
+        v[m] = ok[m] ? vals[idx[m]] : (VALUE_T)0;
+#endif
+    }
+#if HAS_VALUES
+    round_network(k, v, up, count);
+#else
+    round_network(k, up, count);
+#endif
+#pragma unroll
+    for (uint m = 0; m < ITEMS; m++) {
+        if (ok[m]) {
+            keys[idx[m]] = bits_to_key(k[m]);
+#if HAS_VALUES
+            vals[idx[m]] = v[m];
+#endif
+        }
+    }
+}
