@@ -107,7 +107,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void oddeven_block(OE_ARGS, ulong n, ulong seg_len, ulong blk, uint span, uint parity, ulong gps)
 {
     OE_LOCAL;
-    const ulong g = get_group_id(0), seg = g / gps, j = (g % gps) * span + parity;
+    /* One division (no %): oclgrind cannot check the `freeze` LLVM makes of a div/rem pair. */
+    const ulong g = get_group_id(0), seg = g / gps, j = (g - seg * gps) * span + parity;
     const ulong end = min(seg * seg_len + seg_len, n);
     const ulong lo = seg * seg_len + j * blk;
     if (lo >= end)

@@ -2,7 +2,7 @@
  * Batched segments: each run of `segment` keys sorted on its own, against the host reference per
  * segment, for keys and for pairs (keys exactly, records as a multiset: these sorts are not stable),
  * including a short last segment. Also the odd-even size limit and radix4's refusal of segments.
- * Usage: test_segments ALGORITHM
+ * Usage: test_segments ALGORITHM [quick]   (quick: a few small cases, for oclgrind)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 
 static clsort_algorithm algo;
 static const char *algo_name;
+static int quick;
 
 /* Segment sizes: the list, tile edges of CPU and small-device shapes, beyond a tile. */
 static const size_t segments[] = { 1, 2, 3, 64, 1000, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025,
@@ -58,6 +59,8 @@ static int record_cmp(const void *a, const void *b)
 /* Each segment sorted by (key, value): the reference, and the canonical form of an unstable result. */
 static void sort_records(uint32_t *keys, uint32_t *vals, size_t n, size_t seg)
 {
+    if (seg > n)
+        seg = n ? n : 1;
     record *r = malloc(seg * sizeof *r);
     for (size_t lo = 0; lo < n; lo += seg) {
         size_t m = n - lo < seg ? n - lo : seg;
@@ -114,6 +117,15 @@ static void check(clsort_context *ctx, clsort_algorithm a, size_t n, size_t seg,
 static void sweep(void **state, int pairs)
 {
     clsort_context *ctx = *state;
+    if (quick) {
+        /* Every kernel on small inputs: whole arrays below and above a small tile, segments within
+         * a tile with a tail, and segments longer than a tile. */
+        static const size_t cases[][2] = { { 0, 0 }, { 1, 0 }, { 3, 0 }, { 200, 0 }, { 600, 0 },
+                                           { 100, 3 }, { 700, 64 }, { 1100, 1000 }, { 700, 300 } };
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+            check(ctx, algo, cases[c][0], cases[c][1] ? cases[c][1] : 1u << 30, DIST_UNIFORM, pairs);
+        return;
+    }
     static const test_dist dists[] = { DIST_UNIFORM, DIST_REVERSE, DIST_FEW, DIST_ENTROPY4 };
     for (size_t s = 0; s < sizeof segments / sizeof segments[0]; s++) {
         const size_t seg = segments[s];
@@ -154,7 +166,7 @@ static void test_dispatch(void **state)
 static void test_oddeven_limit(void **state)
 {
     clsort_context *ctx = *state;
-    if (algo != CLSORT_ALGO_ODDEVEN)
+    if (algo != CLSORT_ALGO_ODDEVEN || quick)
         skip();
     const size_t n = CLSORT_ODDEVEN_MAX_KEYS + 1;
     uint32_t *keys = malloc(n * 4), *ref = malloc(n * 4);
@@ -188,6 +200,7 @@ int main(int argc, char **argv)
         return 2;
     }
     algo_name = argv[1];
+    quick = argc > 2 && !strcmp(argv[2], "quick");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_pairs),
