@@ -100,11 +100,10 @@ inline void round_network(uint *k,
 {
 #pragma unroll
     for (uint b = 0; b < F; b++) {
-        if (b >= count)
-            break;
 #pragma unroll
         for (uint m = 0; m < ITEMS; m++) {
-            if (m & (1u << b))
+            /* A guard, not a break: the loops must unroll fully to keep k[] and v[] in registers. */
+            if (b >= count || (m & (1u << b)))
                 continue;
             const uint m2 = m | (1u << b);
             const int lower_first = (up[b] >> m) & 1;
