@@ -29,96 +29,96 @@
 #error "ITEMS must be 2^F"
 #endif
 
-/* Level i of stage k (k = 2^lk): the mirror mask for i = 0, then strides k/4, k/8, .., 1. */
-inline ulong level_mask(uint lk, uint i)
-{
-    return i == 0 ? (1ul << lk) - 1 : 1ul << (lk - 1 - i);
-}
-
-/* Insert a zero bit at each set bit of `used` (ascending), spreading q over the other positions. */
-inline ulong deposit(ulong q, ulong used)
-{
-    while (used) {
-        ulong low = used & (~used + 1);
-        q = ((q & ~(low - 1)) << 1) | (q & (low - 1));
-        used &= used - 1;
-    }
-    return q;
-}
+/* Level i of stage k = 2^lk: the mirror mask for i = 0, then strides k/4, k/8, .., 1. */
+#define LEVEL_MASK(T, lk, i) ((i) == 0 ? ((T)1 << (lk)) - 1 : (T)1 << ((lk) - 1 - (i)))
 
 /*
- * The masks of a round: levels [first, first + count) of stage 2^lk, then unused bits below `bits`
- * (highest first, so that consecutive work-items keep consecutive low addresses). Returns the set of
- * leading bits; g[] receives the F generators, lead[] their leading bits.
+ * Round helpers for a position type T (uint inside a tile, ulong in global memory). All loops over
+ * the F levels and the ITEMS elements unroll, so every array index is a constant and k[], v[], g[]
+ * stay in registers.
+ *
+ * round_masks: g[] receives levels [first, first + count) of stage 2^lk, then unused bits below `bits`
+ * (highest first, so that consecutive work-items keep consecutive low addresses); returns the set of
+ * leading bits. deposit: spreads q over the positions not in `used`. POS: element m of the coset of x.
  */
-inline ulong round_masks(uint lk, uint first, uint count, uint bits, ulong *g, ulong *lead)
-{
-    ulong used = 0;
-    uint b = 0;
-    for (; b < count; b++) {
-        g[b] = level_mask(lk, first + b);
-        lead[b] = 1ul << (63 - clz(g[b]));
-        used |= lead[b];
+#define DEFINE_ROUND(T, W)                                                                         \
+    inline T round_masks_##T(uint lk, uint first, uint count, uint bits, T *g)                     \
+    {                                                                                              \
+        T used = 0;                                                                                \
+        _Pragma("unroll") for (uint b = 0; b < F; b++)                                             \
+        {                                                                                          \
+            if (b < count) {                                                                       \
+                g[b] = LEVEL_MASK(T, lk, first + b);                                               \
+                used |= (T)1 << (W - 1 - clz(g[b]));                                               \
+            }                                                                                      \
+        }                                                                                          \
+        int bit = (int)bits - 1;                                                                   \
+        _Pragma("unroll") for (uint b = 0; b < F; b++)                                             \
+        {                                                                                          \
+            if (b >= count) {                                                                      \
+                while (used & ((T)1 << bit))                                                       \
+                    bit--;                                                                         \
+                g[b] = (T)1 << bit;                                                                \
+                used |= g[b];                                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        return used;                                                                               \
+    }                                                                                              \
+    inline T deposit_##T(T q, T used)                                                              \
+    {                                                                                              \
+        _Pragma("unroll") for (uint b = 0; b < F; b++)                                             \
+        {                                                                                          \
+            const T low = used & (~used + 1);                                                      \
+            q = ((q & ~(low - 1)) << 1) | (q & (low - 1));                                         \
+            used &= used - 1;                                                                      \
+        }                                                                                          \
+        return q;                                                                                  \
     }
-    for (int bit = (int)bits - 1; b < F; bit--) {
-        ulong m = 1ul << bit;
-        if (!(used & m)) {
-            g[b] = lead[b] = m;
-            used |= m;
-            b++;
-        }
-    }
-    return used;
-}
 
-/* The positions of the coset of x, and for each level which side of each pair is lower. */
-inline void round_positions(ulong x, const ulong *g, const ulong *lead, ulong *e, uint *up)
-{
-    e[0] = x;
-#pragma unroll
-    for (uint b = 0; b < F; b++)
-#pragma unroll
-        for (uint m = 0; m < (1u << b); m++)
-            e[m + (1u << b)] = e[m] ^ g[b];
-#pragma unroll
-    for (uint b = 0; b < F; b++) {
-        uint u = 0;
-#pragma unroll
-        for (uint m = 0; m < ITEMS; m++)
-            u |= (e[m] & lead[b]) ? 0u : 1u << m;
-        up[b] = u;
-    }
-}
+DEFINE_ROUND(uint, 32)
+DEFINE_ROUND(ulong, 64)
 
-/* Run the first `count` levels on the registers: pair (m, m ^ 2^b), the smaller key to the lower
- * position; a value moves only when its key is strictly greater, so pads stay where they are. */
-inline void round_network(uint *k,
-#if HAS_VALUES
-                          VALUE_T *v,
+/* Element m of the coset: x with the generators of m's set bits applied (constant m: a few XORs). */
+#define POS(x, g, m)                                                                               \
+    ((x) ^ ((m) & 1 ? g[0] : 0) ^ ((m) & 2 ? g[1] : 0) ^ (F > 2 && ((m) & 4) ? g[F > 2 ? 2 : 0] : 0) \
+     ^ (F > 3 && ((m) & 8) ? g[F > 3 ? 3 : 0] : 0) ^ (F > 4 && ((m) & 16) ? g[F > 4 ? 4 : 0] : 0))
+
+#if F < 2 || F > 5
+#error "F must be 2..5"
 #endif
-                          const uint *up, uint count)
-{
-#pragma unroll
-    for (uint b = 0; b < F; b++) {
-#pragma unroll
-        for (uint m = 0; m < ITEMS; m++) {
-            /* A guard, not a break: the loops must unroll fully to keep k[] and v[] in registers. */
-            if (b >= count || (m & (1u << b)))
-                continue;
-            const uint m2 = m | (1u << b);
-            const int lower_first = (up[b] >> m) & 1;
-            const uint a = k[m], c = k[m2];
-            const int swap = lower_first ? a > c : c > a;
-            k[m] = swap ? c : a;
-            k[m2] = swap ? a : c;
-#if HAS_VALUES
-            const VALUE_T va = v[m], vc = v[m2];
-            v[m] = swap ? vc : va;
-            v[m2] = swap ? va : vc;
-#endif
-        }
+
+/*
+ * The first `count` levels on the registers: level b pairs elements m and m ^ 2^b, whose positions
+ * differ by g[b]; the smaller key goes to the lower position, the one without g[b]'s leading bit
+ * (lead[b]). A value moves only when its key is strictly greater, so pads stay where they are.
+ */
+#define ROUND_NETWORK(x, g, lead, count)                                                           \
+    _Pragma("unroll") for (uint b = 0; b < F; b++)                                                 \
+    {                                                                                              \
+        _Pragma("unroll") for (uint m = 0; m < ITEMS; m++)                                         \
+        {                                                                                          \
+            if (b >= (count) || (m & (1u << b)))                                                   \
+                continue;                                                                          \
+            const uint m2 = m | (1u << b);                                                         \
+            const int lower_first = (POS(x, g, m) & lead[b]) == 0;                                 \
+            const uint a = k[m], c = k[m2];                                                        \
+            const int swap = lower_first ? a > c : c > a;                                          \
+            k[m] = swap ? c : a;                                                                   \
+            k[m2] = swap ? a : c;                                                                  \
+            SWAP_VALUES(m, m2, swap);                                                              \
+        }                                                                                          \
     }
-}
+
+#if HAS_VALUES
+#define SWAP_VALUES(m, m2, swap)                                                                   \
+    do {                                                                                           \
+        const VALUE_T va_ = v[m], vc_ = v[m2];                                                     \
+        v[m] = (swap) ? vc_ : va_;                                                                 \
+        v[m2] = (swap) ? va_ : vc_;                                                                \
+    } while (0)
+#else
+#define SWAP_VALUES(m, m2, swap)
+#endif
 
 /* Virtual position -> key index; non-zero when the position holds a real key. */
 inline int locate(ulong v, ulong n, ulong seg_len, uint lp, ulong *idx)
@@ -135,30 +135,28 @@ inline void local_round(__local uint *lk,
 #endif
                         uint stage, uint first, uint count)
 {
-    ulong g[F], lead[F], e[ITEMS];
-    uint up[F], k[ITEMS];
+    uint g[F], lead[F], k[ITEMS];
 #if HAS_VALUES
     VALUE_T v[ITEMS];
 #endif
-    const ulong used = round_masks(stage, first, count, 31 - clz((uint)TILE), g, lead);
-    round_positions(deposit(get_local_id(0), used), g, lead, e, up);
+    const uint used = round_masks_uint(stage, first, count, 31 - clz((uint)TILE), g);
+#pragma unroll
+    for (uint b = 0; b < F; b++)
+        lead[b] = 1u << (31 - clz(g[b]));
+    const uint x = deposit_uint(get_local_id(0), used);
 #pragma unroll
     for (uint m = 0; m < ITEMS; m++) {
-        k[m] = lk[LIDX((uint)e[m])];
+        k[m] = lk[LIDX(POS(x, g, m))];
 #if HAS_VALUES
-        v[m] = lv[LIDX((uint)e[m])];
+        v[m] = lv[LIDX(POS(x, g, m))];
 #endif
     }
-#if HAS_VALUES
-    round_network(k, v, up, count);
-#else
-    round_network(k, up, count);
-#endif
+    ROUND_NETWORK(x, g, lead, count);
 #pragma unroll
     for (uint m = 0; m < ITEMS; m++) {
-        lk[LIDX((uint)e[m])] = k[m];
+        lk[LIDX(POS(x, g, m))] = k[m];
 #if HAS_VALUES
-        lv[LIDX((uint)e[m])] = v[m];
+        lv[LIDX(POS(x, g, m))] = v[m];
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -246,35 +244,34 @@ __kernel void bitonic_merge_global(TILE_ARGS, ulong n, ulong seg_len, uint lp, u
     const ulong q = get_global_id(0);
     if (q >= groups)
         return;
-    ulong g[F], lead[F], e[ITEMS], idx[ITEMS];
-    uint up[F], k[ITEMS];
-    int ok[ITEMS];
+    ulong g[F], lead[F];
+    uint k[ITEMS];
 #if HAS_VALUES
     VALUE_T v[ITEMS];
 #endif
     /* Masks stay below P, so a coset never leaves its segment's block. */
-    const ulong used = round_masks(lk, first, count, lp, g, lead);
-    const ulong x = ((q >> (lp - F)) << lp) | deposit(q & ((1ul << (lp - F)) - 1), used);
-    round_positions(x, g, lead, e, up);
+    const ulong used = round_masks_ulong(lk, first, count, lp, g);
+#pragma unroll
+    for (uint b = 0; b < F; b++)
+        lead[b] = 1ul << (63 - clz(g[b]));
+    const ulong x = ((q >> (lp - F)) << lp) | deposit_ulong(q & ((1ul << (lp - F)) - 1), used);
 #pragma unroll
     for (uint m = 0; m < ITEMS; m++) {
-        ok[m] = locate(e[m], n, seg_len, lp, &idx[m]);
-        k[m] = ok[m] ? key_to_bits(keys[idx[m]]) : PAD;
+        ulong idx;
+        const int ok = locate(POS(x, g, m), n, seg_len, lp, &idx);
+        k[m] = ok ? key_to_bits(keys[idx]) : PAD;
 #if HAS_VALUES
-        v[m] = ok[m] ? vals[idx[m]] : (VALUE_T)0;
+        v[m] = ok ? vals[idx] : (VALUE_T)0;
 #endif
     }
-#if HAS_VALUES
-    round_network(k, v, up, count);
-#else
-    round_network(k, up, count);
-#endif
+    ROUND_NETWORK(x, g, lead, count);
 #pragma unroll
     for (uint m = 0; m < ITEMS; m++) {
-        if (ok[m]) {
-            keys[idx[m]] = bits_to_key(k[m]);
+        ulong idx;
+        if (locate(POS(x, g, m), n, seg_len, lp, &idx)) {
+            keys[idx] = bits_to_key(k[m]);
 #if HAS_VALUES
-            vals[idx[m]] = v[m];
+            vals[idx] = v[m];
 #endif
         }
     }

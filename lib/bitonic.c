@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Local memory of one tile: keys (and values) with one spare word per 32. */
 static size_t local_bytes(size_t tile, size_t value_size)
@@ -29,12 +30,20 @@ clsort_status clsort_sort_shape(const clsort_context *ctx, size_t value_size, cl
 {
     s->wg = ctx->tuning.sort_wg;
     s->items = ctx->tuning.sort_items;
+    /* Override for tuning runs: "WGxITEMS" (powers of two; items 4..32 for keys). */
+    const char *env = getenv("CLSORT_SORT_TUNING");
+    unsigned wg, items;
+    if (env && sscanf(env, "%ux%u", &wg, &items) == 2 && wg && !(wg & (wg - 1)) && items >= 4 &&
+        items <= 32 && !(items & (items - 1))) {
+        s->wg = wg;
+        s->items = items;
+    }
     /* Pairs need twice the local memory per position: halve the items, keep the work-group. */
-    if (value_size && s->items > 2)
+    if (value_size && s->items > 4)
         s->items /= 2;
     while (s->wg > 1 && s->wg > ctx->max_wg)
         s->wg /= 2;
-    while (local_bytes((size_t)s->wg * s->items, value_size) > ctx->local_mem && s->items > 2)
+    while (local_bytes((size_t)s->wg * s->items, value_size) > ctx->local_mem && s->items > 4)
         s->items /= 2;
     while (local_bytes((size_t)s->wg * s->items, value_size) > ctx->local_mem && s->wg > 1)
         s->wg /= 2;
@@ -60,7 +69,7 @@ clsort_status clsort_bitonic_enqueue(clsort_context *ctx, const clsort_job *job)
     if (clsort_sort_shape(ctx, vs, &s) != CLSORT_OK)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
                            "bitonic needs at least %zu bytes of local memory; %s has %llu",
-                           local_bytes(2, vs), ctx->display_name, (unsigned long long)ctx->local_mem);
+                           local_bytes(4, vs), ctx->display_name, (unsigned long long)ctx->local_mem);
     const unsigned f = log2u(s.items), lt = log2u(s.tile);
 
     char opts[256];

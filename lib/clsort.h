@@ -45,6 +45,8 @@ extern "C" {
  * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
  * - `CLSORT_BUILD_OPTIONS`: extra options appended to every OpenCL program build.
+ * - `CLSORT_SORT_TUNING=WGxITEMS`: work-group size and keys per work-item of the bitonic and odd-even
+ *   kernels (powers of two, ITEMS 4..32), overriding the tuning table; for tuning runs.
  */
 
 /** Library version as a string, e.g. "0.1.0". */
