@@ -88,11 +88,13 @@ DEFINE_ROUND(ulong, 64)
 #endif
 
 /*
- * The first `count` levels on the registers: level b pairs elements m and m ^ 2^b, whose positions
- * differ by g[b]; the smaller key goes to the lower position, the one without g[b]'s leading bit
- * (lead[b]). A value moves only when its key is strictly greater, so pads stay where they are.
+ * The first `count` levels on the registers: level b pairs elements m and m ^ 2^b; the smaller key
+ * goes to the lower position. Every position bit a stride level looks at is set only by its own
+ * generator or by the mirror mask (level 0 of a stage, which covers all lower bits), so element m is
+ * the lower one unless the round holds the mirror (`flip`), b > 0 and m is odd. A value moves only
+ * when its key is strictly greater, so pads stay where they are.
  */
-#define ROUND_NETWORK(x, g, lead, count)                                                           \
+#define ROUND_NETWORK(flip, count)                                                                 \
     _Pragma("unroll") for (uint b = 0; b < F; b++)                                                 \
     {                                                                                              \
         _Pragma("unroll") for (uint m = 0; m < ITEMS; m++)                                         \
@@ -100,12 +102,11 @@ DEFINE_ROUND(ulong, 64)
             if (b >= (count) || (m & (1u << b)))                                                   \
                 continue;                                                                          \
             const uint m2 = m | (1u << b);                                                         \
-            const int lower_first = (POS(x, g, m) & lead[b]) == 0;                                 \
+            const int reversed = (flip) && b > 0 && (m & 1);                                       \
             const uint a = k[m], c = k[m2];                                                        \
-            const int swap = lower_first ? a > c : c > a;                                          \
-            k[m] = swap ? c : a;                                                                   \
-            k[m2] = swap ? a : c;                                                                  \
-            SWAP_VALUES(m, m2, swap);                                                              \
+            k[m] = reversed ? max(a, c) : min(a, c);                                               \
+            k[m2] = reversed ? min(a, c) : max(a, c);                                              \
+            SWAP_VALUES(m, m2, reversed ? c > a : a > c);                                          \
         }                                                                                          \
     }
 
@@ -135,14 +136,11 @@ inline void local_round(__local uint *lk,
 #endif
                         uint stage, uint first, uint count)
 {
-    uint g[F], lead[F], k[ITEMS];
+    uint g[F], k[ITEMS];
 #if HAS_VALUES
     VALUE_T v[ITEMS];
 #endif
     const uint used = round_masks_uint(stage, first, count, 31 - clz((uint)TILE), g);
-#pragma unroll
-    for (uint b = 0; b < F; b++)
-        lead[b] = 1u << (31 - clz(g[b]));
     const uint x = deposit_uint(get_local_id(0), used);
 #pragma unroll
     for (uint m = 0; m < ITEMS; m++) {
@@ -151,7 +149,12 @@ inline void local_round(__local uint *lk,
         v[m] = lv[LIDX(POS(x, g, m))];
 #endif
     }
-    ROUND_NETWORK(x, g, lead, count);
+    /* Two unrolled copies, so that each has its compare directions fixed at compile time. */
+    if (first == 0) {
+        ROUND_NETWORK(1, count);
+    } else {
+        ROUND_NETWORK(0, count);
+    }
 #pragma unroll
     for (uint m = 0; m < ITEMS; m++) {
         lk[LIDX(POS(x, g, m))] = k[m];
@@ -244,16 +247,13 @@ __kernel void bitonic_merge_global(TILE_ARGS, ulong n, ulong seg_len, uint lp, u
     const ulong q = get_global_id(0);
     if (q >= groups)
         return;
-    ulong g[F], lead[F];
+    ulong g[F];
     uint k[ITEMS];
 #if HAS_VALUES
     VALUE_T v[ITEMS];
 #endif
     /* Masks stay below P, so a coset never leaves its segment's block. */
     const ulong used = round_masks_ulong(lk, first, count, lp, g);
-#pragma unroll
-    for (uint b = 0; b < F; b++)
-        lead[b] = 1ul << (63 - clz(g[b]));
     const ulong x = ((q >> (lp - F)) << lp) | deposit_ulong(q & ((1ul << (lp - F)) - 1), used);
 #pragma unroll
     for (uint m = 0; m < ITEMS; m++) {
@@ -264,7 +264,11 @@ __kernel void bitonic_merge_global(TILE_ARGS, ulong n, ulong seg_len, uint lp, u
         v[m] = ok ? vals[idx] : (VALUE_T)0;
 #endif
     }
-    ROUND_NETWORK(x, g, lead, count);
+    if (first == 0) {
+        ROUND_NETWORK(1, count);
+    } else {
+        ROUND_NETWORK(0, count);
+    }
 #pragma unroll
     for (uint m = 0; m < ITEMS; m++) {
         ulong idx;
