@@ -47,6 +47,8 @@ extern "C" {
  * - `CLSORT_BUILD_OPTIONS`: extra options appended to every OpenCL program build.
  * - `CLSORT_FAULT_ALLOC=N`: for testing error paths, the N-th device buffer allocation of the process
  *   fails with CL_MEM_OBJECT_ALLOCATION_FAILURE.
+ * - `CLSORT_SORT_TUNING=WGxITEMS`: work-group size and keys per work-item of the bitonic and odd-even
+ *   kernels (powers of two, ITEMS 4..32), overriding the tuning table; for tuning runs.
  */
 
 /** Library version as a string, e.g. "0.1.0". */
@@ -77,6 +79,9 @@ typedef enum clsort_status {
     CLSORT_ERROR_UNSUPPORTED = -2007,
     /** The device lacks a capability the library needs (e.g. profiling or local memory). */
     CLSORT_ERROR_DEVICE_UNSUITABLE = -2008,
+    /** The input exceeds a size limit of the chosen algorithm (the odd-even sort's quadratic cost, see
+     *  ::CLSORT_ODDEVEN_MAX_KEYS); clsort_error_detail() names the limit and an alternative. */
+    CLSORT_ERROR_LIMIT = -2009,
 } clsort_status;
 
 /** Key types. Keys are stored in the device's byte order (little-endian on every supported device). */
@@ -99,13 +104,43 @@ typedef enum clsort_algorithm {
     CLSORT_ALGO_ONESWEEP = 3,
     /** radix8 with reduce-then-scan forced (per-tile histograms, a scan, then the binning pass). */
     CLSORT_ALGO_RADIX8_RTS = 4,
+    /**
+     * Bitonic sort: each work-group sorts a tile in local memory, then bitonic merge stages sort the
+     * whole array (or each segment). O(n log² n) work, in place, any n. Not stable: keys that compare
+     * equal may come out with their values in any order.
+     */
+    CLSORT_ALGO_BITONIC = 5,
+    /**
+     * Odd-even transposition sort: tiles (and segments of up to a tile) are sorted in local memory in
+     * as many alternating odd/even compare-exchange phases as they have keys; longer arrays or segments
+     * are sorted as blocks with odd-even merge-split phases between neighbouring blocks. Its cost grows
+     * as n², so arrays or segments longer than ::CLSORT_ODDEVEN_MAX_KEYS are refused with
+     * ::CLSORT_ERROR_LIMIT unless clsort_spec::allow_quadratic is set. A teaching baseline. Not stable.
+     */
+    CLSORT_ALGO_ODDEVEN = 6,
 } clsort_algorithm;
+
+/** Longest array or segment ::CLSORT_ALGO_ODDEVEN sorts without clsort_spec::allow_quadratic. */
+#define CLSORT_ODDEVEN_MAX_KEYS 65536
 
 /** What to sort and how. Initialise with clsort_spec_default() and change what you need. */
 typedef struct clsort_spec {
     clsort_key_type key_type;   /**< type of the keys; default ::CLSORT_KEY_U32 */
     size_t value_size;          /**< bytes per value: 0 (keys only) or 4; default 0 */
     clsort_algorithm algorithm; /**< default ::CLSORT_ALGO_AUTO */
+    /**
+     * Batched segments: 0 (the default) sorts the whole array; N > 0 sorts each consecutive run of N
+     * keys (with their values) independently. When n is not a multiple of N, the last segment is the
+     * n % N keys left over, sorted on their own. Supported by ::CLSORT_ALGO_BITONIC and
+     * ::CLSORT_ALGO_ODDEVEN (::CLSORT_ALGO_AUTO picks bitonic); ::CLSORT_ALGO_RADIX4 returns
+     * ::CLSORT_ERROR_UNSUPPORTED.
+     */
+    size_t segment;
+    /**
+     * Non-zero lets ::CLSORT_ALGO_ODDEVEN sort arrays or segments longer than
+     * ::CLSORT_ODDEVEN_MAX_KEYS despite its O(n²) cost; default 0 (refused with ::CLSORT_ERROR_LIMIT).
+     */
+    int allow_quadratic;
 } clsort_spec;
 
 /** Measurements of one clsort_sort() call. Times are in milliseconds. */
@@ -137,7 +172,7 @@ typedef struct clsort_device_info {
     cl_ulong local_mem;       /**< local memory per work-group in bytes */
     unsigned compute_units;   /**< number of compute units */
     int is_default;           /**< non-zero for the device clsort_open(NULL) would pick */
-    char algorithms[128];     /**< algorithms (and variants) the library runs on this device */
+    char algorithms[256];     /**< algorithms (and variants) the library runs on this device */
 } clsort_device_info;
 
 /**
@@ -234,7 +269,8 @@ CLSORT_API const char *clsort_error_detail(const clsort_context *ctx);
  */
 CLSORT_API const char *clsort_last_error_detail(void);
 
-/** Name of an algorithm ("auto", "radix4", "radix8", "onesweep", "radix8-rts"). */
+/** Name of an algorithm ("auto", "radix4", "radix8", "onesweep", "radix8-rts", "bitonic", "oddeven"),
+ *  or NULL for a value that names none. */
 CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algorithm);
 
 /** Look up an algorithm by name. @return ::CLSORT_OK or ::CLSORT_ERROR_INVALID_ARGUMENT */

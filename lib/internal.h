@@ -24,6 +24,8 @@ typedef struct clsort_tuning {
     unsigned radix8_ptx;      /* 1: NVIDIA inline PTX warp-match ranking (else portable ranking) */
     unsigned radix8_hist_copies; /* copies of the local histogram counters (atomic contention) */
     unsigned radix8_early;    /* 1: onesweep tiles count digits by local atomics and look back first */
+    unsigned sort_wg;         /* work-group size of the bitonic and odd-even tile kernels */
+    unsigned sort_items;      /* keys per work-item there (a power of two; halved for pairs) */
 } clsort_tuning;
 
 /* A built program and the options it was built with. */
@@ -173,9 +175,26 @@ size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec,
 clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job);
 size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 
+/* bitonic.c: the tile shape shared by the comparison sorts (bitonic, oddeven). */
+typedef struct clsort_sort_shape_t {
+    unsigned wg, items;
+    size_t tile;
+} clsort_sort_shape_t;
+clsort_status clsort_sort_shape(const clsort_context *ctx, size_t value_size, clsort_sort_shape_t *s);
+/* Length of the runs sorted independently: spec->segment, or n for a whole array. */
+size_t clsort_segment_length(const clsort_spec *spec, size_t n);
+clsort_status clsort_bitonic_enqueue(clsort_context *ctx, const clsort_job *job);
+clsort_status clsort_oddeven_enqueue(clsort_context *ctx, const clsort_job *job);
+/* The odd-even limit (CLSORT_ERROR_LIMIT) for n keys, checked before any work. */
+clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec, size_t n);
+
 /* embedded sources (generated from cl/) */
 extern const char clsort_cl_common[];
 extern const size_t clsort_cl_common_len;
+extern const char clsort_cl_bitonic[];
+extern const size_t clsort_cl_bitonic_len;
+extern const char clsort_cl_oddeven[];
+extern const size_t clsort_cl_oddeven_len;
 extern const char clsort_cl_radix4[];
 extern const size_t clsort_cl_radix4_len;
 extern const char clsort_cl_radix8[];

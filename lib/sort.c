@@ -12,6 +12,8 @@ static const char *const algo_names[] = {
     [CLSORT_ALGO_RADIX8] = "radix8",
     [CLSORT_ALGO_ONESWEEP] = "onesweep",
     [CLSORT_ALGO_RADIX8_RTS] = "radix8-rts",
+    [CLSORT_ALGO_BITONIC] = "bitonic",
+    [CLSORT_ALGO_ODDEVEN] = "oddeven",
 };
 #define N_ALGOS (sizeof algo_names / sizeof algo_names[0])
 
@@ -53,6 +55,11 @@ static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
     if (!clsort_algorithm_name(spec->algorithm))
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown algorithm %d",
                            (int)spec->algorithm);
+    if (spec->segment && spec->algorithm != CLSORT_ALGO_AUTO &&
+        spec->algorithm != CLSORT_ALGO_BITONIC && spec->algorithm != CLSORT_ALGO_ODDEVEN)
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "%s does not sort segments (segment = %zu): use bitonic, oddeven or auto",
+                           clsort_algorithm_name(spec->algorithm), spec->segment);
     return CLSORT_OK;
 }
 
@@ -60,7 +67,18 @@ static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
 static clsort_algorithm resolve(const clsort_context *ctx, const clsort_spec *spec)
 {
     (void)ctx;
-    return spec->algorithm == CLSORT_ALGO_AUTO ? CLSORT_ALGO_RADIX8 : spec->algorithm;
+    if (spec->algorithm != CLSORT_ALGO_AUTO)
+        return spec->algorithm;
+    /* Batched segments: bitonic sorts a whole batch of short segments in one tile pass. */
+    return spec->segment ? CLSORT_ALGO_BITONIC : CLSORT_ALGO_RADIX8;
+}
+
+/* Limits that depend on n, checked before any work. */
+static clsort_status check_limits(clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    if (resolve(ctx, spec) == CLSORT_ALGO_ODDEVEN)
+        return clsort_oddeven_check(ctx, spec, n);
+    return CLSORT_OK;
 }
 
 static size_t scratch_bytes(const clsort_context *ctx, const clsort_spec *spec, size_t n)
@@ -70,6 +88,9 @@ static size_t scratch_bytes(const clsort_context *ctx, const clsort_spec *spec, 
     case CLSORT_ALGO_ONESWEEP:
     case CLSORT_ALGO_RADIX8_RTS:
         return clsort_radix8_scratch(ctx, spec, n);
+    case CLSORT_ALGO_BITONIC:
+    case CLSORT_ALGO_ODDEVEN:
+        return 0; /* in place */
     default:
         return clsort_radix4_scratch(ctx, spec, n);
     }
@@ -249,6 +270,12 @@ static clsort_status run_chain(clsort_context *ctx, const clsort_spec *spec, cl_
         case CLSORT_ALGO_RADIX8_RTS:
             st = clsort_radix8_enqueue(ctx, &job);
             break;
+        case CLSORT_ALGO_BITONIC:
+            st = clsort_bitonic_enqueue(ctx, &job);
+            break;
+        case CLSORT_ALGO_ODDEVEN:
+            st = clsort_oddeven_enqueue(ctx, &job);
+            break;
         default:
             st = clsort_radix4_enqueue(ctx, &job);
             break;
@@ -289,7 +316,7 @@ clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_me
     if (st != CLSORT_OK)
         return st;
     VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
-    if ((st = check_fits(ctx, spec, n, 0)) != CLSORT_OK)
+    if ((st = check_limits(ctx, spec, n)) != CLSORT_OK || (st = check_fits(ctx, spec, n, 0)) != CLSORT_OK)
         return st;
     clsort_algorithm ran;
     if ((st = run_chain(ctx, spec, keys, values, n, n_wait, wait, &ran)) != CLSORT_OK)
@@ -337,7 +364,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     if (st != CLSORT_OK)
         return st;
     VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
-    if ((st = check_fits(ctx, spec, n, 1)) != CLSORT_OK)
+    if ((st = check_limits(ctx, spec, n)) != CLSORT_OK || (st = check_fits(ctx, spec, n, 1)) != CLSORT_OK)
         return st;
 
     const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;

@@ -48,6 +48,7 @@ const char *clsort_status_string(clsort_status status)
     case CLSORT_ERROR_TOO_LARGE: return "input too large for the device's memory";
     case CLSORT_ERROR_UNSUPPORTED: return "unsupported combination";
     case CLSORT_ERROR_DEVICE_UNSUITABLE: return "device lacks a required capability";
+    case CLSORT_ERROR_LIMIT: return "input exceeds the algorithm's size limit";
     }
     const char *name = cl_error_name((cl_int)status);
     return name ? name : "unknown status";

@@ -192,7 +192,7 @@ static void check_alloc_faults(const char *algo)
         failures++;
     }
     assert_int_equal(successes, 2);
-    assert_true(failures >= 3); /* keys, values and at least one scratch buffer */
+    assert_true(failures >= 2); /* keys and values, then the algorithm's scratch buffers if any */
 }
 
 static void test_alloc_faults(void **state)
