@@ -368,14 +368,16 @@ static const opt_def bench_opts[] = {
     {NULL, 0, 0, 0},
 };
 
-/* The next item of a comma-separated list: copied into buf; returns 0 at the end, -1 if too long. */
-static int next_item(const char **p, char *buf, size_t cap)
+/* The next item of a comma-separated list, copied into buf: 1, or 0 at the end, or -1 after an error. */
+static int next_item(const opt_state *st, const char **p, char *buf, size_t cap)
 {
     if (!**p)
         return 0;
     size_t len = strcspn(*p, ",");
-    if (len >= cap)
+    if (len == 0 || len >= cap) {
+        msg_error("option '%s': '%s' is not a list of values separated by commas", st->current, *p);
         return -1;
+    }
     memcpy(buf, *p, len);
     buf[len] = '\0';
     *p += len + ((*p)[len] == ',');
@@ -420,23 +422,22 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
             help_bench();
             return EXIT_OK;
         case O_COUNT:
-            while ((r = next_item(&p, item, sizeof item)) != 0) {
-                if (r < 0 || opt_parse_count(&st, item, &v) != 0) {
-                    if (r < 0)
-                        opt_parse_count(&st, arg, &v);
+            while ((r = next_item(&st, &p, item, sizeof item)) != 0) {
+                if (r < 0 || opt_parse_count(&st, item, &v) != 0)
                     return EXIT_USAGE;
-                }
                 if (a->n_count == BENCH_MAX_LIST)
                     return list_full(&st);
                 a->n[a->n_count++] = v;
             }
             break;
         case O_DIST:
-            while ((r = next_item(&p, item, sizeof item)) != 0) {
+            while ((r = next_item(&st, &p, item, sizeof item)) != 0) {
+                if (r < 0)
+                    return EXIT_USAGE;
                 if (a->dist_count == BENCH_MAX_LIST)
                     return list_full(&st);
                 char *t = dist_text[a->dist_count];
-                snprintf(t, sizeof dist_text[0], "%s", r < 0 ? arg : item);
+                snprintf(t, sizeof dist_text[0], "%s", item);
                 if (dist_parse(t, &a->dist[a->dist_count]) != 0 ||
                     dist_check_type(&a->dist[a->dist_count], KEY_U32) != 0)
                     return EXIT_USAGE;
@@ -448,10 +449,12 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
                 return EXIT_USAGE;
             break;
         case O_ALGO:
-            while ((r = next_item(&p, item, sizeof item)) != 0) {
+            while ((r = next_item(&st, &p, item, sizeof item)) != 0) {
+                if (r < 0)
+                    return EXIT_USAGE;
                 if (a->algo_count == BENCH_MAX_LIST)
                     return list_full(&st);
-                if (parse_algorithm(r < 0 ? arg : item, &a->algorithm[a->algo_count]) != 0)
+                if (parse_algorithm(item, &a->algorithm[a->algo_count]) != 0)
                     return EXIT_USAGE;
                 a->algo_count++;
             }
@@ -493,14 +496,14 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
         a->dist_count = 1;
     }
     if (!a->algo_count) {
-        /* every named algorithm but auto (which is one of them) and onesweep (radix8 picks it where it
-         * is safe: forcing it elsewhere could hang) */
+        /* every named algorithm but auto (which is one of them), onesweep (radix8 picks it where it
+         * is safe: forcing it elsewhere could hang) and oddeven (quadratic: a teaching baseline) */
         for (int i = 0; i < 256 && a->algo_count < BENCH_MAX_LIST; i++) {
             const char *name = clsort_algorithm_name((clsort_algorithm)i);
             clsort_algorithm back;
             if (!name || !*name || clsort_algorithm_from_name(name, &back) != CLSORT_OK || (int)back != i)
                 break;
-            if (i != CLSORT_ALGO_AUTO && i != CLSORT_ALGO_ONESWEEP)
+            if (i != CLSORT_ALGO_AUTO && i != CLSORT_ALGO_ONESWEEP && strcmp(name, "oddeven") != 0)
                 a->algorithm[a->algo_count++] = i;
         }
     }

@@ -251,7 +251,11 @@ static double prepare(bench *b, uint64_t n, const dist_spec *dist, int pairs, ui
     return median(t, nref);
 }
 
-/* One case: warm-up and timed runs of one algorithm on the prepared data. Returns an exit status. */
+enum { CASE_SKIPPED = -1 };
+
+/* One case: warm-up and timed runs of one algorithm on the prepared data. Returns an exit status, or
+ * CASE_SKIPPED where the algorithm does not take this case (too large for it or the device, or an
+ * unsupported combination). */
 static int run_case(bench *b, bench_row *r, uint64_t fp)
 {
     const bench_args *a = &b->a;
@@ -269,6 +273,11 @@ static int run_case(bench *b, bench_row *r, uint64_t fp)
         if (st != CLSORT_OK) {
             char dist[64];
             dist_format(&a->dist[r->dist], dist, sizeof dist);
+            if (st == CLSORT_ERROR_TOO_LARGE || st == CLSORT_ERROR_UNSUPPORTED || st == CLSORT_ERROR_LIMIT) {
+                msg_warn("skipped %s, n %zu, %s, %s: %s", clsort_algorithm_name(spec.algorithm), n, dist,
+                         layout_name(r->pairs), clsort_status_string(st));
+                return CASE_SKIPPED;
+            }
             msg_lib_error("sort failed", st, clsort_error_detail(b->ctx));
             msg_error("(algorithm %s, n %zu, %s, %s)", clsort_algorithm_name(spec.algorithm), n, dist,
                       layout_name(r->pairs));
@@ -330,6 +339,10 @@ static int sweep(bench *b)
                     progress_phase(label, 0);
                     msg_info("%s", label + 6);
                     int rc = run_case(b, r, fp);
+                    if (rc == CASE_SKIPPED) {
+                        memset(r, 0, sizeof *r);
+                        continue;
+                    }
                     if (rc != EXIT_OK)
                         return rc;
                     b->n_rows++;

@@ -285,6 +285,7 @@ static int run(sort_job *j)
     int has_values = a->kv || a->values;
     spec.value_size = has_values ? VALUE_SIZE : 0;
     spec.algorithm = (clsort_algorithm)a->algorithm;
+    spec.allow_quadratic = a->force; /* -f: also a quadratic algorithm over its size limit */
     clsort_stats stats;
     memset(&stats, 0, sizeof stats);
     static uint32_t none[2]; /* valid pointers for an empty input */

@@ -9,6 +9,13 @@ N=60000
 "$CLSORT" gen -n $N --dist few:50 --seed 3 --kv -o pairs.bin || exit 2
 cp pairs.bin pairs.orig
 for algo in $(algorithms); do
+    if [ "$algo" = oddeven ]; then
+        head -c 80000 pairs.bin > small-pairs.bin
+        run_clsort --kv -i small-pairs.bin -o pairs.$algo.bin --algo $algo
+        expect_status "--kv --algo $algo" 0
+        check "--kv --algo $algo: records sorted" $CHECK kvset small-pairs.bin pairs.$algo.bin
+        continue # quadratic: small inputs only
+    fi
     run_clsort --kv -i pairs.bin -o pairs.$algo.bin --algo $algo
     expect_status "--kv --algo $algo" 0
     check "--kv --algo $algo: records sorted, values with their keys" $CHECK kvset pairs.bin pairs.$algo.bin
