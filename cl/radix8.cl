@@ -208,11 +208,28 @@ void radix8_upsweep(__global const uint *keys, ulong n, uint shift, __global ulo
 
 /* ---- ranking ---- */
 #if USE_PTX
-#define WARPS (WG / 32)
-inline uint warp_match_any(uint v)
+/* Lanes of the warp whose digit equals d. The match.any instruction is slow when its operands take
+ * many values (random digits), so by default eight ballots, one per digit bit, intersect the lanes
+ * that agree on each bit; MATCH_ANY=1 uses the instruction. */
+#ifndef MATCH_ANY
+#define MATCH_ANY 0
+#endif
+inline uint warp_match_digit(uint d)
 {
     uint m;
-    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
+#if MATCH_ANY
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(d));
+#else
+    m = 0xffffffffu;
+    for (uint b = 0; b < 8; b++) {
+        uint agree;
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+                     "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t@!p not.b32 %0, %0;\n\t}"
+                     : "=r"(agree)
+                     : "r"(d & (1u << b)));
+        m &= agree;
+    }
+#endif
     return m;
 }
 inline uint lanemask_lt(void)
@@ -263,8 +280,8 @@ inline uint bins_exclusive_scan(uint v, __local uint *wsum)
  * memory so keys of one digit are contiguous, and write them out with consecutive work-items writing
  * consecutive positions.
  *
- * Keys [base, base + portion_n) form this launch's portion. Onesweep: status_buf holds the next tile id
- * and then 256 words per tile of the portion (all zeroed), offsets + off_index the portion's digit
+ * Keys [base, base + portion_n) form this launch's portion. Onesweep: status_buf + status_off holds the
+ * next tile id and then 256 words per tile of the portion (all zeroed), offsets + off_index the portion's digit
  * offsets; the portion's last tile writes those of the next portion to offsets + off_next (portions
  * of one pass run one launch after another, so the next portion's offsets depend on this one's). Reduce-then-scan: offsets is the scanned digit-major table, num_tiles its tile count.
  */
@@ -273,16 +290,25 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
 #if HAS_VALUES
                 __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
 #endif
-                ulong base, ulong portion_n, uint shift, __global uint *status_buf,
+                ulong base, ulong portion_n, uint shift, __global uint *status_buf, ulong status_off,
                 __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles)
 {
+#if USE_PTX
+    /* The per-warp digit counters are dead once every key has its tile rank, before the keys are
+     * reordered: they share local memory with the reordered tile. */
+#define WARPS (WG / 32)
+#define LMEM (TILE > WARPS * BINS ? TILE : WARPS * BINS)
+    __local uint lmem[LMEM];
+    __local uint *const lkeys = lmem;
+    __local uint *const wc = lmem;
+#else
     __local uint lkeys[TILE];
+#endif
     __local uint lcount[BINS];
     __local uint lstart[BINS];
     __local gpos_t ldelta[BINS];
     __local uint ltile;
 #if USE_PTX
-    __local uint wc[WARPS * BINS];
     __local uint wsum[WARPS];
 #else
     __local uint counters[RADIX * WG];
@@ -296,6 +322,7 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
 
 #if LOOKBACK
     /* status_buf[0] hands out tile ids; the status words follow. */
+    status_buf += status_off;
     __global uint *status = status_buf + BINS;
     if (lid == 0)
         ltile = atomic_inc(status_buf);
@@ -344,16 +371,14 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
     const uint lt_mask = lanemask_lt();
     for (uint i = 0; i < ITEMS; i++) {
         uint d = digit_of(bits[i], shift, 0xff);
-        uint peers = warp_match_any(d);
+        uint peers = warp_match_digit(d);
         uint lt = popcount(peers & lt_mask), c = popcount(peers);
         uint old = 0;
-        if (lt == c - 1) {
-            old = mywc[d];
-            mywc[d] = old + c;
-        }
+        /* The highest lane of each digit adds the digit's count for the warp. */
+        if (lt == c - 1)
+            old = atomic_add(&mywc[d], c);
         old = warp_shfl(old, 31 - clz(peers));
         rank[i] = old + lt;
-        warp_sync();
     }
 #if HAS_VALUES
     for (uint i = 0; i < ITEMS; i++) {
@@ -385,10 +410,11 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
             wc[w * BINS + lid] += my_start;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = 0; i < ITEMS; i++) {
+    for (uint i = 0; i < ITEMS; i++)
         rank[i] += mywc[digit_of(bits[i], shift, 0xff)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = 0; i < ITEMS; i++)
         lkeys[rank[i]] = bits[i];
-    }
 #else /* portable ranking */
     /* Blocked: work-item lid holds keys lid*ITEMS + i. Sub-digit passes of log2(RADIX) bits, each a
      * stable counter ranking (common.cl) and a reorder in local memory. */

@@ -29,10 +29,12 @@ typedef struct radix8_shape {
 static size_t local_bytes(const radix8_shape *s, size_t value_size)
 {
     size_t tile = (size_t)s->wg * s->items;
-    size_t b = tile * 4 + BINS * (4 + 4 + 8) + 16;
-    if (s->ptx)
-        return b + (s->wg / 32) * BINS * 4 + (s->wg / 32) * 4;
-    return b + ((size_t)1 << s->radix_bits) * s->wg * 4 + s->wg * 4 + BINS * 4 +
+    size_t b = BINS * (4 + 4 + 8) + 16;
+    if (s->ptx) { /* the per-warp counters share local memory with the reordered tile */
+        size_t wc = (size_t)(s->wg / 32) * BINS;
+        return b + (tile > wc ? tile : wc) * 4 + (s->wg / 32) * 4;
+    }
+    return b + tile * 4 + ((size_t)1 << s->radix_bits) * s->wg * 4 + s->wg * 4 + BINS * 4 +
            (value_size ? tile * 4 : 0);
 }
 
@@ -84,6 +86,15 @@ static int use_lookback(const clsort_context *ctx, const clsort_spec *spec)
     return lookback_safe(ctx);
 }
 
+/* Onesweep status words: a region of (tiles per portion + 1) x 256 words per launch. Small inputs get
+ * one region per pass right after the histogram (4 digit places x portions x 256 words) in one buffer,
+ * so that a single fill clears everything before the first kernel; larger ones reuse one region of its
+ * own buffer, cleared before each launch. */
+static size_t status_regions(size_t portions, size_t per_portion)
+{
+    return portions == 1 && per_portion <= 4096 ? 4 : 1;
+}
+
 /* Tiles per onesweep portion: the most whole tiles below 2^30 keys, a multiple of MAX_HIST_TILES
  * (CLSORT_RADIX8_PORTION_TILES makes it smaller, to test portions on small inputs). */
 static size_t portion_tiles_for(const radix8_shape *s)
@@ -104,7 +115,8 @@ size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec,
         size_t pt = portion_tiles_for(&s);
         size_t portions = (tiles + pt - 1) / pt;
         size_t per_portion = tiles < pt ? tiles : pt;
-        return data + (per_portion + 1) * BINS * 4 + portions * 4 * BINS * 4 + 6 * BINS * 8;
+        return data + status_regions(portions, per_portion) * (per_portion + 1) * BINS * 4 +
+               portions * 4 * BINS * 4 + 6 * BINS * 8;
     }
     return data + BINS * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, BINS * tiles);
 }
@@ -152,6 +164,9 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     const char *early = getenv("CLSORT_RADIX8_EARLY"), *win = getenv("CLSORT_RADIX8_LB_WIN");
     if (win && atoi(win) > 0)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_WIN=%d", atoi(win));
+    const char *match = getenv("CLSORT_RADIX8_MATCH");
+    if (s.ptx && match && atoi(match) > 0)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DMATCH_ANY=1");
     if (s.ptx && lookback && (early ? atoi(early) : (int)ctx->tuning.radix8_early))
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DEARLY=1");
     if (s.hist_copies > 1)
@@ -166,7 +181,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     const cl_ulong n = job->n;
     const size_t tiles = (job->n + s.tile - 1) / s.tile;
     cl_kernel hist_k = NULL, offs_k = NULL, up_k = NULL, bin_k = NULL;
-    cl_mem tmp_keys = NULL, tmp_vals = NULL, hist = NULL, offsets = NULL, status = NULL;
+    cl_mem tmp_keys = NULL, tmp_vals = NULL, work = NULL, offsets = NULL, status = NULL;
     clsort_scan scan = { 0 };
 
     if ((st = clsort_create_kernel(ctx, prog, "radix8_bin", &bin_k)) != CLSORT_OK ||
@@ -189,23 +204,24 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             p2 /= 2;
         const cl_ulong chunk = (cl_ulong)p2 * s.tile;
         const size_t hist_groups = (job->n + chunk - 1) / chunk;
+        const size_t hist_words = (size_t)portions * 4 * BINS, region_words = (per_portion + 1) * BINS;
+        const size_t regions = status_regions(portions, per_portion);
+        const size_t work_bytes = (hist_words + (regions == 4 ? 4 * region_words : 0)) * 4;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
             (st = clsort_create_kernel(ctx, prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
-            (st = clsort_alloc(ctx, (size_t)portions * 4 * BINS * 4, &hist, "radix8 histogram")) !=
-                CLSORT_OK ||
-            (st = clsort_alloc(ctx, 6 * BINS * 8, &offsets, "radix8 offsets")) !=
-                CLSORT_OK ||
-            (st = clsort_alloc(ctx, (per_portion + 1) * BINS * 4, &status, "radix8 status words")) !=
-                CLSORT_OK)
+            (st = clsort_alloc(ctx, work_bytes, &work, "radix8 histogram")) != CLSORT_OK ||
+            (st = clsort_alloc(ctx, 6 * BINS * 8, &offsets, "radix8 offsets")) != CLSORT_OK ||
+            (regions == 1 && (st = clsort_alloc(ctx, region_words * 4, &status,
+                                                "radix8 status words")) != CLSORT_OK))
             goto done;
-        if ((st = clsort_fill(ctx, hist, 0, (size_t)portions * 4 * BINS * 4)) != CLSORT_OK ||
+        if ((st = clsort_fill(ctx, work, 0, work_bytes)) != CLSORT_OK ||
             (st = clsort_set_args(ctx, hist_k, "radix8_histogram", 6, ARG(job->keys), ARG(n),
-                                  ARG(chunk), ARG(portion_size), ARG(portions), ARG(hist))) !=
+                                  ARG(chunk), ARG(portion_size), ARG(portions), ARG(work))) !=
                 CLSORT_OK ||
             (st = clsort_launch(ctx, hist_k, hist_groups * s.wg, s.wg)) != CLSORT_OK)
             goto done;
         profile_last(ctx, "histogram", 0);
-        if ((st = clsort_set_args(ctx, offs_k, "radix8_offsets", 3, ARG(hist), ARG(portions),
+        if ((st = clsort_set_args(ctx, offs_k, "radix8_offsets", 3, ARG(work), ARG(portions),
                                   ARG(offsets))) != CLSORT_OK ||
             (st = clsort_launch(ctx, offs_k, 4, 1)) != CLSORT_OK)
             goto done;
@@ -223,18 +239,23 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 const cl_ulong off_index = p == 0 ? (cl_ulong)pass * BINS : (4 + ((p + 1) & 1)) * BINS;
                 const cl_ulong off_next = (4 + (p & 1)) * BINS;
                 const cl_ulong ntiles = ptiles;
-                /* status[0] is the tile counter, the status words follow; both start at zero. */
-                if ((st = clsort_fill(ctx, status, 0, (ptiles + 1) * BINS * 4)) == CLSORT_OK) {
+                /* The region's first word is the tile counter, the status words follow; both start
+                 * at zero: the first fill cleared every region, a reused one is cleared again. */
+                const cl_ulong status_off = regions == 4 ? hist_words + pass * region_words : 0;
+                cl_mem sbuf = regions == 4 ? work : status;
+                if (regions == 1)
+                    st = clsort_fill(ctx, status, 0, (ptiles + 1) * BINS * 4);
+                if (st == CLSORT_OK) {
                     if (vs)
-                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 12, ARG(kin), ARG(kout),
+                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 13, ARG(kin), ARG(kout),
                                              ARG(vin), ARG(vout), ARG(base), ARG(pn), ARG(shift),
-                                             ARG(status), ARG(offsets), ARG(off_index), ARG(off_next),
-                                             ARG(ntiles));
+                                             ARG(sbuf), ARG(status_off), ARG(offsets),
+                                             ARG(off_index), ARG(off_next), ARG(ntiles));
                     else
-                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 10, ARG(kin), ARG(kout),
-                                             ARG(base), ARG(pn), ARG(shift), ARG(status),
-                                             ARG(offsets), ARG(off_index), ARG(off_next),
-                                             ARG(ntiles));
+                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 11, ARG(kin), ARG(kout),
+                                             ARG(base), ARG(pn), ARG(shift), ARG(sbuf),
+                                             ARG(status_off), ARG(offsets), ARG(off_index),
+                                             ARG(off_next), ARG(ntiles));
                 }
                 if (st == CLSORT_OK)
                     st = clsort_launch(ctx, bin_k, ptiles * s.wg, s.wg);
@@ -264,13 +285,13 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             profile_last(ctx, "scan", pass);
             /* status and counter are unused without look-back: any buffer will do. */
             if (vs)
-                st = clsort_set_args(ctx, bin_k, "radix8_bin", 12, ARG(kin), ARG(kout), ARG(vin),
+                st = clsort_set_args(ctx, bin_k, "radix8_bin", 13, ARG(kin), ARG(kout), ARG(vin),
                                      ARG(vout), ARG(zero), ARG(n), ARG(shift), ARG(offsets),
-                                     ARG(offsets), ARG(zero), ARG(zero), ARG(ntiles));
+                                     ARG(zero), ARG(offsets), ARG(zero), ARG(zero), ARG(ntiles));
             else
-                st = clsort_set_args(ctx, bin_k, "radix8_bin", 10, ARG(kin), ARG(kout), ARG(zero),
-                                     ARG(n), ARG(shift), ARG(offsets), ARG(offsets), ARG(zero),
-                                     ARG(zero), ARG(ntiles));
+                st = clsort_set_args(ctx, bin_k, "radix8_bin", 11, ARG(kin), ARG(kout), ARG(zero),
+                                     ARG(n), ARG(shift), ARG(offsets), ARG(zero), ARG(offsets),
+                                     ARG(zero), ARG(zero), ARG(ntiles));
             if (st != CLSORT_OK || (st = clsort_launch(ctx, bin_k, tiles * s.wg, s.wg)) != CLSORT_OK)
                 goto done;
             profile_last(ctx, "bin", pass);
@@ -284,7 +305,7 @@ done:
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);
-    cl_mem ms[] = { tmp_keys, tmp_vals, hist, offsets, status };
+    cl_mem ms[] = { tmp_keys, tmp_vals, work, offsets, status };
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         if (ms[i])
             clReleaseMemObject(ms[i]);
