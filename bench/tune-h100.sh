@@ -61,11 +61,13 @@ PY
 done > "$OUT/ptxas.txt" 2>&1; cat "$OUT/ptxas.txt"
 if [ -n "${NCU:-}" ]; then
   IFS=: read -r wg items extra <<< "${NCU_VARIANT:-${VARIANTS%% *}}"
-  env CLSORT_RADIX8_WG=$wg CLSORT_RADIX8_ITEMS=$items ${extra:+${extra//,/ }} timeout 120 \
+  f=/tmp/clsort-bench/uniform-${NCU_LOG2N:-24}.u32
+  [ -f "$f" ] || ./build-gpu/bench/bench_radix gen uniform "${NCU_LOG2N:-24}" "$f"
+  env CLSORT_RADIX8_WG=$wg CLSORT_RADIX8_ITEMS=$items ${extra:+${extra//,/ }} timeout 90 \
     ncu --clock-control none --target-processes all -k regex:radix8_bin -s 3 -c 1 \
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
       --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum,smsp__inst_executed.sum \
-      ./build-gpu/bench/bench_radix run --algos radix8 --kinds keys --reps 1 "/tmp/clsort-bench/uniform-${NCU_LOG2N:-24}.u32" \
+      ./build-gpu/bench/bench_radix run --algos radix8 --kinds keys --reps 1 "$f" \
       > "$OUT/ncu.txt" 2>&1
   grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers|Block Limit|Stall|bank_conflicts|inst_executed|Warp Cycles|Issued|==PROF==|rror" "$OUT/ncu.txt" | head -60
 fi
