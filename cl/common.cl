@@ -14,13 +14,61 @@
 #error "WG must be a power of two"
 #endif
 
-/* Key transforms: map keys to unsigned integers whose unsigned order is the wanted order. For u32 the
- * stored bits already are that integer; other key types add their transform here. */
-inline uint key_to_bits(uint k) { return k; }
-inline uint bits_to_key(uint b) { return b; }
+/*
+ * Key transforms: map a key's stored bits to an unsigned integer whose unsigned order is the wanted
+ * order, and back. Options: KEY_BITS (32 or 64; keys move as uint or ulong whatever their type),
+ * KEY_KIND (0 unsigned, 1 signed, 2 IEEE float) and DESCENDING. Signed integers flip the sign bit;
+ * floats flip the sign bit of positive values and every bit of negative ones, which gives IEEE total
+ * order (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN); descending order complements the
+ * result, so stable sorts stay stable. key_t is the stored word, also used for the mapped bits.
+ */
+#ifndef KEY_BITS
+#define KEY_BITS 32
+#endif
+#ifndef KEY_KIND
+#define KEY_KIND 0
+#endif
+#ifndef DESCENDING
+#define DESCENDING 0
+#endif
+#if KEY_BITS == 64
+typedef ulong key_t;
+#define KEY_SIGN 0x8000000000000000ul
+#define KEY_ONES 0xfffffffffffffffful
+#else
+typedef uint key_t;
+#define KEY_SIGN 0x80000000u
+#define KEY_ONES 0xffffffffu
+#endif
 
-/* The digit of the (transformed) key at bit `shift`, `mask` wide. */
-inline uint digit_of(uint bits, uint shift, uint mask) { return (bits >> shift) & mask; }
+inline key_t key_to_bits(key_t k)
+{
+#if KEY_KIND == 1
+    k ^= KEY_SIGN;
+#elif KEY_KIND == 2
+    k = (k & KEY_SIGN) ? ~k : (k | KEY_SIGN);
+#endif
+#if DESCENDING
+    k = ~k;
+#endif
+    return k;
+}
+
+inline key_t bits_to_key(key_t b)
+{
+#if DESCENDING
+    b = ~b;
+#endif
+#if KEY_KIND == 1
+    b ^= KEY_SIGN;
+#elif KEY_KIND == 2
+    b = (b & KEY_SIGN) ? (b ^ KEY_SIGN) : ~b;
+#endif
+    return b;
+}
+
+/* The digit of the mapped key at bit `shift`, `mask` wide. */
+inline uint digit_of(key_t bits, uint shift, uint mask) { return (uint)(bits >> shift) & mask; }
 
 /*
  * Work-group exclusive scans through local memory (Kogge-Stone: log2(WG) steps). Every work-item of the

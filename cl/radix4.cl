@@ -3,16 +3,17 @@
  * the host scans the digit-major table of counts (scan.cl), and radix4_scatter ranks each tile's keys
  * stably in local memory and writes them, grouped by digit, to their global positions.
  *
- * Options: WG, ITEMS (tile = WG * ITEMS keys), RADIX = 16, HAS_VALUES, VALUE_T.
+ * Options: WG, ITEMS (tile = WG * ITEMS keys), RADIX = 16, HAS_VALUES, VALUE_T, and the key options
+ * of common.cl. Each pass takes the digit at `shift`, `mask` wide (narrower than 4 bits for the last
+ * digit of a bit range).
  */
 
 #define TILE (WG * ITEMS)
-#define DIGIT_MASK (RADIX - 1)
 
 /* Digit-major table of per-tile digit counts: hist[d * num_tiles + tile]. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix4_histogram(__global const uint *keys, ulong n, uint shift, __global ulong *hist,
-                      ulong num_tiles)
+void radix4_histogram(__global const key_t *keys, ulong n, uint shift, uint mask,
+                      __global ulong *hist, ulong num_tiles)
 {
     __local uint counters[RADIX * WG];
     __local uint partial[WG];
@@ -25,7 +26,7 @@ void radix4_histogram(__global const uint *keys, ulong n, uint shift, __global u
     for (uint i = 0; i < ITEMS; i++) {
         ulong idx = start + (ulong)i * WG + lid;
         if (idx < n)
-            rank_count(counters, digit_of(key_to_bits(keys[idx]), shift, DIGIT_MASK));
+            rank_count(counters, digit_of(key_to_bits(keys[idx]), shift, mask));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -48,15 +49,15 @@ void radix4_histogram(__global const uint *keys, ulong n, uint shift, __global u
 /* Stable scatter of one tile. offsets[d * num_tiles + tile] is where the tile's first key of digit d
  * goes (the exclusive scan of the histogram table). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix4_scatter(__global const uint *keys_in, __global uint *keys_out,
+void radix4_scatter(__global const key_t *keys_in, __global key_t *keys_out,
 #if HAS_VALUES
                     __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
 #endif
-                    ulong n, uint shift, __global const ulong *offsets, ulong num_tiles)
+                    ulong n, uint shift, uint mask, __global const ulong *offsets, ulong num_tiles)
 {
     __local uint counters[RADIX * WG];
     __local uint scan_scratch[WG];
-    __local uint lkeys[TILE];
+    __local key_t lkeys[TILE];
 #if HAS_VALUES
     __local VALUE_T lvals[TILE];
 #endif
@@ -70,12 +71,13 @@ void radix4_scatter(__global const uint *keys_in, __global uint *keys_out,
 
     /* Blocked order (work-item lid holds keys lid*ITEMS ...) keeps the ranking stable. Keys past the end
      * get all-ones bits: the largest digit, ranked after every real key, so they never reach memory. */
-    uint bits[ITEMS], before[ITEMS];
+    key_t bits[ITEMS];
+    uint before[ITEMS];
     rank_clear(counters);
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = lid * ITEMS + i;
-        bits[i] = pos < count ? key_to_bits(keys_in[start + pos]) : 0xffffffffu;
-        before[i] = rank_count(counters, digit_of(bits[i], shift, DIGIT_MASK));
+        bits[i] = pos < count ? key_to_bits(keys_in[start + pos]) : KEY_ONES;
+        before[i] = rank_count(counters, digit_of(bits[i], shift, mask));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     rank_scan(counters, scan_scratch);
@@ -86,7 +88,7 @@ void radix4_scatter(__global const uint *keys_in, __global uint *keys_out,
     }
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = lid * ITEMS + i;
-        uint d = digit_of(bits[i], shift, DIGIT_MASK);
+        uint d = digit_of(bits[i], shift, mask);
         uint r = counters[d * WG + lid] + before[i];
         lkeys[r] = bits[i];
 #if HAS_VALUES
@@ -101,8 +103,8 @@ void radix4_scatter(__global const uint *keys_in, __global uint *keys_out,
     for (uint i = 0; i < ITEMS; i++) {
         uint p = i * WG + lid;
         if (p < count) {
-            uint b = lkeys[p];
-            uint d = digit_of(b, shift, DIGIT_MASK);
+            key_t b = lkeys[p];
+            uint d = digit_of(b, shift, mask);
             ulong dst = gbase[d] + (p - tstart[d]);
             keys_out[dst] = bits_to_key(b);
 #if HAS_VALUES

@@ -85,8 +85,22 @@ typedef enum clsort_status {
 } clsort_status;
 
 /** Key types. Keys are stored in the device's byte order (little-endian on every supported device). */
+/**
+ * Key types. Keys are stored in the device's byte order (little-endian on every supported device).
+ *
+ * Floating-point keys sort in IEEE 754 total order: -NaN < -inf < negative numbers < -0.0 < +0.0 <
+ * positive numbers < +inf < +NaN, with NaNs ordered by their payload (a larger payload is further from
+ * zero). Inside the kernels every key is mapped to an unsigned integer with that order (the sign bit
+ * flipped for signed integers; for floats the sign bit flipped on positive values and all bits on
+ * negative ones); the mapping is undone when keys are stored, so no extra passes are made.
+ */
 typedef enum clsort_key_type {
     CLSORT_KEY_U32 = 0, /**< unsigned 32-bit integers */
+    CLSORT_KEY_I32 = 1, /**< signed 32-bit integers (two's complement) */
+    CLSORT_KEY_F32 = 2, /**< IEEE 754 single precision */
+    CLSORT_KEY_U64 = 3, /**< unsigned 64-bit integers */
+    CLSORT_KEY_I64 = 4, /**< signed 64-bit integers (two's complement) */
+    CLSORT_KEY_F64 = 5, /**< IEEE 754 double precision */
 } clsort_key_type;
 
 /** Algorithms. */
@@ -126,8 +140,20 @@ typedef enum clsort_algorithm {
 /** What to sort and how. Initialise with clsort_spec_default() and change what you need. */
 typedef struct clsort_spec {
     clsort_key_type key_type;   /**< type of the keys; default ::CLSORT_KEY_U32 */
-    size_t value_size;          /**< bytes per value: 0 (keys only) or 4; default 0 */
+    size_t value_size;          /**< bytes per value: 0 (keys only), 4 or 8; default 0 */
     clsort_algorithm algorithm; /**< default ::CLSORT_ALGO_AUTO */
+    /**
+     * Non-zero: descending order. Stable algorithms stay stable (equal keys keep their input order); it
+     * is not a reversal of the ascending result. Default 0.
+     */
+    int descending;
+    /**
+     * Bit range [begin_bit, end_bit) of the mapped key (see ::clsort_key_type) that decides the order;
+     * the other bits are carried along but ignored, and the radix sorts make only the passes the range
+     * needs (keys known to be below 2^16: begin 0, end 16, half the passes). end_bit 0 means the key's
+     * width; the defaults (0, 0) use every bit. Only the radix sorts take a narrower range.
+     */
+    unsigned begin_bit, end_bit;
     /**
      * Batched segments: 0 (the default) sorts the whole array; N > 0 sorts each consecutive run of N
      * keys (with their values) independently. When n is not a multiple of N, the last segment is the

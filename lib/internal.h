@@ -97,6 +97,19 @@ void clsort_set_thread_detail(const char *text);
                                __func__, #cond);                                                     \
     } while (0)
 
+/* ---- keys.c: key types, order, bit ranges ---- */
+const char *clsort_key_type_name(clsort_key_type t);
+unsigned clsort_key_width(clsort_key_type t); /* 32 or 64 bits */
+#define clsort_key_size(t) (clsort_key_width(t) / 8)
+/* The bit range that decides the order, end_bit 0 resolved to the width. */
+void clsort_key_range(const clsort_spec *spec, unsigned *begin, unsigned *end);
+int clsort_key_full_range(const clsort_spec *spec);
+/* -D options selecting the key transform of cl/common.cl (KEY_BITS, KEY_KIND, DESCENDING). */
+int clsort_key_options(const clsort_spec *spec, char *buf, size_t size);
+/* Map keys in place to their unsigned order bits (inverse = 0) or back (1), chained. */
+clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                    size_t n, int inverse);
+
 /* ---- fault.c ---- */
 /* Non-zero when this device allocation is to fail ($CLSORT_FAULT_ALLOC, for tests). */
 int clsort_fault_alloc(void);
@@ -199,6 +212,8 @@ extern const char clsort_cl_radix4[];
 extern const size_t clsort_cl_radix4_len;
 extern const char clsort_cl_radix8[];
 extern const size_t clsort_cl_radix8_len;
+extern const char clsort_cl_keys[];
+extern const size_t clsort_cl_keys_len;
 extern const char clsort_cl_scan[];
 extern const size_t clsort_cl_scan_len;
 

@@ -1,7 +1,8 @@
 /*
- * 4-bit LSD radix sort (cl/radix4.cl): 8 passes over 32-bit keys, each a tile histogram, a scan of
- * the digit-major count table and a stable scatter, ping-ponging between the caller's buffers and
- * scratch buffers of the same size. The pass count is even, so the result ends in the caller's buffers.
+ * 4-bit LSD radix sort (cl/radix4.cl): one pass per 4-bit digit of the key's bit range (8 for a whole
+ * 32-bit key, 16 for a 64-bit one), each a tile histogram, a scan of the digit-major count table and a
+ * stable scatter, ping-ponging between the caller's buffers and scratch buffers of the same size. An
+ * odd number of passes ends with a copy back into the caller's buffers.
  */
 #include "internal.h"
 
@@ -16,21 +17,22 @@ typedef struct radix4_shape {
 } radix4_shape;
 
 /* Local memory of the scatter kernel, the larger of the two. */
-static size_t local_bytes(unsigned wg, unsigned items, size_t value_size)
+static size_t local_bytes(unsigned wg, unsigned items, size_t key_size, size_t value_size)
 {
     size_t tile = (size_t)wg * items;
-    return (RADIX4_RADIX * wg + wg) * 4 + tile * (4 + value_size) + RADIX4_RADIX * 12;
+    return (RADIX4_RADIX * wg + wg) * 4 + tile * (key_size + value_size) + RADIX4_RADIX * 12;
 }
 
 /* The table's shape, shrunk where the device has less local memory or smaller work-groups. */
-static radix4_shape shape_for(const clsort_context *ctx, size_t value_size)
+static radix4_shape shape_for(const clsort_context *ctx, const clsort_spec *spec)
 {
+    const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
     radix4_shape s = { ctx->tuning.radix4_wg, ctx->tuning.radix4_items, 0 };
     while (s.wg > RADIX4_RADIX && s.wg > ctx->max_wg)
         s.wg /= 2;
-    while (local_bytes(s.wg, s.items, value_size) > ctx->local_mem && s.items > 1)
+    while (local_bytes(s.wg, s.items, ks, vs) > ctx->local_mem && s.items > 1)
         s.items /= 2;
-    while (local_bytes(s.wg, s.items, value_size) > ctx->local_mem && s.wg > RADIX4_RADIX)
+    while (local_bytes(s.wg, s.items, ks, vs) > ctx->local_mem && s.wg > RADIX4_RADIX)
         s.wg /= 2;
     s.tile = (size_t)s.wg * s.items;
     return s;
@@ -38,32 +40,37 @@ static radix4_shape shape_for(const clsort_context *ctx, size_t value_size)
 
 size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
-    radix4_shape s = shape_for(ctx, spec->value_size);
+    radix4_shape s = shape_for(ctx, spec);
     size_t tiles = (n + s.tile - 1) / s.tile;
-    return n * (4 + spec->value_size) + RADIX4_RADIX * tiles * sizeof(cl_ulong) +
-           clsort_scan_scratch(ctx, RADIX4_RADIX * tiles);
+    return n * (clsort_key_size(spec->key_type) + spec->value_size) +
+           RADIX4_RADIX * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, RADIX4_RADIX * tiles);
 }
 
 clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job)
 {
-    const size_t vs = job->spec->value_size;
-    radix4_shape s = shape_for(ctx, vs);
-    if (local_bytes(s.wg, s.items, vs) > ctx->local_mem)
+    const clsort_spec *spec = job->spec;
+    const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
+    radix4_shape s = shape_for(ctx, spec);
+    if (local_bytes(s.wg, s.items, ks, vs) > ctx->local_mem)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
                            "radix4 needs %zu bytes of local memory; %s has %llu",
-                           local_bytes(s.wg, s.items, vs), ctx->display_name,
+                           local_bytes(s.wg, s.items, ks, vs), ctx->display_name,
                            (unsigned long long)ctx->local_mem);
 
     char opts[256];
-    snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DRADIX=%u -DHAS_VALUES=%d -DVALUE_T=uint", s.wg,
-             s.items, RADIX4_RADIX, vs ? 1 : 0);
+    int len = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DRADIX=%u -DHAS_VALUES=%d -DVALUE_T=%s ",
+                       s.wg, s.items, RADIX4_RADIX, vs ? 1 : 0, vs == 8 ? "ulong" : "uint");
+    clsort_key_options(spec, opts + len, sizeof opts - (size_t)len);
     const char *src[] = { clsort_cl_common, clsort_cl_radix4 };
-    const size_t len[] = { clsort_cl_common_len, clsort_cl_radix4_len };
+    const size_t lens[] = { clsort_cl_common_len, clsort_cl_radix4_len };
     cl_program prog;
-    clsort_status st = clsort_get_program(ctx, "radix4", src, len, 2, opts, &prog);
+    clsort_status st = clsort_get_program(ctx, "radix4", src, lens, 2, opts, &prog);
     if (st != CLSORT_OK)
         return st;
 
+    unsigned begin, end;
+    clsort_key_range(spec, &begin, &end);
+    const unsigned passes = (end - begin + RADIX4_BITS - 1) / RADIX4_BITS;
     const cl_ulong n = job->n;
     const cl_ulong tiles = (job->n + s.tile - 1) / s.tile;
     cl_kernel hist_k = NULL, scatter_k = NULL;
@@ -72,7 +79,7 @@ clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job)
 
     if ((st = clsort_create_kernel(ctx, prog, "radix4_histogram", &hist_k)) != CLSORT_OK ||
         (st = clsort_create_kernel(ctx, prog, "radix4_scatter", &scatter_k)) != CLSORT_OK ||
-        (st = clsort_alloc(ctx, job->n * 4, &tmp_keys, "radix4 key scratch")) != CLSORT_OK ||
+        (st = clsort_alloc(ctx, job->n * ks, &tmp_keys, "radix4 key scratch")) != CLSORT_OK ||
         (vs && (st = clsort_alloc(ctx, job->n * vs, &tmp_vals, "radix4 value scratch")) != CLSORT_OK) ||
         (st = clsort_alloc(ctx, RADIX4_RADIX * tiles * sizeof(cl_ulong), &hist, "radix4 histogram")) !=
             CLSORT_OK ||
@@ -80,22 +87,30 @@ clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job)
         goto done;
 
     cl_mem keys[2] = { job->keys, tmp_keys }, vals[2] = { job->values, tmp_vals };
-    for (cl_uint pass = 0; pass < 32 / RADIX4_BITS; pass++) {
-        const cl_uint shift = pass * RADIX4_BITS;
+    for (unsigned pass = 0; pass < passes; pass++) {
+        const cl_uint shift = begin + pass * RADIX4_BITS;
+        const cl_uint width = end - shift < RADIX4_BITS ? end - shift : RADIX4_BITS;
+        const cl_uint mask = (1u << width) - 1;
         cl_mem kin = keys[pass & 1], kout = keys[(pass + 1) & 1];
         cl_mem vin = vals[pass & 1], vout = vals[(pass + 1) & 1];
-        if ((st = clsort_set_args(ctx, hist_k, "radix4_histogram", 5, ARG(kin), ARG(n), ARG(shift),
-                                  ARG(hist), ARG(tiles))) != CLSORT_OK ||
+        if ((st = clsort_set_args(ctx, hist_k, "radix4_histogram", 6, ARG(kin), ARG(n), ARG(shift),
+                                  ARG(mask), ARG(hist), ARG(tiles))) != CLSORT_OK ||
             (st = clsort_launch(ctx, hist_k, tiles * s.wg, s.wg)) != CLSORT_OK ||
             (st = clsort_scan_enqueue(ctx, &scan, hist, RADIX4_RADIX * tiles)) != CLSORT_OK)
             goto done;
         if (vs)
-            st = clsort_set_args(ctx, scatter_k, "radix4_scatter", 8, ARG(kin), ARG(kout), ARG(vin),
-                                 ARG(vout), ARG(n), ARG(shift), ARG(hist), ARG(tiles));
+            st = clsort_set_args(ctx, scatter_k, "radix4_scatter", 9, ARG(kin), ARG(kout), ARG(vin),
+                                 ARG(vout), ARG(n), ARG(shift), ARG(mask), ARG(hist), ARG(tiles));
         else
-            st = clsort_set_args(ctx, scatter_k, "radix4_scatter", 6, ARG(kin), ARG(kout), ARG(n),
-                                 ARG(shift), ARG(hist), ARG(tiles));
+            st = clsort_set_args(ctx, scatter_k, "radix4_scatter", 7, ARG(kin), ARG(kout), ARG(n),
+                                 ARG(shift), ARG(mask), ARG(hist), ARG(tiles));
         if (st != CLSORT_OK || (st = clsort_launch(ctx, scatter_k, tiles * s.wg, s.wg)) != CLSORT_OK)
+            goto done;
+    }
+    /* An odd number of passes left the result in the scratch buffers. */
+    if (passes & 1) {
+        if ((st = clsort_copy(ctx, tmp_keys, job->keys, job->n * ks)) != CLSORT_OK ||
+            (vs && (st = clsort_copy(ctx, tmp_vals, job->values, job->n * vs)) != CLSORT_OK))
             goto done;
     }
 

@@ -44,23 +44,29 @@ void clsort_spec_default(clsort_spec *spec)
     spec->algorithm = CLSORT_ALGO_AUTO;
 }
 
-static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
+static int is_radix8(clsort_algorithm a)
 {
-    if (spec->key_type != CLSORT_KEY_U32)
-        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown key type %d",
-                           (int)spec->key_type);
-    if (spec->value_size != 0 && spec->value_size != 4)
-        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
-                           "value size %zu is not supported: use 0 (keys only) or 4", spec->value_size);
-    if (!clsort_algorithm_name(spec->algorithm))
-        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown algorithm %d",
-                           (int)spec->algorithm);
-    if (spec->segment && spec->algorithm != CLSORT_ALGO_AUTO &&
-        spec->algorithm != CLSORT_ALGO_BITONIC && spec->algorithm != CLSORT_ALGO_ODDEVEN)
-        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
-                           "%s does not sort segments (segment = %zu): use bitonic, oddeven or auto",
-                           clsort_algorithm_name(spec->algorithm), spec->segment);
-    return CLSORT_OK;
+    return a == CLSORT_ALGO_RADIX8 || a == CLSORT_ALGO_ONESWEEP || a == CLSORT_ALGO_RADIX8_RTS;
+}
+
+static int is_comparison(clsort_algorithm a)
+{
+    return a == CLSORT_ALGO_BITONIC || a == CLSORT_ALGO_ODDEVEN;
+}
+
+/* Why an algorithm cannot take a spec, or NULL when it can. radix4 takes everything. */
+static const char *unsupported(clsort_algorithm a, const clsort_spec *spec)
+{
+    if (is_radix8(a)) {
+        if (spec->key_type != CLSORT_KEY_U32 || spec->descending || !clsort_key_full_range(spec) ||
+            spec->value_size > 4)
+            return "sorts u32 keys in ascending order on all their bits, with values of 0 or 4 bytes";
+    } else if (is_comparison(a)) {
+        if (clsort_key_width(spec->key_type) != 32 || !clsort_key_full_range(spec) ||
+            spec->value_size > 4)
+            return "sorts 32-bit keys (u32, i32, f32) on all their bits, with values of 0 or 4 bytes";
+    }
+    return NULL;
 }
 
 /* The algorithm that runs for a spec on this device. */
@@ -70,7 +76,42 @@ static clsort_algorithm resolve(const clsort_context *ctx, const clsort_spec *sp
     if (spec->algorithm != CLSORT_ALGO_AUTO)
         return spec->algorithm;
     /* Batched segments: bitonic sorts a whole batch of short segments in one tile pass. */
-    return spec->segment ? CLSORT_ALGO_BITONIC : CLSORT_ALGO_RADIX8;
+    if (spec->segment)
+        return CLSORT_ALGO_BITONIC;
+    return unsupported(CLSORT_ALGO_RADIX8, spec) ? CLSORT_ALGO_RADIX4 : CLSORT_ALGO_RADIX8;
+}
+
+static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
+{
+    const char *type = clsort_key_type_name(spec->key_type);
+    if (!type)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown key type %d",
+                           (int)spec->key_type);
+    if (spec->value_size != 0 && spec->value_size != 4 && spec->value_size != 8)
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "value size %zu is not supported: use 0 (keys only), 4 or 8", spec->value_size);
+    if (!clsort_algorithm_name(spec->algorithm))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown algorithm %d",
+                           (int)spec->algorithm);
+    unsigned begin, end, width = clsort_key_width(spec->key_type);
+    clsort_key_range(spec, &begin, &end);
+    if (begin >= end || end > width)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "bit range %u:%u is not valid for %s keys: expected 0 <= begin < end <= %u",
+                           spec->begin_bit, spec->end_bit, type, width);
+    if (spec->segment && spec->algorithm != CLSORT_ALGO_AUTO && !is_comparison(spec->algorithm))
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "%s does not sort segments (segment = %zu): use bitonic, oddeven or auto",
+                           clsort_algorithm_name(spec->algorithm), spec->segment);
+    clsort_algorithm a = resolve(ctx, spec);
+    const char *why = unsupported(a, spec);
+    if (why)
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "%s cannot sort %s keys%s%s with %zu-byte values: it %s; radix4 (or auto) "
+                           "sorts every key type, order and bit range",
+                           clsort_algorithm_name(a), type, spec->descending ? " descending" : "",
+                           clsort_key_full_range(spec) ? "" : " on a bit range", spec->value_size, why);
+    return CLSORT_OK;
 }
 
 /* Limits that depend on n, checked before any work. */
@@ -100,13 +141,13 @@ static size_t scratch_bytes(const clsort_context *ctx, const clsort_spec *spec, 
 static clsort_status check_fits(clsort_context *ctx, const clsort_spec *spec, size_t n,
                                 int with_data)
 {
-    const size_t per_key = 4 + spec->value_size;
-    if (n > ctx->max_alloc / 4 || (spec->value_size && n > ctx->max_alloc / spec->value_size))
+    const size_t ks = clsort_key_size(spec->key_type), per_key = ks + spec->value_size;
+    const size_t widest = spec->value_size > ks ? spec->value_size : ks;
+    if (n > ctx->max_alloc / widest)
         return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
                            "%zu keys need a buffer of %.3g GB; the largest buffer %s allows is %.3g GB "
                            "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
-                           n, (double)n * (spec->value_size > 4 ? spec->value_size : 4) / 1e9,
-                           ctx->display_name, (double)ctx->max_alloc / 1e9);
+                           n, (double)n * widest / 1e9, ctx->display_name, (double)ctx->max_alloc / 1e9);
     double need = (double)scratch_bytes(ctx, spec, n) + (with_data ? (double)n * per_key : 0.0);
     if (need > (double)ctx->global_mem)
         return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
@@ -127,7 +168,7 @@ clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size
     if (st != CLSORT_OK)
         return st;
     /* Largest n that passes check_fits with our own data buffers (bisection: scratch is monotonic). */
-    size_t lo = 0, hi = (size_t)(ctx->max_alloc / 4) + 1;
+    size_t lo = 0, hi = (size_t)(ctx->max_alloc / clsort_key_size(spec->key_type)) + 1;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         if (check_fits(ctx, spec, mid, 1) == CLSORT_OK)
@@ -271,10 +312,14 @@ static clsort_status run_chain(clsort_context *ctx, const clsort_spec *spec, cl_
             st = clsort_radix8_enqueue(ctx, &job);
             break;
         case CLSORT_ALGO_BITONIC:
-            st = clsort_bitonic_enqueue(ctx, &job);
-            break;
         case CLSORT_ALGO_ODDEVEN:
-            st = clsort_oddeven_enqueue(ctx, &job);
+            /* They compare whole unsigned keys: map the keys to their order bits and back. */
+            st = clsort_keys_transform(ctx, spec, keys, n, 0);
+            if (st == CLSORT_OK)
+                st = algo == CLSORT_ALGO_BITONIC ? clsort_bitonic_enqueue(ctx, &job)
+                                                 : clsort_oddeven_enqueue(ctx, &job);
+            if (st == CLSORT_OK)
+                st = clsort_keys_transform(ctx, spec, keys, n, 1);
             break;
         default:
             st = clsort_radix4_enqueue(ctx, &job);
@@ -368,7 +413,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
         return st;
 
     const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
-    const size_t vs = spec->value_size;
+    const size_t vs = spec->value_size, ks = clsort_key_size(spec->key_type);
     cl_mem kbuf = NULL, vbuf = NULL;
     cl_event up[2] = { NULL, NULL }, down[2] = { NULL, NULL };
     cl_uint n_up = 0;
@@ -376,10 +421,10 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     double kernel_ms = 0;
 
     if (n > 1) {
-        if ((st = clsort_alloc(ctx, n * 4, &kbuf, "keys")) != CLSORT_OK ||
+        if ((st = clsort_alloc(ctx, n * ks, &kbuf, "keys")) != CLSORT_OK ||
             (vs && (st = clsort_alloc(ctx, n * vs, &vbuf, "values")) != CLSORT_OK))
             goto done;
-        cl_int err = clEnqueueWriteBuffer(ctx->queue, kbuf, CL_FALSE, 0, n * 4, keys, 0, NULL, &up[n_up]);
+        cl_int err = clEnqueueWriteBuffer(ctx->queue, kbuf, CL_FALSE, 0, n * ks, keys, 0, NULL, &up[n_up]);
         if (err != CL_SUCCESS) {
             st = clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(keys)");
             goto done;
@@ -395,7 +440,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
         }
         if ((st = run_chain(ctx, spec, kbuf, vbuf, n, n_up, up, &ran)) != CLSORT_OK)
             goto done;
-        err = clEnqueueReadBuffer(ctx->queue, kbuf, CL_FALSE, 0, n * 4, keys, 1, &ctx->last_event,
+        err = clEnqueueReadBuffer(ctx->queue, kbuf, CL_FALSE, 0, n * ks, keys, 1, &ctx->last_event,
                                   &down[0]);
         if (err == CL_SUCCESS && vs)
             err = clEnqueueReadBuffer(ctx->queue, vbuf, CL_FALSE, 0, n * vs, values, 1,

@@ -1,0 +1,80 @@
+/*
+ * Key types, order and bit ranges: sizes, the build options that select the key transform in
+ * cl/common.cl, and an in-place transform pass (cl/keys.cl) for the families that compare whole keys.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+
+static const char *const type_names[] = { "u32", "i32", "f32", "u64", "i64", "f64" };
+
+const char *clsort_key_type_name(clsort_key_type t)
+{
+    return (unsigned)t < sizeof type_names / sizeof type_names[0] ? type_names[t] : NULL;
+}
+
+unsigned clsort_key_width(clsort_key_type t)
+{
+    return t >= CLSORT_KEY_U64 ? 64 : 32;
+}
+
+/* 0 unsigned, 1 signed, 2 floating point: KEY_KIND in cl/common.cl. */
+static unsigned key_kind(clsort_key_type t)
+{
+    switch (t) {
+    case CLSORT_KEY_I32:
+    case CLSORT_KEY_I64:
+        return 1;
+    case CLSORT_KEY_F32:
+    case CLSORT_KEY_F64:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+void clsort_key_range(const clsort_spec *spec, unsigned *begin, unsigned *end)
+{
+    *begin = spec->begin_bit;
+    *end = spec->end_bit ? spec->end_bit : clsort_key_width(spec->key_type);
+}
+
+int clsort_key_full_range(const clsort_spec *spec)
+{
+    unsigned b, e;
+    clsort_key_range(spec, &b, &e);
+    return b == 0 && e == clsort_key_width(spec->key_type);
+}
+
+int clsort_key_options(const clsort_spec *spec, char *buf, size_t size)
+{
+    return snprintf(buf, size, "-DKEY_BITS=%u -DKEY_KIND=%u -DDESCENDING=%d",
+                    clsort_key_width(spec->key_type), key_kind(spec->key_type),
+                    spec->descending ? 1 : 0);
+}
+
+clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                    size_t n, int inverse)
+{
+    if (n == 0 || (key_kind(spec->key_type) == 0 && !spec->descending))
+        return CLSORT_OK; /* the mapping is the identity */
+    char opts[160];
+    int len = snprintf(opts, sizeof opts, "-DWG=%u ", ctx->tuning.scan_wg);
+    clsort_key_options(spec, opts + len, sizeof opts - (size_t)len);
+    const char *src[] = { clsort_cl_common, clsort_cl_keys };
+    const size_t lens[] = { clsort_cl_common_len, clsort_cl_keys_len };
+    cl_program prog;
+    cl_kernel k = NULL;
+    clsort_status st = clsort_get_program(ctx, "keys", src, lens, 2, opts, &prog);
+    if (st == CLSORT_OK)
+        st = clsort_create_kernel(ctx, prog, inverse ? "keys_from_bits" : "keys_to_bits", &k);
+    const cl_ulong n64 = n;
+    const size_t wg = ctx->tuning.scan_wg;
+    if (st == CLSORT_OK)
+        st = clsort_set_args(ctx, k, "keys_transform", 2, ARG(keys), ARG(n64));
+    if (st == CLSORT_OK)
+        st = clsort_launch(ctx, k, (n + wg - 1) / wg * wg, wg);
+    if (k)
+        clReleaseKernel(k);
+    return st;
+}

@@ -1,0 +1,323 @@
+/*
+ * Key types, orders and bit ranges against a host reference: every type (u32 i32 f32 u64 i64 f64)
+ * with special values (min, max, ±0.0, ±inf, NaNs with payloads and signs, denormals), ascending and
+ * descending, values of 0, 4 and 8 bytes, and bit windows for the radix sorts.
+ * Usage: test_keys ALGORITHM
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clsort.h"
+
+static clsort_algorithm algo;
+static int unstable, radix;
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int wide(clsort_key_type t) { return t >= CLSORT_KEY_U64; }
+
+/* Raw key i of an array of 4- or 8-byte keys, as 64 bits. */
+static uint64_t key_at(const void *keys, clsort_key_type t, size_t i)
+{
+    if (wide(t))
+        return ((const uint64_t *)keys)[i];
+    return ((const uint32_t *)keys)[i];
+}
+
+/* IEEE total order by value, written from the definition rather than from bit tricks. */
+static int cmp_float(double a, double b, int na_neg, int nb_neg, uint64_t pa, uint64_t pb)
+{
+    int an = isnan(a), bn = isnan(b);
+    if (an || bn) {
+        int ra = an ? (na_neg ? -2 : 2) : 0, rb = bn ? (nb_neg ? -2 : 2) : 0;
+        if (ra != rb)
+            return ra < rb ? -1 : 1;
+        /* both NaN with the same sign: a larger payload is further from zero */
+        int c = pa < pb ? -1 : pa > pb;
+        return na_neg ? -c : c;
+    }
+    if (a != b)
+        return a < b ? -1 : 1;
+    if (a == 0 && signbit(a) != signbit(b))
+        return signbit(a) ? -1 : 1;
+    return 0;
+}
+
+/* Order of two raw keys of a type, ascending, using all their bits. */
+static int cmp_full(clsort_key_type t, uint64_t x, uint64_t y)
+{
+    switch (t) {
+    case CLSORT_KEY_I32:
+        return (int32_t)x < (int32_t)y ? -1 : (int32_t)x > (int32_t)y;
+    case CLSORT_KEY_I64:
+        return (int64_t)x < (int64_t)y ? -1 : (int64_t)x > (int64_t)y;
+    case CLSORT_KEY_F32: {
+        float a, b;
+        uint32_t xa = (uint32_t)x, ya = (uint32_t)y;
+        memcpy(&a, &xa, 4);
+        memcpy(&b, &ya, 4);
+        return cmp_float(a, b, xa >> 31, ya >> 31, xa & 0x7fffffu, ya & 0x7fffffu);
+    }
+    case CLSORT_KEY_F64: {
+        double a, b;
+        memcpy(&a, &x, 8);
+        memcpy(&b, &y, 8);
+        return cmp_float(a, b, (int)(x >> 63), (int)(y >> 63), x & 0xfffffffffffffull,
+                         y & 0xfffffffffffffull);
+    }
+    default:
+        return x < y ? -1 : x > y;
+    }
+}
+
+/* The mapped bits the bit range is defined on (see clsort_key_type). */
+static uint64_t mapped(clsort_key_type t, uint64_t k)
+{
+    const int w = wide(t) ? 64 : 32;
+    const uint64_t sign = 1ull << (w - 1), ones = w == 64 ? ~0ull : 0xffffffffull;
+    if (t == CLSORT_KEY_I32 || t == CLSORT_KEY_I64)
+        return k ^ sign;
+    if (t == CLSORT_KEY_F32 || t == CLSORT_KEY_F64)
+        return (k & sign) ? (~k & ones) : (k | sign);
+    return k;
+}
+
+typedef struct order {
+    clsort_key_type type;
+    int descending;
+    unsigned begin, end; /* end 0: full */
+} order;
+
+static int cmp_keys(const order *o, uint64_t x, uint64_t y)
+{
+    int c;
+    if (o->end) {
+        uint64_t mask = o->end - o->begin == 64 ? ~0ull : ((1ull << (o->end - o->begin)) - 1);
+        uint64_t a = (mapped(o->type, x) >> o->begin) & mask, b = (mapped(o->type, y) >> o->begin) & mask;
+        c = a < b ? -1 : a > b;
+    } else {
+        c = cmp_full(o->type, x, y);
+    }
+    return o->descending ? -c : c;
+}
+
+/* Stable merge sort of an index permutation by key. */
+static void merge_sort(const order *o, const void *keys, size_t *idx, size_t *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    merge_sort(o, keys, idx, tmp, h);
+    merge_sort(o, keys, idx + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp_keys(o, key_at(keys, o->type, idx[j]), key_at(keys, o->type, idx[i])) < 0
+                       ? idx[j++] : idx[i++];
+    while (i < h)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, n * sizeof *idx);
+}
+
+static void fill(clsort_key_type t, void *keys, size_t n, uint64_t seed)
+{
+    static const uint32_t sp32[] = { 0, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                     0xffc00000u, 0x7f800001u, 0xff812345u, 0x00000001u, 0x807fffffu,
+                                     0x7f7fffffu, 0xff7fffffu, 0x7fffffffu, 0xffffffffu, 1, 2 };
+    static const uint64_t sp64[] = { 0, 0x8000000000000000ull, 0x7ff0000000000000ull,
+                                     0xfff0000000000000ull, 0x7ff8000000000000ull,
+                                     0xfff8000000000000ull, 0x7ff0000000000001ull,
+                                     0xfff0000000abcdefull, 1, 0x800fffffffffffffull,
+                                     0x7fefffffffffffffull, 0xffefffffffffffffull,
+                                     0x7fffffffffffffffull, 0xffffffffffffffffull, 2, 3 };
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rng(&s), v;
+        switch (r % 4) {
+        case 0: /* special values, repeated: ties check stability */
+            v = wide(t) ? sp64[(r >> 8) % 16] : sp32[(r >> 8) % 16];
+            break;
+        case 1: /* few distinct values */
+            v = (r >> 8) % 5 * 0x01010101u;
+            break;
+        default:
+            v = rng(&s);
+        }
+        if (wide(t))
+            ((uint64_t *)keys)[i] = v;
+        else
+            ((uint32_t *)keys)[i] = (uint32_t)v;
+    }
+}
+
+static void check(clsort_context *ctx, const order *o, size_t vs, size_t n)
+{
+    const size_t ks = wide(o->type) ? 8 : 4;
+    unsigned char *keys = malloc(n * ks + 8), *orig = malloc(n * ks + 8);
+    unsigned char *vals = vs ? malloc(n * vs + 8) : NULL;
+    size_t *idx = malloc((n + 1) * sizeof *idx), *tmp = malloc((n + 1) * sizeof *tmp);
+    fill(o->type, keys, n, n * 31 + o->type);
+    memcpy(orig, keys, n * ks);
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = i;
+        if (vs == 4)
+            ((uint32_t *)vals)[i] = (uint32_t)i;
+        else if (vs == 8)
+            ((uint64_t *)vals)[i] = (uint64_t)i << 32 | (uint64_t)i;
+    }
+    merge_sort(o, orig, idx, tmp, n);
+
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = algo;
+    spec.key_type = o->type;
+    spec.value_size = vs;
+    spec.descending = o->descending;
+    spec.begin_bit = o->begin;
+    spec.end_bit = o->end;
+    clsort_status st = clsort_sort(ctx, &spec, keys, vals, n, NULL);
+    if (st != CLSORT_OK)
+        fail_msg("type %d desc %d bits %u:%u vs %zu n %zu: %s: %s", o->type, o->descending, o->begin,
+                 o->end, vs, n, clsort_status_string(st), clsort_error_detail(ctx));
+    for (size_t i = 0; i < n; i++) {
+        uint64_t got = key_at(keys, o->type, i), want = key_at(orig, o->type, idx[i]);
+        /* Unstable sorts may order keys that compare equal (in a bit window) differently. */
+        int same = unstable ? cmp_keys(o, got, want) == 0 && (o->end || got == want) : got == want;
+        if (!same)
+            fail_msg("type %d desc %d bits %u:%u vs %zu n %zu: key %zu is %016llx, expected %016llx",
+                     o->type, o->descending, o->begin, o->end, vs, n, i, (unsigned long long)got,
+                     (unsigned long long)want);
+        if (vs) {
+            uint64_t v = vs == 4 ? ((uint32_t *)vals)[i] : ((uint64_t *)vals)[i] & 0xffffffffu;
+            if (vs == 8 && ((uint64_t *)vals)[i] >> 32 != v)
+                fail_msg("8-byte value %zu torn", i);
+            if (v >= n || key_at(orig, o->type, v) != got)
+                fail_msg("type %d n %zu: value %zu (%llu) does not belong to its key", o->type, n, i,
+                         (unsigned long long)v);
+            if (!unstable && v != idx[i])
+                fail_msg("type %d desc %d bits %u:%u vs %zu n %zu: value %zu is %llu, expected %zu "
+                         "(not stable)", o->type, o->descending, o->begin, o->end, vs, n, i,
+                         (unsigned long long)v, idx[i]);
+        }
+    }
+    if (unstable && vs) { /* each record exactly once */
+        unsigned char *seen = calloc(n + 1, 1);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = vs == 4 ? ((uint32_t *)vals)[i] : ((uint64_t *)vals)[i] & 0xffffffffu;
+            assert_false(seen[v]);
+            seen[v] = 1;
+        }
+        free(seen);
+    }
+    free(keys);
+    free(orig);
+    free(vals);
+    free(idx);
+    free(tmp);
+}
+
+static const size_t sizes[] = { 0, 1, 2, 3, 1000, 4097, 70001 };
+
+static void test_types(void **state)
+{
+    clsort_context *ctx = *state;
+    for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++) {
+        if (!radix && wide(t))
+            continue; /* the comparison sorts take 32-bit keys */
+        for (int desc = 0; desc < 2; desc++)
+            for (size_t vs = 0; vs <= (radix ? 8u : 4u); vs += 4)
+                for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                    if (algo == CLSORT_ALGO_ODDEVEN && sizes[s] > CLSORT_ODDEVEN_MAX_KEYS)
+                        continue;
+                    order o = { t, desc, 0, 0 };
+                    check(ctx, &o, vs, sizes[s]);
+                }
+    }
+}
+
+static void test_bit_ranges(void **state)
+{
+    clsort_context *ctx = *state;
+    static const unsigned w32[][2] = { { 0, 8 }, { 3, 13 }, { 8, 16 }, { 13, 31 }, { 16, 32 }, { 0, 32 } };
+    static const unsigned w64[][2] = { { 0, 8 }, { 13, 31 }, { 16, 32 }, { 29, 47 }, { 40, 64 }, { 0, 64 } };
+    for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
+        for (int w = 0; w < 6; w++)
+            for (int desc = 0; desc < 2; desc++) {
+                order o = { t, desc, wide(t) ? w64[w][0] : w32[w][0], wide(t) ? w64[w][1] : w32[w][1] };
+                check(ctx, &o, 4, 4097);
+                check(ctx, &o, 0, 70001);
+            }
+}
+
+/* What an algorithm does not take is refused with a message that says so, nothing touched. */
+static void test_refusals(void **state)
+{
+    clsort_context *ctx = *state;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    uint32_t k[3] = { 3, 2, 1 };
+    spec.algorithm = algo;
+    spec.end_bit = 33;
+    assert_int_equal(clsort_sort(ctx, &spec, k, NULL, 3, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clsort_error_detail(ctx), "bit range"));
+    spec.begin_bit = 8;
+    spec.end_bit = 8;
+    assert_int_equal(clsort_sort(ctx, &spec, k, NULL, 3, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    spec.begin_bit = spec.end_bit = 0;
+    spec.key_type = (clsort_key_type)17;
+    assert_int_equal(clsort_sort(ctx, &spec, k, NULL, 3, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(k[0], 3);
+}
+
+static int setup(void **state)
+{
+    clsort_context *ctx = NULL;
+    if (clsort_open(&ctx, NULL) != CLSORT_OK)
+        return -1;
+    *state = ctx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    clsort_context *ctx = *state;
+    clsort_close(&ctx);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || clsort_algorithm_from_name(argv[1], &algo) != CLSORT_OK) {
+        fprintf(stderr, "usage: %s ALGORITHM\n", argv[0]);
+        return 2;
+    }
+    unstable = algo == CLSORT_ALGO_BITONIC || algo == CLSORT_ALGO_ODDEVEN;
+    radix = algo == CLSORT_ALGO_RADIX4 || algo == CLSORT_ALGO_AUTO;
+    const struct CMUnitTest all[] = {
+        cmocka_unit_test(test_types),
+        cmocka_unit_test(test_bit_ranges),
+        cmocka_unit_test(test_refusals),
+    };
+    const struct CMUnitTest comparison[] = {
+        cmocka_unit_test(test_types),
+        cmocka_unit_test(test_refusals),
+    };
+    if (radix)
+        return cmocka_run_group_tests_name(argv[1], all, setup, teardown);
+    return cmocka_run_group_tests_name(argv[1], comparison, setup, teardown);
+}
