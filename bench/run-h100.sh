@@ -17,10 +17,13 @@ BIG=${BIG-}
 DATA=${DATA:-/tmp/clsort-bench}
 
 source tools/gpu-env.sh
-if [ ! -f build-gpu/build.ninja ]; then
-  meson setup build-gpu -Dcub_bench=enabled > "$OUT/setup.log" 2>&1 || { tail -30 "$OUT/setup.log"; exit 1; }
+# PREBUILT=1: build-gpu was built elsewhere and carried (cub_radix with nvcc -arch=sm_90): run it as is.
+if [ -z "${PREBUILT:-}" ]; then
+  if [ ! -f build-gpu/build.ninja ]; then
+    meson setup build-gpu -Dcub_bench=enabled > "$OUT/setup.log" 2>&1 || { tail -30 "$OUT/setup.log"; exit 1; }
+  fi
+  ninja -C build-gpu tests/test_sort bench/bench_radix bench/cub_radix > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 fi
-ninja -C build-gpu tests/test_sort bench/bench_radix bench/cub_radix > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 export CLSORT_DEVICE=${CLSORT_DEVICE:-nvidia} CLSORT_CACHE_DIR=$PWD/build-gpu/cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv | tee "$OUT/gpu.txt"
 
