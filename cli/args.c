@@ -17,7 +17,7 @@ enum {
     O_INPUT, O_OUTPUT, O_VALUES, O_VALUES_OUT, O_KV, O_ALGO, O_DEVICE, O_REVERSE, O_VERIFY,
     O_STATS, O_STATS_JSON,
     O_COUNT, O_DIST, O_SEED, O_JSON, O_REPEAT, O_WARMUP, O_NO_REF,
-    O_TYPE, O_VALUE_SIZE, O_NO_PROGRESS, O_PLOT, O_KEYS, O_PAIRS,
+    O_TYPE, O_VALUE_SIZE, O_NO_PROGRESS, O_PLOT, O_KEYS, O_PAIRS, O_BITS, O_SEGMENT,
 };
 
 static int common_option(int id)
@@ -64,6 +64,30 @@ static int parse_value_size(const opt_state *st, const char *text, size_t *out)
     return 0;
 }
 
+/* --bits B:E: two decimal bit numbers. The range is checked against the key width later. Returns 0, or
+ * -1 after an error. */
+static int parse_bits(const opt_state *st, const char *text, unsigned *begin, unsigned *end)
+{
+    unsigned long b, e;
+    char *p;
+    const char *q = text;
+    if (*q < '0' || *q > '9')
+        goto bad;
+    b = strtoul(q, &p, 10);
+    if (*p != ':' || p[1] < '0' || p[1] > '9' || b > 64)
+        goto bad;
+    e = strtoul(p + 1, &p, 10);
+    if (*p || e > 64)
+        goto bad;
+    *begin = (unsigned)b;
+    *end = (unsigned)e;
+    return 0;
+bad:
+    msg_error("option '%s': '%s' is not a bit range B:E (e.g. 0:16, bits B to E-1 of the key)",
+              st->current, text);
+    return -1;
+}
+
 static int extra_operand(const char *cmd, const char *arg)
 {
     msg_error("unexpected argument '%s' (see 'clsort %s --help')", arg, cmd);
@@ -80,6 +104,10 @@ static const opt_def sort_opts[] = {
     {"algorithm", 0, 1, O_ALGO},
     {"device", 'd', 1, O_DEVICE},
     {"reverse", 'r', 0, O_REVERSE},
+    {"desc", 0, 0, O_REVERSE},
+    {"descending", 0, 0, O_REVERSE},
+    {"bits", 0, 1, O_BITS},
+    {"segment", 0, 1, O_SEGMENT},
     {"verify", 0, 0, O_VERIFY},
     {"stats", 's', 0, O_STATS},
     {"stats-json", 0, 1, O_STATS_JSON},
@@ -156,25 +184,37 @@ int parse_sort_args(int argc, char **argv, int first, sort_args *a)
                 return EXIT_USAGE;
             have_value_size = 1;
             break;
+        case O_BITS:
+            if (parse_bits(&st, arg, &a->begin_bit, &a->end_bit) != 0)
+                return EXIT_USAGE;
+            a->have_bits = 1;
+            break;
+        case O_SEGMENT:
+            if (opt_parse_count(&st, arg, &a->segment) != 0)
+                return EXIT_USAGE;
+            break;
         }
     }
-    /* what the library sorts today: u32 keys, alone or with 4-byte values */
-    if (type != KEY_U32) {
-        msg_error("--type %s: clsort sorts u32 keys only in this version; %s keys can be generated "
-                  "('clsort gen --type %s') but not yet sorted", key_type_name(type), key_type_name(type),
-                  key_type_name(type));
-        return EXIT_USAGE;
-    }
-    if (have_value_size && value_size == 8) {
-        msg_error("--value-size 8: clsort sorts 4-byte values only in this version");
-        return EXIT_USAGE;
-    }
+    a->type = type;
     if (have_value_size && value_size == 0 && (a->kv || a->values)) {
         msg_error("--value-size 0 means keys only, but %s gives values", a->kv ? "--kv" : "--values");
         return EXIT_USAGE;
     }
-    if (have_value_size && value_size == 4 && !a->values)
-        a->kv = 1; /* records of key and value, as 'clsort gen --value-size 4' writes them */
+    if (have_value_size && value_size > 0 && !a->values && !a->values_out)
+        a->kv = 1; /* records of key and value, as 'clsort gen --value-size V' writes them */
+    a->value_size = have_value_size ? value_size : (a->kv || a->values) ? 4 : 0;
+    if (a->have_bits) {
+        unsigned width = (unsigned)key_type_size(type) * 8;
+        if (a->begin_bit >= a->end_bit || a->end_bit > width) {
+            msg_error("--bits %u:%u is not a bit range of %s keys: expected B:E with 0 <= B < E <= %u",
+                      a->begin_bit, a->end_bit, key_type_name(type), width);
+            return EXIT_USAGE;
+        }
+    }
+    if ((uint64_t)(size_t)a->segment != a->segment) {
+        msg_error("--segment %llu is too large for this machine", (unsigned long long)a->segment);
+        return EXIT_USAGE;
+    }
     /* combinations */
     if (a->kv && (a->values || a->values_out)) {
         msg_error("--kv (interleaved records) cannot be combined with --values/--values-out (separate files)");

@@ -13,10 +13,15 @@ typedef struct sort_args {
     const char *output;      /* -o; NULL: stdout */
     const char *values;      /* --values */
     const char *values_out;  /* --values-out */
-    int kv;                  /* --kv: interleaved 8-byte records */
+    int kv;                  /* --kv: interleaved records of key and value */
+    key_type type;           /* --type */
+    size_t value_size;       /* --value-size, or 4 with --kv / --values; 0: keys only */
+    unsigned begin_bit, end_bit; /* --bits B:E; both 0: every bit */
+    int have_bits;
+    uint64_t segment;        /* --segment N; 0: the whole array */
     int algorithm;           /* clsort_algorithm */
     const char *device;      /* --device; NULL: $CLSORT_DEVICE or the default */
-    int descending;          /* -r */
+    int descending;          /* -r, --desc */
     int verify;              /* --verify */
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */

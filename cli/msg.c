@@ -97,6 +97,7 @@ int exit_for_status(int status)
     case CLSORT_OK:
         return EXIT_OK;
     case CLSORT_ERROR_BAD_DEVICE_STRING:
+    case CLSORT_ERROR_UNSUPPORTED: /* a combination of options the library does not sort */
         return EXIT_USAGE;
     default:
         return EXIT_DEVICE;

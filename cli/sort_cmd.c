@@ -14,39 +14,101 @@
 #include <string.h>
 #include <unistd.h>
 
-#define KEY_SIZE 4
-#define VALUE_SIZE 4
-#define RECORD_SIZE (KEY_SIZE + VALUE_SIZE)
-
 /* Check the sizes of the inputs that are known (all of them after reading). Returns an exit status. */
 static int check_sizes(const sort_args *a, const input_file *kin, uint64_t kbytes, int kknown,
                        const input_file *vin, uint64_t vbytes, int vknown)
 {
+    const char *tn = key_type_name(a->type);
+    const size_t ks = key_type_size(a->type), vs = a->value_size, rs = ks + vs;
     if (kknown) {
-        if (a->kv && kbytes % RECORD_SIZE) {
-            msg_error("%s: %llu bytes is not a multiple of the %d-byte record size (u32 key + u32 value)",
-                      kin->name, (unsigned long long)kbytes, RECORD_SIZE);
+        if (a->kv && kbytes % rs) {
+            msg_error("%s: %llu bytes is not a multiple of the %zu-byte record size (%s key + %zu-byte value)",
+                      kin->name, (unsigned long long)kbytes, rs, tn, vs);
             return EXIT_USAGE;
         }
-        if (!a->kv && kbytes % KEY_SIZE) {
-            msg_error("%s: %llu bytes is not a multiple of the %d-byte key size", kin->name,
-                      (unsigned long long)kbytes, KEY_SIZE);
+        if (!a->kv && kbytes % ks) {
+            msg_error("%s: %llu bytes is not a multiple of the %zu-byte key size (%s keys)", kin->name,
+                      (unsigned long long)kbytes, ks, tn);
             return EXIT_USAGE;
         }
     }
-    if (vin && vknown && vbytes % VALUE_SIZE) {
-        msg_error("%s: %llu bytes is not a multiple of the %d-byte value size", vin->name,
-                  (unsigned long long)vbytes, VALUE_SIZE);
+    if (vin && vknown && vbytes % vs) {
+        msg_error("%s: %llu bytes is not a multiple of the %zu-byte value size", vin->name,
+                  (unsigned long long)vbytes, vs);
         return EXIT_USAGE;
     }
-    if (vin && kknown && vknown && kbytes / KEY_SIZE != vbytes / VALUE_SIZE) {
-        msg_error("%s holds %llu keys (%llu bytes) but %s holds %llu values (%llu bytes): "
-                  "keys and values must have the same count",
-                  kin->name, (unsigned long long)(kbytes / KEY_SIZE), (unsigned long long)kbytes, vin->name,
-                  (unsigned long long)(vbytes / VALUE_SIZE), (unsigned long long)vbytes);
+    if (vin && kknown && vknown && kbytes / ks != vbytes / vs) {
+        msg_error("%s holds %llu keys (%llu bytes of %s keys) but %s holds %llu values (%llu bytes): "
+                  "expected %llu bytes of %zu-byte values, one per key",
+                  kin->name, (unsigned long long)(kbytes / ks), (unsigned long long)kbytes, tn, vin->name,
+                  (unsigned long long)(vbytes / vs), (unsigned long long)vbytes,
+                  (unsigned long long)(kbytes / ks * vs), vs);
         return EXIT_USAGE;
     }
     return EXIT_OK;
+}
+
+static clsort_key_type lib_key_type(key_type t)
+{
+    switch (t) {
+    case KEY_I32: return CLSORT_KEY_I32;
+    case KEY_F32: return CLSORT_KEY_F32;
+    case KEY_U64: return CLSORT_KEY_U64;
+    case KEY_I64: return CLSORT_KEY_I64;
+    case KEY_F64: return CLSORT_KEY_F64;
+    default: return CLSORT_KEY_U32;
+    }
+}
+
+/* The raw bits of a key or value of size 4 or 8 (0: none), zero-extended; little-endian host. */
+static uint64_t load_word(const unsigned char *p, size_t size)
+{
+    if (size == 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    if (size == 4) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    return 0;
+}
+
+/* A key's bits mapped to an unsigned integer with the type's order (IEEE total order for floats). */
+static uint64_t map_key(key_type t, uint64_t k)
+{
+    switch (t) {
+    case KEY_I32: return k ^ 0x80000000u;
+    case KEY_F32: return (k & 0x80000000u) ? ~k & 0xffffffffu : k ^ 0x80000000u;
+    case KEY_I64: return k ^ 0x8000000000000000ull;
+    case KEY_F64: return (k >> 63) ? ~k : k ^ 0x8000000000000000ull;
+    default: return k;
+    }
+}
+
+/* A key as text, for messages. */
+static void format_key(char *buf, size_t cap, key_type t, uint64_t k)
+{
+    switch (t) {
+    case KEY_I32: snprintf(buf, cap, "%d", (int)(int32_t)(uint32_t)k); break;
+    case KEY_I64: snprintf(buf, cap, "%lld", (long long)(int64_t)k); break;
+    case KEY_F32: {
+        uint32_t w = (uint32_t)k;
+        float f;
+        memcpy(&f, &w, 4);
+        snprintf(buf, cap, "%.9g (0x%08x)", (double)f, (unsigned)w);
+        break;
+    }
+    case KEY_F64: {
+        double d;
+        memcpy(&d, &k, 8);
+        snprintf(buf, cap, "%.17g (0x%016llx)", d, (unsigned long long)k);
+        break;
+    }
+    default: snprintf(buf, cap, "%llu", (unsigned long long)k); break;
+    }
 }
 
 static uint64_t mix64(uint64_t z)
@@ -56,45 +118,60 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* An order-independent fingerprint of the (key, value) multiset, for --verify. */
-static uint64_t fingerprint(const uint32_t *keys, const uint32_t *values, size_t n)
+/* An order-independent fingerprint of the (key, value) multiset, for --verify: the sum of a hash of
+ * each record (key and value bits, all of them). */
+static uint64_t fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values, size_t vs,
+                            size_t n)
 {
     uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += mix64(((uint64_t)keys[i] << 32 | (values ? values[i] : 0)) + 0x9e3779b97f4a7c15ull);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = load_word(keys + i * ks, ks);
+        uint64_t v = values ? load_word(values + i * vs, vs) : 0;
+        sum += mix64(mix64(k + 0x9e3779b97f4a7c15ull) ^ v);
+    }
     return sum;
 }
 
-/* --verify: the keys are in order and are the same multiset as before. Returns an exit status. */
-static int verify(const uint32_t *keys, const uint32_t *values, size_t n, int descending, uint64_t before)
+/* --verify: the keys are in the type's order on the bit range (in each segment), and the records are
+ * the same multiset as before. Returns an exit status. */
+static int verify(const sort_args *a, const unsigned char *keys, const unsigned char *values, size_t n,
+                  uint64_t before)
 {
-    for (size_t i = 1; i < n; i++) {
-        if (descending ? keys[i - 1] < keys[i] : keys[i - 1] > keys[i]) {
-            msg_error("verification failed: keys %zu and %zu are out of order (%u, %u)", i - 1, i,
-                      (unsigned)keys[i - 1], (unsigned)keys[i]);
+    const size_t ks = key_type_size(a->type), vs = values ? a->value_size : 0;
+    const unsigned width = (unsigned)ks * 8;
+    const unsigned b = a->have_bits ? a->begin_bit : 0, e = a->have_bits ? a->end_bit : width;
+    const uint64_t mask = e - b >= 64 ? ~0ull : (1ull << (e - b)) - 1;
+    const size_t seg = (size_t)a->segment;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d = (map_key(a->type, load_word(keys + i * ks, ks)) >> b) & mask;
+        if (i > 0 && (seg == 0 || i % seg != 0) && (a->descending ? prev < d : prev > d)) {
+            char x[64], y[64];
+            format_key(x, sizeof x, a->type, load_word(keys + (i - 1) * ks, ks));
+            format_key(y, sizeof y, a->type, load_word(keys + i * ks, ks));
+            msg_error("verification failed: keys %zu and %zu are out of %s order (%s, %s)", i - 1, i,
+                      a->descending ? "descending" : "ascending", x, y);
             return EXIT_DEVICE;
         }
+        prev = d;
     }
-    if (fingerprint(keys, values, n) != before) {
+    if (fingerprint(keys, ks, values, vs, n) != before) {
         msg_error("verification failed: the output is not a permutation of the input %s",
                   values ? "records" : "keys");
         return EXIT_DEVICE;
     }
-    msg_info("verified: %zu keys in order, same %s as the input", n, values ? "records" : "keys");
+    msg_info("verified: %zu keys in order%s, same %s as the input", n, seg ? " in each segment" : "",
+             values ? "records" : "keys");
     return EXIT_OK;
 }
 
-static void complement(uint32_t *keys, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        keys[i] = ~keys[i];
-}
-
 /* Write interleaved records from separate arrays, a block at a time. */
-static int write_records(output_file *out, const uint32_t *keys, const uint32_t *values, size_t n)
+static int write_records(output_file *out, const unsigned char *keys, size_t ks, const unsigned char *values,
+                         size_t vs, size_t n)
 {
     enum { BLOCK = 1 << 16 };
-    uint32_t *buf = malloc((size_t)BLOCK * RECORD_SIZE);
+    const size_t rs = ks + vs;
+    unsigned char *buf = malloc((size_t)BLOCK * rs);
     if (!buf) {
         msg_error("out of memory");
         return EXIT_DEVICE;
@@ -103,10 +180,10 @@ static int write_records(output_file *out, const uint32_t *keys, const uint32_t 
     for (size_t i = 0; i < n && rc == EXIT_OK; i += BLOCK) {
         size_t m = n - i < BLOCK ? n - i : BLOCK;
         for (size_t j = 0; j < m; j++) {
-            buf[2 * j] = keys[i + j];
-            buf[2 * j + 1] = values[i + j];
+            memcpy(buf + j * rs, keys + (i + j) * ks, ks);
+            memcpy(buf + j * rs + ks, values + (i + j) * vs, vs);
         }
-        rc = output_write(out, buf, m * RECORD_SIZE);
+        rc = output_write(out, buf, m * rs);
     }
     free(buf);
     return rc;
@@ -119,8 +196,9 @@ typedef struct sort_job {
     output_file kout, vout, jout;
     int have_vin, have_kout, have_vout, have_jout;
     clsort_context *ctx;
-    uint32_t *keys, *values;    /* what is sorted */
-    uint32_t *own_keys, *own_values; /* heap arrays of --kv */
+    unsigned char *keys, *values;    /* what is sorted */
+    unsigned char *own_keys, *own_values; /* heap arrays of --kv */
+    size_t ks, vs;                   /* key and value sizes in bytes (vs 0: keys only) */
     size_t n;
     run_report rep;
 } sort_job;
@@ -152,26 +230,37 @@ static int load(sort_job *j)
         rc = check_sizes(a, &j->kin, j->kin.len, 1, j->have_vin ? &j->vin : NULL, j->vin.len, 1);
     if (rc != EXIT_OK)
         return rc;
+    const size_t ks = j->ks, vs = j->vs;
     if (a->kv) {
-        j->n = j->kin.len / RECORD_SIZE;
-        j->own_keys = malloc(j->n ? j->n * KEY_SIZE : 1);
-        j->own_values = malloc(j->n ? j->n * VALUE_SIZE : 1);
+        const size_t rs = ks + vs;
+        j->n = j->kin.len / rs;
+        j->own_keys = malloc(j->n ? j->n * ks : 1);
+        j->own_values = malloc(j->n ? j->n * vs : 1);
         if (!j->own_keys || !j->own_values) {
             msg_error("out of memory (%zu records)", j->n);
             return EXIT_DEVICE;
         }
-        const uint32_t *rec = (const uint32_t *)(const void *)j->kin.data;
-        for (size_t i = 0; i < j->n; i++) {
-            j->own_keys[i] = rec[2 * i];
-            j->own_values[i] = rec[2 * i + 1];
+        const unsigned char *rec = j->kin.data;
+        if (ks == 4 && vs == 4) {
+            const uint32_t *r32 = (const uint32_t *)(const void *)rec;
+            uint32_t *k32 = (uint32_t *)(void *)j->own_keys, *v32 = (uint32_t *)(void *)j->own_values;
+            for (size_t i = 0; i < j->n; i++) {
+                k32[i] = r32[2 * i];
+                v32[i] = r32[2 * i + 1];
+            }
+        } else {
+            for (size_t i = 0; i < j->n; i++) {
+                memcpy(j->own_keys + i * ks, rec + i * rs, ks);
+                memcpy(j->own_values + i * vs, rec + i * rs + ks, vs);
+            }
         }
         input_close(&j->kin); /* the records are no longer needed */
         j->keys = j->own_keys;
         j->values = j->own_values;
     } else {
-        j->n = j->kin.len / KEY_SIZE;
-        j->keys = (uint32_t *)(void *)j->kin.data;
-        j->values = j->have_vin ? (uint32_t *)(void *)j->vin.data : NULL;
+        j->n = j->kin.len / ks;
+        j->keys = j->kin.data;
+        j->values = j->have_vin ? j->vin.data : NULL;
     }
     return EXIT_OK;
 }
@@ -210,11 +299,11 @@ static int write_outputs(sort_job *j)
 {
     int rc;
     if (j->a.kv)
-        rc = write_records(&j->kout, j->keys, j->values, j->n);
+        rc = write_records(&j->kout, j->keys, j->ks, j->values, j->vs, j->n);
     else
-        rc = output_write(&j->kout, j->keys, j->n * KEY_SIZE);
+        rc = output_write(&j->kout, j->keys, j->n * j->ks);
     if (rc == EXIT_OK && j->have_vout)
-        rc = output_write(&j->vout, j->values, j->n * VALUE_SIZE);
+        rc = output_write(&j->vout, j->values, j->n * j->vs);
     progress_phase("sync", 0);
     if (rc == EXIT_OK)
         rc = output_finish(&j->kout);
@@ -265,32 +354,44 @@ static int run(sort_job *j)
     r->open_ms = now_ms() - t;
     msg_info("device: %s", clsort_device_name(j->ctx));
 
+    /* The library checks the combination (algorithm, key type, order, bit range, values, segments)
+     * before the data is read; a refusal is a usage error. */
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    int has_values = a->kv || a->values;
+    spec.key_type = lib_key_type(a->type);
+    spec.value_size = has_values ? j->vs : 0;
+    spec.algorithm = (clsort_algorithm)a->algorithm;
+    spec.descending = a->descending;
+    spec.begin_bit = a->have_bits ? a->begin_bit : 0;
+    spec.end_bit = a->have_bits ? a->end_bit : 0;
+    spec.segment = (size_t)a->segment;
+    spec.allow_quadratic = a->force; /* -f: also a quadratic algorithm over its size limit */
+    size_t max_n;
+    st = clsort_max_keys(j->ctx, &spec, &max_n);
+    if (st != CLSORT_OK) {
+        msg_lib_error("cannot sort this way", st, clsort_error_detail(j->ctx));
+        return exit_for_status(st);
+    }
+
     double t0 = now_ms();
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
     rc = load(j);
     if (rc != EXIT_OK)
         return rc;
-    if (a->descending)
-        complement(j->keys, j->n);
-    uint64_t fp = a->verify ? fingerprint(j->keys, j->values, j->n) : 0;
+    uint64_t fp = a->verify ? fingerprint(j->keys, j->ks, j->values, j->vs, j->n) : 0;
     r->read_ms = now_ms() - t0;
 
     rc = open_outputs(j);
     if (rc != EXIT_OK)
         return rc;
 
-    clsort_spec spec;
-    clsort_spec_default(&spec);
-    int has_values = a->kv || a->values;
-    spec.value_size = has_values ? VALUE_SIZE : 0;
-    spec.algorithm = (clsort_algorithm)a->algorithm;
-    spec.allow_quadratic = a->force; /* -f: also a quadratic algorithm over its size limit */
     clsort_stats stats;
     memset(&stats, 0, sizeof stats);
-    static uint32_t none[2]; /* valid pointers for an empty input */
-    uint32_t *keys = j->n ? j->keys : none;
-    uint32_t *values = has_values ? (j->n ? j->values : none + 1) : NULL;
+    static uint64_t none[2]; /* valid pointers for an empty input */
+    void *keys = j->n ? (void *)j->keys : (void *)&none[0];
+    void *values = has_values ? (j->n ? (void *)j->values : (void *)&none[1]) : NULL;
     progress_phase("sort", 0); /* upload, kernels, download: one library call */
     double ts = now_ms();
     st = clsort_sort(j->ctx, &spec, keys, values, j->n, &stats);
@@ -300,14 +401,12 @@ static int run(sort_job *j)
         return exit_for_status(st);
     }
     if (a->verify) {
-        rc = verify(j->keys, j->values, j->n, 0, fp);
+        rc = verify(a, j->keys, j->values, j->n, fp);
         if (rc != EXIT_OK)
             return rc;
     }
-    if (a->descending)
-        complement(j->keys, j->n);
 
-    progress_phase("write", (uint64_t)j->n * (has_values ? RECORD_SIZE : KEY_SIZE));
+    progress_phase("write", (uint64_t)j->n * (j->ks + (has_values ? j->vs : 0)));
     double tw = now_ms();
     rc = write_outputs(j);
     if (rc != EXIT_OK)
@@ -320,7 +419,7 @@ static int run(sort_job *j)
     r->n = j->n;
     r->algorithm = stats.algorithm ? stats.algorithm : clsort_algorithm_name(spec.algorithm);
     r->device = clsort_device_name(j->ctx);
-    r->key_type = "u32";
+    r->key_type = key_type_name(a->type);
     r->value_size = spec.value_size;
     r->layout = a->kv ? "kv" : a->values ? "separate" : "keys";
     r->descending = a->descending;
@@ -372,6 +471,8 @@ int cmd_sort(int argc, char **argv, int first)
         msg_error("no input: give a file (-i FILE), or pipe data to stdin (see 'clsort --help')");
         return EXIT_USAGE;
     }
+    j.ks = key_type_size(j.a.type);
+    j.vs = j.a.value_size;
     j.input = j.a.input ? j.a.input : "-";
     j.output = j.a.output ? j.a.output : "-";
     io_install_signal_handlers();
