@@ -179,7 +179,9 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     if (s.ptx && lookback && (early ? atoi(early) : (int)ctx->tuning.radix8_early))
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DEARLY=1");
     if (s.hist_copies > 1)
-        snprintf(opts + l, sizeof opts - l, " -DHIST_COPIES=%u", s.hist_copies);
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHIST_COPIES=%u", s.hist_copies);
+    opts[l++] = ' ';
+    clsort_key_options(job->spec, opts + l, sizeof opts - l);
     const char *src[] = { clsort_cl_common, clsort_cl_radix8 };
     const size_t len[] = { clsort_cl_common_len, clsort_cl_radix8_len };
     cl_program prog;

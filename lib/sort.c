@@ -58,9 +58,10 @@ static int is_comparison(clsort_algorithm a)
 static const char *unsupported(clsort_algorithm a, const clsort_spec *spec)
 {
     if (is_radix8(a)) {
-        if (spec->key_type != CLSORT_KEY_U32 || spec->descending || !clsort_key_full_range(spec) ||
+        if (clsort_key_width(spec->key_type) != 32 || !clsort_key_full_range(spec) ||
             spec->value_size > 4)
-            return "sorts u32 keys in ascending order on all their bits, with values of 0 or 4 bytes";
+            return "sorts 32-bit keys (u32, i32, f32), either order, on all their bits, with values "
+                   "of 0 or 4 bytes";
     } else if (is_comparison(a)) {
         if (clsort_key_width(spec->key_type) != 32 || !clsort_key_full_range(spec) ||
             spec->value_size > 4)
