@@ -57,7 +57,7 @@ static int child(const char *algo_name)
         if (k[i] != (CHILD_N - 1 - i) * 2654435761u || v[i] != i)
             untouched = 0;
     }
-    char first[200];
+    char first[1000];
     snprintf(first, sizeof first, "%s", clsort_error_detail(ctx));
     first[strcspn(first, "\n")] = '\0';
     printf("%d %u %u %d %d %s\n", (int)st, stats.programs_built, stats.programs_cached, sorted,
@@ -70,7 +70,7 @@ typedef struct result {
     int status;
     unsigned built, cached;
     int ok, untouched;
-    char detail[200];
+    char detail[1000];
 } result;
 
 static result run_child_algo(const char *env, const char *algo)
@@ -80,7 +80,7 @@ static result run_child_algo(const char *env, const char *algo)
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     result r = { 0 };
-    assert_true(fscanf(p, "%d %u %u %d %d %199[^\n]", &r.status, &r.built, &r.cached, &r.ok,
+    assert_true(fscanf(p, "%d %u %u %d %d %999[^\n]", &r.status, &r.built, &r.cached, &r.ok,
                        &r.untouched, r.detail) >= 5);
     assert_int_equal(pclose(p), 0);
     return r;
