@@ -18,6 +18,13 @@ Usage: check.py COMMAND ARGS...   (exit 0 when the check passes, 1 with a messag
   typed FILE TYPE DIST [VS]   FILE holds keys of TYPE (u32 i32 f32 u64 i64 f64), each followed by a
                               VS-byte value (its index) when VS is given, with the shape of DIST
                               (uniform, sorted, reverse, entropy:Q)
+  tsort IN OUT [OPTIONS]      OUT holds IN's records sorted as clsort sorts them; options:
+                                --type T (default u32), --value-size V (bytes after each key,
+                                default 0), --desc, --bits B:E, --segment N, --unstable (equal
+                                keys in any order, each value still with its key), --values VIN
+                                VOUT (the values in separate files; IN and OUT hold keys alone)
+                              Floats in IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ...
+                              < +inf < +NaN, from the mapped bits.
 """
 import array
 import collections
@@ -145,6 +152,8 @@ def main(argv):
         print(json.dumps(obj))
     elif cmd == 'zipf':
         zipf(args[0], float(args[1]))
+    elif cmd == 'tsort':
+        tsort(args)
     elif cmd == 'typed':
         typed(args[0], args[1], args[2], int(args[3]) if len(args) > 3 else 0)
     else:
@@ -217,6 +226,81 @@ def typed(path, ty, dist, vs):
         if abs(frac - 2.0 ** -q) > 0.1 * 2.0 ** -q + 0.002:
             fail(f'{path}: fraction of set bits {frac:.5f}, expected about {2.0 ** -q:.5f}')
     print(f'{path}: {n} {ty} keys{f" with {vs}-byte values" if vs else ""}, {dist}: ok')
+
+
+
+def mapped(ty, bits):
+    """The key's bits as an unsigned integer in the type's order (as clsort maps them)."""
+    w = 8 * TYPES[ty][1]
+    sign = 1 << (w - 1)
+    if ty[0] == 'i':
+        return bits ^ sign
+    if ty[0] == 'f':
+        return (~bits & ((1 << w) - 1)) if bits & sign else bits ^ sign
+    return bits
+
+
+def records(data, rs, what):
+    if len(data) % rs:
+        fail(f'{what}: {len(data)} bytes is not a whole number of {rs}-byte records')
+    return [data[i:i + rs] for i in range(0, len(data), rs)]
+
+
+def tsort(args):
+    opts = {'type': 'u32', 'value-size': '0', 'bits': None, 'segment': '0'}
+    flags = set()
+    vfiles = None
+    inp, out = args[0], args[1]
+    rest = args[2:]
+    while rest:
+        o = rest.pop(0)[2:]
+        if o in ('desc', 'unstable'):
+            flags.add(o)
+        elif o == 'values':
+            vfiles = (rest.pop(0), rest.pop(0))
+        else:
+            opts[o] = rest.pop(0)
+    ty = opts['type']
+    ks, vs = TYPES[ty][1], int(opts['value-size'])
+    b, e = (0, 8 * ks) if not opts['bits'] else map(int, opts['bits'].split(':'))
+    seg = int(opts['segment'])
+    desc = 'desc' in flags
+    read = lambda p: open(p, 'rb').read()
+    if vfiles:
+        kin, kout = records(read(inp), ks, inp), records(read(out), ks, out)
+        vin, vout = records(read(vfiles[0]), vs, vfiles[0]), records(read(vfiles[1]), vs, vfiles[1])
+        if len(vout) != len(kout):
+            fail(f'{vfiles[1]}: {len(vout)} values for {len(kout)} keys')
+        rin = [k + v for k, v in zip(kin, vin)]
+        rout = [k + v for k, v in zip(kout, vout)]
+    else:
+        rin, rout = records(read(inp), ks + vs, inp), records(read(out), ks + vs, out)
+    if len(rin) != len(rout):
+        fail(f'{out}: {len(rout)} records, expected {len(rin)}')
+    mask = (1 << (e - b)) - 1
+
+    def digit(r):
+        d = (mapped(ty, int.from_bytes(r[:ks], 'little')) >> b) & mask
+        return -d if desc else d
+
+    n = len(rin)
+    step = seg if seg else max(n, 1)
+    for s0 in range(0, n, step):
+        want = sorted(rin[s0:s0 + step], key=digit)  # stable, descending too
+        got = rout[s0:s0 + step]
+        if 'unstable' in flags:
+            if [digit(r) for r in got] != [digit(r) for r in want]:
+                i = first_difference([digit(r) for r in got], [digit(r) for r in want])
+                fail(f'{out}: record {s0 + i} is out of order')
+            if sorted(got) != sorted(want):
+                fail(f'{out}: the records of the segment at {s0} differ from the input\'s')
+        elif got != want:
+            i = first_difference(got, want)
+            gk = struct.unpack('<' + TYPES[ty][0], got[i][:ks])[0]
+            wk = struct.unpack('<' + TYPES[ty][0], want[i][:ks])[0]
+            fail(f'{out}: record {s0 + i} is key {gk!r} value {got[i][ks:].hex()}, expected key {wk!r} '
+                 f'value {want[i][ks:].hex()}')
+    print(f'{out}: {n} {ty} records sorted{" descending" if desc else ""}: ok')
 
 
 if __name__ == '__main__':

@@ -138,13 +138,42 @@ bad "gen negative count" 1 "is not a count" gen -n -5 -o out/g.bin
 bad "gen extra operand" 1 "unexpected argument 'foo'" gen -n 10 foo -o out/g.bin
 bad "gen --kv with --values-out" 1 "--kv" gen -n 10 --kv --values-out out/v -o out/g.bin
 
-# key types and value sizes the library does not sort yet
-for t in i32 f32 u64 i64 f64; do
-    bad "sort --type $t" 1 "--type $t: clsort sorts u32 keys only" --type $t -i in/keys.bin -o out/x.bin
-done
-bad "sort --value-size 8" 1 "4-byte values only" --value-size 8 -i in/pairs.bin -o out/x.bin
-bad "sort --value-size 0 with --kv" 1 "--value-size 0 means keys only" --value-size 0 --kv -i in/pairs.bin -o out/x.bin
+# key types, value sizes, bit ranges and segments: bad values and combinations fail before any output
+"$CLSORT" gen -n 100 --type u64 -o in/k64.bin || exit 2
+head -c 796 in/k64.bin > in/k64-odd.bin
+"$CLSORT" gen -n 100 --type f64 --value-size 8 -o in/p88.bin || exit 2
+head -c 808 in/p88.bin > in/p88-odd.bin
+"$CLSORT" gen -n 100 --type u64 --value-size 8 --values-out in/v8.bin -o /dev/null || exit 2
+head -c 400 in/k64.bin > in/k50.bin
+INPUTS="$INPUTS k64.bin k64-odd.bin p88.bin p88-odd.bin v8.bin k50.bin"
+bad "sort unknown type" 1 "unknown key type 'u16'" --type u16 -i in/keys.bin -o out/x.bin
 bad "sort bad value size" 1 "is not a value size" --value-size 3 -i in/pairs.bin -o out/x.bin
+bad "sort --value-size 0 with --kv" 1 "--value-size 0 means keys only" --value-size 0 --kv -i in/pairs.bin -o out/x.bin
+bad "u64 keys: size not a multiple of 8" 1 \
+    "in/k64-odd.bin: 796 bytes is not a multiple of the 8-byte key size (u64 keys)" --type u64 -i in/k64-odd.bin -o out/x.bin
+bad "f64 records with 8-byte values: size not a multiple of 16" 1 \
+    "in/p88-odd.bin: 808 bytes is not a multiple of the 16-byte record size (f64 key + 8-byte value)" \
+    --type f64 --value-size 8 -i in/p88-odd.bin -o out/x.bin
+bad "i32 records with 8-byte values: size not a multiple of 12" 1 \
+    "in/pairs.bin: 4000 bytes is not a multiple of the 12-byte record size (i32 key + 8-byte value)" \
+    --type i32 --value-size 8 -i in/pairs.bin -o out/x.bin
+bad "8-byte values file of the wrong length" 1 "expected 800 bytes of 8-byte values" \
+    --type u64 -i in/k64.bin -o out/k --values in/k50.bin --values-out out/v --value-size 8
+bad "8-byte values for u32 keys: count differs" 1 "in/keys.bin holds 1000 keys (4000 bytes of u32 keys) but in/v8.bin holds 100 values" \
+    -i in/keys.bin -o out/k --values in/v8.bin --values-out out/v --value-size 8
+bad "--bits past the u32 width" 1 "--bits 0:40 is not a bit range of u32 keys: expected B:E with 0 <= B < E <= 32" \
+    --bits 0:40 -i in/keys.bin -o out/x.bin
+bad "--bits empty range" 1 "expected B:E with 0 <= B < E <= 64" --type u64 --bits 16:16 -i in/k64.bin -o out/x.bin
+bad "--bits malformed" 1 "'8-16' is not a bit range B:E" --bits 8-16 -i in/keys.bin -o out/x.bin
+bad "--bits negative" 1 "is not a bit range B:E" --bits -1:8 -i in/keys.bin -o out/x.bin
+bad "--segment not a count" 1 "is not a count" --segment x -i in/keys.bin -o out/x.bin
+# combinations the library refuses: its detail, exit 1
+bad "radix8 with u64 keys" 1 "radix8 cannot sort u64 keys" --algo radix8 --type u64 -i in/k64.bin -o out/x.bin
+bad "oddeven with u64 keys and 8-byte values" 1 "unsupported combination" --algo oddeven --type u64 --value-size 8 -i in/p88.bin -o out/x.bin
+bad "bitonic on a bit range" 1 "bitonic cannot sort u32 keys on a bit range" --algo bitonic --bits 0:16 -i in/keys.bin -o out/x.bin
+bad "bitonic with f64 keys" 1 "bitonic cannot sort f64 keys" --algo bitonic --type f64 -i in/k64.bin -o out/x.bin
+bad "radix4 with segments" 1 "radix4 does not sort segments" --algo radix4 --segment 64 -i in/keys.bin -o out/x.bin
+bad "segments of u64 keys" 1 "cannot sort u64 keys" --segment 64 --type u64 -i in/k64.bin -o out/x.bin
 
 # bench errors: nothing written
 bad "bench unknown algorithm" 1 "unknown algorithm 'quick'" bench -n 1000 --algo radix4,quick --json out/b.json
