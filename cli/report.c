@@ -181,6 +181,9 @@ char *report_json(const run_report *r)
     json_u64(&j, "value_size", r->value_size);
     json_str(&j, "layout", r->layout);
     json_bool(&j, "descending", r->descending);
+    json_u64(&j, "begin_bit", r->begin_bit);
+    json_u64(&j, "end_bit", r->end_bit);
+    json_u64(&j, "segment", r->segment);
     json_str(&j, "input", r->input);
     json_str(&j, "output", r->output);
     json_str(&j, "values_input", r->values_input);

@@ -13,10 +13,12 @@ typedef struct run_report {
     uint64_t n;               /* keys sorted */
     const char *algorithm;    /* algorithm that ran */
     const char *device;       /* "platform / device" */
-    const char *key_type;     /* "u32" */
+    const char *key_type;     /* "u32", "i32", "f32", "u64", "i64", "f64" */
     size_t value_size;        /* bytes per value, 0 for keys only */
     const char *layout;       /* "keys", "kv" (interleaved records) or "separate" (two files) */
     int descending;
+    unsigned begin_bit, end_bit; /* the bit range that orders the keys (end: the key's width) */
+    uint64_t segment;         /* keys per independently sorted segment; 0: the whole input */
     const char *input, *output, *values_input, *values_output; /* paths as given; NULL if none */
     double open_ms;           /* opening the device context (not part of total_ms) */
     double read_ms;           /* reading the input (and splitting records) */

@@ -423,6 +423,9 @@ static int run(sort_job *j)
     r->value_size = spec.value_size;
     r->layout = a->kv ? "kv" : a->values ? "separate" : "keys";
     r->descending = a->descending;
+    r->begin_bit = a->have_bits ? a->begin_bit : 0;
+    r->end_bit = a->have_bits ? a->end_bit : (unsigned)j->ks * 8;
+    r->segment = a->segment;
     r->input = j->input;
     r->output = j->output;
     r->values_input = a->values;

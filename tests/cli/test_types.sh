@@ -129,6 +129,11 @@ expect_status "--stats-json f64" 0
 expect_message "--stats: key type" "sorted $N f64 keys with 8-byte values, descending"
 check "--stats-json: key_type f64, value_size 8, descending" $PYTHON -c "
 import json, sys; o = json.load(open('t.json'))
-sys.exit(not (o['key_type'] == 'f64' and o['value_size'] == 8 and o['descending'] is True and o['n'] == $N))"
+sys.exit(not (o['key_type'] == 'f64' and o['value_size'] == 8 and o['descending'] is True and o['n'] == $N
+              and o['begin_bit'] == 0 and o['end_bit'] == 64 and o['segment'] == 0))"
+run_clsort --bits 8:16 --segment 0 -i u32.keys -o /dev/null --stats-json b.json
+check "--stats-json: the bit range" $PYTHON -c "
+import json, sys; o = json.load(open('b.json'))
+sys.exit(not (o['key_type'] == 'u32' and o['begin_bit'] == 8 and o['end_bit'] == 16))"
 
 finish
