@@ -106,12 +106,16 @@ static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
                            clsort_algorithm_name(spec->algorithm), spec->segment);
     clsort_algorithm a = resolve(ctx, spec);
     const char *why = unsupported(a, spec);
-    if (why)
+    if (why) {
+        char values[48] = " (keys only)";
+        if (spec->value_size)
+            snprintf(values, sizeof values, " with %zu-byte values", spec->value_size);
         return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
-                           "%s cannot sort %s keys%s%s with %zu-byte values: it %s; radix4 (or auto) "
-                           "sorts every key type, order and bit range",
+                           "%s cannot sort %s keys%s%s%s: it %s; radix4 (or auto) sorts every key "
+                           "type, order and bit range",
                            clsort_algorithm_name(a), type, spec->descending ? " descending" : "",
-                           clsort_key_full_range(spec) ? "" : " on a bit range", spec->value_size, why);
+                           clsort_key_full_range(spec) ? "" : " on a bit range", values, why);
+    }
     return CLSORT_OK;
 }
 
