@@ -62,6 +62,7 @@ struct clsort_context {
     unsigned n_programs;
     unsigned programs_built;  /* counters since open, for clsort_stats */
     unsigned programs_cached;
+    unsigned passes_skipped;
 
     /* The sort being enqueued runs as a chain of commands, each waiting for the one before (so
      * out-of-order queues work too); the first waits for the caller's events. */
@@ -180,6 +181,10 @@ typedef struct clsort_job {
     const clsort_spec *spec;
     cl_mem keys, values;
     size_t n;
+    /* The caller waits for the result anyway (clsort_sort): the family may read small tables back
+     * mid-sort to decide what to enqueue next. Never set for clsort_enqueue, whose wait list may hold
+     * events that complete only after it returns. */
+    int may_block;
 } clsort_job;
 clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job);
 /* Device bytes needed besides the keys/values buffers, to check memory before work. */

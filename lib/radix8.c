@@ -237,10 +237,34 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             (st = clsort_launch(ctx, offs_k, 4, 1)) != CLSORT_OK)
             goto done;
         profile_last(ctx, "offsets", 0);
+        /* Digit places where every key has the same digit would move every key to where it is:
+         * when the caller waits anyway, read the offsets back and leave those passes out. */
+        int skip[4] = { 0, 0, 0, 0 };
+        if (job->may_block) {
+            cl_ulong off[4 * BINS];
+            cl_int err = clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE, 0, sizeof off, off, 1,
+                                             &ctx->last_event, NULL);
+            if (err != CL_SUCCESS) {
+                st = clsort_fail_cl(ctx, err, "clEnqueueReadBuffer(radix8 offsets)");
+                goto done;
+            }
+            for (unsigned place = 0; place < 4; place++)
+                for (unsigned d = 0; d < BINS; d++) {
+                    cl_ulong next = d + 1 < BINS ? off[place * BINS + d + 1] : n;
+                    if (next - off[place * BINS + d] == n)
+                        skip[place] = 1;
+                }
+        }
+        unsigned done_passes = 0;
         for (cl_uint pass = 0; pass < 4; pass++) {
+            if (skip[pass]) {
+                ctx->passes_skipped++;
+                continue;
+            }
             const cl_uint shift = pass * 8;
-            cl_mem kin = keys[pass & 1], kout = keys[(pass + 1) & 1];
-            cl_mem vin = vals[pass & 1], vout = vals[(pass + 1) & 1];
+            const unsigned io = done_passes++;
+            cl_mem kin = keys[io & 1], kout = keys[(io + 1) & 1];
+            cl_mem vin = vals[io & 1], vout = vals[(io + 1) & 1];
             for (cl_uint p = 0; p < portions; p++) {
                 const cl_ulong base = (cl_ulong)p * portion_size;
                 const cl_ulong pn = n - base < portion_size ? n - base : portion_size;
@@ -275,6 +299,11 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 profile_last(ctx, "onesweep", pass);
             }
         }
+        /* An odd number of passes left the result in the scratch buffers. */
+        if ((done_passes & 1) &&
+            ((st = clsort_copy(ctx, tmp_keys, job->keys, job->n * 4)) != CLSORT_OK ||
+             (vs && (st = clsort_copy(ctx, tmp_vals, job->values, job->n * vs)) != CLSORT_OK)))
+            goto done;
     } else {
         const cl_ulong ntiles = tiles, zero = 0;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_upsweep", &up_k)) != CLSORT_OK ||

@@ -302,14 +302,14 @@ clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *knam
 /* Enqueue the whole sort as a chain; on success ctx->first_event/last_event hold its ends. */
 static clsort_status run_chain(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
                                cl_mem values, size_t n, cl_uint n_wait, const cl_event *wait,
-                               clsort_algorithm *ran)
+                               int may_block, clsort_algorithm *ran)
 {
     chain_begin(ctx, n_wait, wait);
     clsort_algorithm algo = resolve(ctx, spec);
     *ran = algo;
     clsort_status st = CLSORT_OK;
     if (n > 1) {
-        clsort_job job = { spec, keys, values, n };
+        clsort_job job = { spec, keys, values, n, may_block };
         switch (algo) {
         case CLSORT_ALGO_RADIX8:
         case CLSORT_ALGO_ONESWEEP:
@@ -369,7 +369,7 @@ clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_me
     if ((st = check_limits(ctx, spec, n)) != CLSORT_OK || (st = check_fits(ctx, spec, n, 0)) != CLSORT_OK)
         return st;
     clsort_algorithm ran;
-    if ((st = run_chain(ctx, spec, keys, values, n, n_wait, wait, &ran)) != CLSORT_OK)
+    if ((st = run_chain(ctx, spec, keys, values, n, n_wait, wait, 0, &ran)) != CLSORT_OK)
         return st;
     if (done) {
         *done = ctx->last_event;
@@ -418,6 +418,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
         return st;
 
     const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
+    const unsigned skipped0 = ctx->passes_skipped;
     const size_t vs = spec->value_size, ks = clsort_key_size(spec->key_type);
     cl_mem kbuf = NULL, vbuf = NULL;
     cl_event up[2] = { NULL, NULL }, down[2] = { NULL, NULL };
@@ -443,7 +444,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
             }
             n_up++;
         }
-        if ((st = run_chain(ctx, spec, kbuf, vbuf, n, n_up, up, &ran)) != CLSORT_OK)
+        if ((st = run_chain(ctx, spec, kbuf, vbuf, n, n_up, up, 1, &ran)) != CLSORT_OK)
             goto done;
         err = clEnqueueReadBuffer(ctx->queue, kbuf, CL_FALSE, 0, n * ks, keys, 1, &ctx->last_event,
                                   &down[0]);
@@ -476,6 +477,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
         stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
         stats->programs_built = ctx->programs_built - built0;
         stats->programs_cached = ctx->programs_cached - cached0;
+        stats->passes_skipped = ctx->passes_skipped - skipped0;
     }
 
 done:

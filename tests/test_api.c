@@ -173,6 +173,45 @@ static void test_stats(void **state)
     free(k);
 }
 
+/* Onesweep leaves out the passes over digit places where every key has the same digit, and the
+ * result is still bit for bit the stable sort, values included. */
+static void check_skips(clsort_context *ctx, size_t n, uint32_t mask, uint32_t or_bits, unsigned want)
+{
+    uint32_t *k = malloc(n * 4), *v = malloc(n * 4), *rk = malloc(n * 4), *rv = malloc(n * 4);
+    test_fill_keys(k, n, DIST_UNIFORM, mask);
+    for (size_t i = 0; i < n; i++) {
+        k[i] = (k[i] & mask) | or_bits;
+        v[i] = (uint32_t)i;
+    }
+    memcpy(rk, k, n * 4);
+    memcpy(rv, v, n * 4);
+    test_reference_sort(rk, rv, n);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = CLSORT_ALGO_ONESWEEP;
+    spec.value_size = 4;
+    clsort_stats stats;
+    assert_int_equal(clsort_sort(ctx, &spec, k, v, n, &stats), CLSORT_OK);
+    assert_int_equal(stats.passes_skipped, want);
+    assert_memory_equal(k, rk, n * 4);
+    assert_memory_equal(v, rv, n * 4);
+    free(k);
+    free(v);
+    free(rk);
+    free(rv);
+}
+
+static void test_skip_constant_digits(void **state)
+{
+    clsort_context *ctx = *state;
+    check_skips(ctx, 30001, 0xffffffffu, 0, 0);          /* every place varies */
+    check_skips(ctx, 30001, 0x0000ffffu, 0, 2);          /* keys below 2^16: two passes */
+    check_skips(ctx, 30001, 0x00ff0000u, 0x12000034u, 3); /* one varying byte, the others fixed */
+    check_skips(ctx, 30001, 0, 0xdeadbeefu, 4);          /* equal keys: the histogram only */
+    check_skips(ctx, 5000, 0xff00ff00u, 0, 2);           /* two places kept, not adjacent */
+    check_skips(ctx, 5000, 0xff000000u, 0, 3);           /* one pass: the result is copied back */
+}
+
 /* Sort the caller's buffers after a user event, and wait on the returned event. */
 static void check_enqueue(clsort_context *ctx, cl_context clctx, cl_command_queue q, size_t n)
 {
@@ -267,6 +306,7 @@ int main(void)
     const struct CMUnitTest with_ctx[] = {
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_skip_constant_digits),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
     failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);
