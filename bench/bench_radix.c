@@ -6,7 +6,8 @@
  *   bench_radix sweep [OPTIONS]          the same on keys generated in memory
  * Options: --algos a,b (default radix8)  --kinds keys,pairs (default both)  --reps N (default 10)
  *          --sizes 16,20,24 (sweep; log2)  --dists uniform,q2,... (sweep)  --cpu-ref (also time a
- *          plain single-threaded C LSD radix sort on the same data)
+ *          plain single-threaded C LSD radix sort on the same data)  --host (time clsort_sort() on
+ *          host arrays by its stats.kernel_ms: the path that may skip constant digit places)
  *
  * Kernel time: from the end of the copy that restores the unsorted input to the end of the sort's last
  * command (OpenCL profiling events), with the whole chain enqueued before the device may start it.
@@ -103,7 +104,7 @@ static void cpu_lsd(uint32_t *keys, uint32_t *vals, uint32_t *tk, uint32_t *tv, 
 
 typedef struct opts {
     char algos[256];
-    int keys, pairs, reps, cpu_ref;
+    int keys, pairs, reps, cpu_ref, host;
     char sizes[256], dists[256];
 } opts;
 
@@ -196,6 +197,42 @@ out:
     return result;
 }
 
+/* Time clsort_sort() on host arrays: its kernel time (first to last command of the sort, read-backs
+ * made mid-sort included), the median of reps after one untimed run. */
+static double time_host(clsort_context *ctx, clsort_algorithm a, int pairs, const uint32_t *keys,
+                        size_t n, int reps)
+{
+    uint32_t *k = malloc(n * 4), *v = pairs ? malloc(n * 4) : NULL;
+    double *ms = calloc((size_t)reps + 1, sizeof *ms), result = -1;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = a;
+    spec.value_size = pairs ? 4 : 0;
+    clsort_stats stats = { 0 };
+    for (int r = 0; r <= reps; r++) {
+        memcpy(k, keys, n * 4);
+        for (size_t i = 0; pairs && i < n; i++)
+            v[i] = (uint32_t)i;
+        clsort_status st = clsort_sort(ctx, &spec, k, v, n, &stats);
+        if (st != CLSORT_OK) {
+            fprintf(stderr, "bench: %s: %s\n", clsort_status_string(st), clsort_error_detail(ctx));
+            goto out;
+        }
+        ms[r] = stats.kernel_ms;
+    }
+    fprintf(stderr, "# %s n=%zu %s: %u digit passes skipped\n", clsort_algorithm_name(a), n,
+            pairs ? "pairs" : "keys", stats.passes_skipped);
+    if (sorted_ok(keys, k, v, n))
+        result = median(ms + 1, reps);
+    else
+        fprintf(stderr, "bench: %s n=%zu: WRONG RESULT\n", clsort_algorithm_name(a), n);
+out:
+    free(k);
+    free(v);
+    free(ms);
+    return result;
+}
+
 static double time_cpu(const uint32_t *keys, size_t n, int pairs, int reps)
 {
     uint32_t *k = malloc(n * 4), *tk = malloc(n * 4);
@@ -257,7 +294,8 @@ static int bench_keys(clsort_context *ctx, cl_command_queue q, cl_context cl, co
         for (int pairs = 0; pairs < 2; pairs++) {
             if ((pairs && !o->pairs) || (!pairs && !o->keys))
                 continue;
-            double ms = time_clsort(ctx, q, cl, a, pairs, pristine, iota, keys, n, o->reps);
+            double ms = o->host ? time_host(ctx, a, pairs, keys, n, o->reps)
+                                : time_clsort(ctx, q, cl, a, pairs, pristine, iota, keys, n, o->reps);
             if (ms < 0)
                 rc = 1;
             report(name, dist, log2n, n, pairs, ms);
@@ -306,7 +344,7 @@ int main(int argc, char **argv)
     const int sweep = !strcmp(argv[1], "sweep");
     if (!sweep && strcmp(argv[1], "run"))
         return usage();
-    opts o = { "radix8", 1, 1, 10, 0, "16,18,20,22,24", "uniform" };
+    opts o = { "radix8", 1, 1, 10, 0, 0, "16,18,20,22,24", "uniform" };
     int first_file = argc;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -324,6 +362,8 @@ int main(int argc, char **argv)
             snprintf(o.dists, sizeof o.dists, "%s", argv[++i]);
         else if (!strcmp(a, "--cpu-ref"))
             o.cpu_ref = 1;
+        else if (!strcmp(a, "--host"))
+            o.host = 1;
         else if (a[0] == '-')
             return usage();
         else {

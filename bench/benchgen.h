@@ -15,10 +15,14 @@ static inline uint64_t benchgen_mix(uint64_t z)
 
 /* Key i of a distribution: the AND of q uniform words (Thearling-Smith entropy bands; q = 1 is
  * uniform); q = 0 gives constant keys. Key i depends only on i, so slices can be made in parallel. */
+#define BENCHGEN_LOW16 100 /* "low16": uniform keys below 2^16 */
+
 static inline uint32_t benchgen_key(uint64_t i, unsigned q)
 {
     if (q == 0)
         return 0x12345678u;
+    if (q == BENCHGEN_LOW16)
+        return (uint32_t)benchgen_mix(42 * 0x9e3779b97f4a7c15ull + i * 32 + 1) & 0xffffu;
     uint64_t s = 42 * 0x9e3779b97f4a7c15ull + i * 32;
     uint32_t k = 0xffffffffu;
     for (unsigned j = 0; j < q; j++)
@@ -26,13 +30,15 @@ static inline uint32_t benchgen_key(uint64_t i, unsigned q)
     return k;
 }
 
-/* Distribution names: "uniform" (q = 1), "q2".."q16", "constant". Returns -1 when unknown. */
+/* Distribution names: "uniform" (q = 1), "q2".."q16", "constant", "low16". Returns -1 when unknown. */
 static inline int benchgen_q(const char *name)
 {
     if (!strcmp(name, "uniform"))
         return 1;
     if (!strcmp(name, "constant"))
         return 0;
+    if (!strcmp(name, "low16"))
+        return BENCHGEN_LOW16;
     if (name[0] == 'q' && name[1] >= '1' && name[1] <= '9') {
         int q = 0;
         for (const char *p = name + 1; *p; p++) {
