@@ -328,6 +328,15 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
         ltile = atomic_inc(status_buf);
     barrier(CLK_LOCAL_MEM_FENCE);
     const ulong tile = ltile;
+#ifdef STALL_TILE
+    /* Test hook (-DSTALL_TILE=t): the work-group of tile t dawdles before it publishes anything, as
+     * one the device has set aside would; the tiles after it must wait for it, not deadlock. Adding
+     * 0 to the tile counter is a side effect the compiler cannot drop. */
+    if (tile == STALL_TILE && lid == 0)
+        for (uint i = 0; i < 100000; i++)
+            atomic_add(status_buf, 0u);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
 #else
     const ulong tile = get_group_id(0);
 #endif
