@@ -67,8 +67,17 @@ inline key_t bits_to_key(key_t b)
     return b;
 }
 
-/* The digit of the mapped key at bit `shift`, `mask` wide. */
-inline uint digit_of(key_t bits, uint shift, uint mask) { return (uint)(bits >> shift) & mask; }
+/* Bits of the mapped key that decide the order (KEY_RANGE_MASK: the bit range [begin, end)); the
+ * others are carried along but read as zeros. */
+#ifndef KEY_RANGE_MASK
+#define KEY_RANGE_MASK KEY_ONES
+#endif
+
+/* The digit of the mapped key at bit `shift`, `mask` wide, within the bit range. */
+inline uint digit_of(key_t bits, uint shift, uint mask)
+{
+    return (uint)((bits & KEY_RANGE_MASK) >> shift) & mask;
+}
 
 /*
  * Work-group exclusive scans through local memory (Kogge-Stone: log2(WG) steps). Every work-item of the

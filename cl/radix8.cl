@@ -127,6 +127,16 @@ inline uint lookback(__global uint *status, ulong tile, uint d, uint own)
 
 /* hist[(place * portions + portion) * 256 + digit], counts within a portion (< 2^30). Work-group g
  * counts keys [g * chunk, (g + 1) * chunk); chunk divides the portion size. */
+/* Digit places: PLACES 8-bit digits from bit RANGE_BEGIN of the mapped key (the bit range); the
+ * histogram leaves the counts of unused places at zero. */
+#ifndef RANGE_BEGIN
+#define RANGE_BEGIN 0
+#endif
+#ifndef PLACES
+#define PLACES 4
+#endif
+inline uint place_digit(uint b, uint p) { return digit_of(b, RANGE_BEGIN + 8 * p, 0xff); }
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_histogram(__global const uint *keys, ulong n, ulong chunk, ulong portion_size,
                       uint portions, __global uint *hist)
@@ -146,17 +156,17 @@ void radix8_histogram(__global const uint *keys, ulong n, ulong chunk, ulong por
         uint4 k = vload4(0, keys + i);
         uint b0 = key_to_bits(k.x), b1 = key_to_bits(k.y), b2 = key_to_bits(k.z),
              b3 = key_to_bits(k.w);
-        for (uint p = 0; p < 4; p++) {
-            atomic_inc(&mine[p * BINS + ((b0 >> (8 * p)) & 0xff)]);
-            atomic_inc(&mine[p * BINS + ((b1 >> (8 * p)) & 0xff)]);
-            atomic_inc(&mine[p * BINS + ((b2 >> (8 * p)) & 0xff)]);
-            atomic_inc(&mine[p * BINS + ((b3 >> (8 * p)) & 0xff)]);
+        for (uint p = 0; p < PLACES; p++) {
+            atomic_inc(&mine[p * BINS + place_digit(b0, p)]);
+            atomic_inc(&mine[p * BINS + place_digit(b1, p)]);
+            atomic_inc(&mine[p * BINS + place_digit(b2, p)]);
+            atomic_inc(&mine[p * BINS + place_digit(b3, p)]);
         }
     }
     for (; i < end; i++) {
         uint b = key_to_bits(keys[i]);
-        for (uint p = 0; p < 4; p++)
-            atomic_inc(&mine[p * BINS + ((b >> (8 * p)) & 0xff)]);
+        for (uint p = 0; p < PLACES; p++)
+            atomic_inc(&mine[p * BINS + place_digit(b, p)]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint portion = (uint)(start / portion_size);

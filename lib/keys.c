@@ -48,9 +48,17 @@ int clsort_key_full_range(const clsort_spec *spec)
 
 int clsort_key_options(const clsort_spec *spec, char *buf, size_t size)
 {
-    return snprintf(buf, size, "-DKEY_BITS=%u -DKEY_KIND=%u -DDESCENDING=%d",
-                    clsort_key_width(spec->key_type), key_kind(spec->key_type),
-                    spec->descending ? 1 : 0);
+    const unsigned width = clsort_key_width(spec->key_type);
+    int len = snprintf(buf, size, "-DKEY_BITS=%u -DKEY_KIND=%u -DDESCENDING=%d", width,
+                       key_kind(spec->key_type), spec->descending ? 1 : 0);
+    if (!clsort_key_full_range(spec) && len >= 0 && (size_t)len < size) {
+        unsigned begin, end;
+        clsort_key_range(spec, &begin, &end);
+        unsigned long long mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
+        len += snprintf(buf + len, size - (size_t)len, " -DKEY_RANGE_MASK=0x%llx%s", mask,
+                        width == 64 ? "ul" : "u");
+    }
+    return len;
 }
 
 clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,

@@ -160,7 +160,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                            (unsigned long long)ctx->local_mem);
 
     /* Options left out take the kernel's defaults (keys only, portable ranking, one copy). */
-    char opts[320];
+    char opts[512];
     int len0 = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DLOOKBACK=%d -DRADIX=%u", s.wg,
                         s.items, lookback, 1u << s.radix_bits);
     size_t l = (size_t)len0;
@@ -180,7 +180,11 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DEARLY=1");
     if (s.hist_copies > 1)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHIST_COPIES=%u", s.hist_copies);
-    opts[l++] = ' ';
+    /* The bit range: PLACES 8-bit digit places from bit RANGE_BEGIN. */
+    unsigned begin, end;
+    clsort_key_range(job->spec, &begin, &end);
+    const unsigned places = (end - begin + 7) / 8;
+    l += (size_t)snprintf(opts + l, sizeof opts - l, " -DRANGE_BEGIN=%u -DPLACES=%u ", begin, places);
     clsort_key_options(job->spec, opts + l, sizeof opts - l);
     const char *src[] = { clsort_cl_common, clsort_cl_radix8 };
     const size_t len[] = { clsort_cl_common_len, clsort_cl_radix8_len };
@@ -201,6 +205,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         goto done;
 
     cl_mem keys[2] = { job->keys, tmp_keys }, vals[2] = { job->values, tmp_vals };
+    unsigned done_passes = 0;
     if (lookback) {
         const size_t pt = portion_tiles_for(&s);
         const cl_uint portions = (cl_uint)((tiles + pt - 1) / pt);
@@ -248,20 +253,19 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 st = clsort_fail_cl(ctx, err, "clEnqueueReadBuffer(radix8 offsets)");
                 goto done;
             }
-            for (unsigned place = 0; place < 4; place++)
+            for (unsigned place = 0; place < places; place++)
                 for (unsigned d = 0; d < BINS; d++) {
                     cl_ulong next = d + 1 < BINS ? off[place * BINS + d + 1] : n;
                     if (next - off[place * BINS + d] == n)
                         skip[place] = 1;
                 }
         }
-        unsigned done_passes = 0;
-        for (cl_uint pass = 0; pass < 4; pass++) {
+        for (cl_uint pass = 0; pass < places; pass++) {
             if (skip[pass]) {
                 ctx->passes_skipped++;
                 continue;
             }
-            const cl_uint shift = pass * 8;
+            const cl_uint shift = begin + pass * 8;
             const unsigned io = done_passes++;
             cl_mem kin = keys[io & 1], kout = keys[(io + 1) & 1];
             cl_mem vin = vals[io & 1], vout = vals[(io + 1) & 1];
@@ -299,11 +303,6 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 profile_last(ctx, "onesweep", pass);
             }
         }
-        /* An odd number of passes left the result in the scratch buffers. */
-        if ((done_passes & 1) &&
-            ((st = clsort_copy(ctx, tmp_keys, job->keys, job->n * 4)) != CLSORT_OK ||
-             (vs && (st = clsort_copy(ctx, tmp_vals, job->values, job->n * vs)) != CLSORT_OK)))
-            goto done;
     } else {
         const cl_ulong ntiles = tiles, zero = 0;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_upsweep", &up_k)) != CLSORT_OK ||
@@ -311,10 +310,11 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                                "radix8 tile counts")) != CLSORT_OK ||
             (st = clsort_scan_init(ctx, &scan, (size_t)BINS * tiles)) != CLSORT_OK)
             goto done;
-        for (cl_uint pass = 0; pass < 4; pass++) {
-            const cl_uint shift = pass * 8;
-            cl_mem kin = keys[pass & 1], kout = keys[(pass + 1) & 1];
-            cl_mem vin = vals[pass & 1], vout = vals[(pass + 1) & 1];
+        for (cl_uint pass = 0; pass < places; pass++) {
+            const cl_uint shift = begin + pass * 8;
+            const unsigned io = done_passes++;
+            cl_mem kin = keys[io & 1], kout = keys[(io + 1) & 1];
+            cl_mem vin = vals[io & 1], vout = vals[(io + 1) & 1];
             if ((st = clsort_set_args(ctx, up_k, "radix8_upsweep", 5, ARG(kin), ARG(n), ARG(shift),
                                       ARG(offsets), ARG(ntiles))) != CLSORT_OK ||
                 (st = clsort_launch(ctx, up_k, tiles * s.wg, s.wg)) != CLSORT_OK)
@@ -337,6 +337,11 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             profile_last(ctx, "bin", pass);
         }
     }
+    /* An odd number of passes left the result in the scratch buffers. */
+    if ((done_passes & 1) &&
+        ((st = clsort_copy(ctx, tmp_keys, job->keys, job->n * 4)) != CLSORT_OK ||
+         (vs && (st = clsort_copy(ctx, tmp_vals, job->values, job->n * vs)) != CLSORT_OK)))
+        goto done;
 
 done:
     /* Releasing now is safe: OpenCL keeps objects alive until the commands using them finish. */

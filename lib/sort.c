@@ -58,10 +58,9 @@ static int is_comparison(clsort_algorithm a)
 static const char *unsupported(clsort_algorithm a, const clsort_spec *spec)
 {
     if (is_radix8(a)) {
-        if (clsort_key_width(spec->key_type) != 32 || !clsort_key_full_range(spec) ||
-            spec->value_size > 4)
-            return "sorts 32-bit keys (u32, i32, f32), either order, on all their bits, with values "
-                   "of 0 or 4 bytes";
+        if (clsort_key_width(spec->key_type) != 32 || spec->value_size > 4)
+            return "sorts 32-bit keys (u32, i32, f32), either order, any bit range, with values of "
+                   "0 or 4 bytes";
     } else if (is_comparison(a)) {
         if (clsort_key_width(spec->key_type) != 32 || !clsort_key_full_range(spec) ||
             spec->value_size > 4)
