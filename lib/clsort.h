@@ -107,11 +107,13 @@ typedef enum clsort_key_type {
 typedef enum clsort_algorithm {
     /** Let the library choose for the device and the size. */
     CLSORT_ALGO_AUTO = 0,
-    /** 4-bit LSD radix sort: 8 passes of histogram, scan and stable scatter for 32-bit keys. Stable. */
+    /** 4-bit LSD radix sort: one pass (histogram, scan, stable scatter) per 4 bits of the bit range.
+     *  Every key type, order and bit range; values of 0, 4 or 8 bytes. Stable. */
     CLSORT_ALGO_RADIX4 = 1,
-    /** 8-bit LSD radix sort: an up-front histogram and 4 stable binning passes for 32-bit keys, with
-     *  the scan strategy the device's tuning table names (onesweep where look-back is known to be
-     *  safe, else reduce-then-scan). Stable. */
+    /** 8-bit LSD radix sort: one stable binning pass per 8 bits of the bit range, with the scan
+     *  strategy the device's tuning table names (onesweep where look-back is known to be safe and
+     *  pays, else reduce-then-scan). 32-bit key types (u32, i32, f32), either order, any bit range;
+     *  values of 0 or 4 bytes. Stable. */
     CLSORT_ALGO_RADIX8 = 2,
     /** radix8 with decoupled look-back (Onesweep) forced. Needs forward progress between
      *  work-groups: on a device without it this can hang; prefer ::CLSORT_ALGO_RADIX8. */
