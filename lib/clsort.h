@@ -45,6 +45,7 @@ extern "C" {
  * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
  * - `CLSORT_BUILD_OPTIONS`: extra options appended to every OpenCL program build.
+ * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks.
  * - `CLSORT_FAULT_ALLOC=N`: for testing error paths, the N-th device buffer allocation of the process
  *   fails with CL_MEM_OBJECT_ALLOCATION_FAILURE.
  * - `CLSORT_SORT_TUNING=WGxITEMS`: work-group size and keys per work-item of the bitonic and odd-even
@@ -252,7 +253,10 @@ CLSORT_API void clsort_spec_default(clsort_spec *spec);
  * @param spec   what to sort; NULL means the defaults
  * @param keys   n keys, sorted in place
  * @param values n values of spec->value_size bytes, permuted with their keys; NULL if value_size is 0
- * @param n      number of keys (any size_t; the limit is device memory, checked before any work)
+ * @param n      number of keys. More than one device sort takes (clsort_max_keys()) are sorted in
+ *               chunks that fit, in a host copy of the input, and merged on the host (stable: on
+ *               equal keys the earlier chunk comes first); the caller's arrays are written only once
+ *               every chunk has sorted. Segmented sorts are not chunked.
  * @param stats  receives measurements; may be NULL
  */
 CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
@@ -278,9 +282,19 @@ CLSORT_API clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *
                              size_t n, cl_uint n_wait, const cl_event *wait, cl_event *done);
 
 /**
- * Largest n that one sort of this spec can take on the context's device, from its memory limits.
+ * Largest n that one device sort of this spec takes on the context's device, from its memory limits.
+ * clsort_enqueue() refuses more with ::CLSORT_ERROR_TOO_LARGE before any work; clsort_sort() sorts
+ * more in chunks.
  */
 CLSORT_API clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n);
+
+/**
+ * The OpenCL context and command queue a clsort context works on, to create buffers for
+ * clsort_enqueue() and to order other work with it. They stay owned by the clsort context: valid until
+ * clsort_close(); retain them to keep them longer. Either pointer may be NULL.
+ */
+CLSORT_API clsort_status clsort_context_info(const clsort_context *ctx, cl_context *context,
+                                             cl_command_queue *queue);
 
 /** Name of the context's device ("platform / device"), valid until clsort_close(). */
 CLSORT_API const char *clsort_device_name(const clsort_context *ctx);

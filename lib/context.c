@@ -106,6 +106,18 @@ void clsort_close(clsort_context **pctx)
     *pctx = NULL;
 }
 
+clsort_status clsort_context_info(const clsort_context *ctx, cl_context *context,
+                                  cl_command_queue *queue)
+{
+    if (!ctx)
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "clsort_context_info: ctx is NULL");
+    if (context)
+        *context = ctx->context;
+    if (queue)
+        *queue = ctx->queue;
+    return CLSORT_OK;
+}
+
 const char *clsort_device_name(const clsort_context *ctx)
 {
     return ctx ? ctx->display_name : "";

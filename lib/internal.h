@@ -111,6 +111,11 @@ int clsort_key_options(const clsort_spec *spec, char *buf, size_t size);
 clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
                                     size_t n, int inverse);
 
+/* ---- chunk.c ---- */
+/* clsort_sort() of n keys in chunks of at most `chunk` keys, merged on the host. */
+clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                                  void *values, size_t n, size_t chunk, clsort_stats *stats);
+
 /* ---- fault.c ---- */
 /* Non-zero when this device allocation is to fail ($CLSORT_FAULT_ALLOC, for tests). */
 int clsort_fault_alloc(void);

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -160,6 +161,23 @@ static clsort_status check_fits(clsort_context *ctx, const clsort_spec *spec, si
     return CLSORT_OK;
 }
 
+/* Largest n that one device sort of this spec takes, with our own data buffers (bisection: the
+ * scratch grows with n), lowered to *chunk when that is set and smaller. Returns 0 when under 2. */
+static int max_fit(clsort_context *ctx, const clsort_spec *spec, size_t *chunk)
+{
+    size_t lo = 0, hi = (size_t)(ctx->max_alloc / clsort_key_size(spec->key_type)) + 1;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (check_fits(ctx, spec, mid, 1) == CLSORT_OK)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (!*chunk || lo < *chunk)
+        *chunk = lo;
+    return *chunk >= 2;
+}
+
 clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n)
 {
     clsort_spec def;
@@ -171,17 +189,10 @@ clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size
     clsort_status st = check_spec(ctx, spec);
     if (st != CLSORT_OK)
         return st;
-    /* Largest n that passes check_fits with our own data buffers (bisection: scratch is monotonic). */
-    size_t lo = 0, hi = (size_t)(ctx->max_alloc / clsort_key_size(spec->key_type)) + 1;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (check_fits(ctx, spec, mid, 1) == CLSORT_OK)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    size_t n = 0;
+    max_fit(ctx, spec, &n);
     clsort_clear_detail(ctx);
-    *max_n = lo;
+    *max_n = n;
     return CLSORT_OK;
 }
 
@@ -413,8 +424,25 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     if (st != CLSORT_OK)
         return st;
     VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
-    if ((st = check_limits(ctx, spec, n)) != CLSORT_OK || (st = check_fits(ctx, spec, n, 1)) != CLSORT_OK)
+    if ((st = check_limits(ctx, spec, n)) != CLSORT_OK)
         return st;
+    /* More than the device takes at once (or than CLSORT_CHUNK_KEYS, for tests): sort chunks that fit
+     * and merge them on the host. Segments are left to the device. */
+    const char *force = getenv("CLSORT_CHUNK_KEYS");
+    size_t chunk = force && *force ? strtoull(force, NULL, 10) : 0;
+    if ((st = check_fits(ctx, spec, n, 1)) != CLSORT_OK) {
+        if (st != CLSORT_ERROR_TOO_LARGE || spec->segment || n < 2 || !max_fit(ctx, spec, &chunk))
+            return st;
+        clsort_clear_detail(ctx);
+    }
+    if (chunk >= 2 && chunk < n && !spec->segment) {
+        st = clsort_sort_chunked(ctx, spec, keys, values, n, chunk, stats);
+        if (stats && st == CLSORT_OK) {
+            stats->total_ms = now_ms() - t0;
+            stats->gkeys_per_s = stats->kernel_ms > 0 ? (double)n / (stats->kernel_ms * 1e6) : 0.0;
+        }
+        return st;
+    }
 
     const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
     const unsigned skipped0 = ctx->passes_skipped;

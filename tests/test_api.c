@@ -138,13 +138,22 @@ static void test_bad_arguments(void **state)
     assert_int_equal(k[0], 3);
     assert_int_equal(k[3], 0);
 
-    /* Too large for the device: refused before any memory is read. */
+    /* Too large for the device: the caller's buffers cannot be split, so clsort_enqueue refuses
+     * before any work; clsort_sort refuses what no host could copy. */
     clsort_spec_default(&spec);
     size_t max_n = 0;
     assert_int_equal(clsort_max_keys(ctx, &spec, &max_n), CLSORT_OK);
     assert_true(max_n > 1000);
-    assert_int_equal(clsort_sort(ctx, &spec, k, NULL, max_n + 1, NULL), CLSORT_ERROR_TOO_LARGE);
+    cl_context clctx;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
+    cl_int err;
+    cl_mem small = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 16, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clsort_enqueue(ctx, &spec, small, NULL, SIZE_MAX / 8, 0, NULL, NULL),
+                     CLSORT_ERROR_TOO_LARGE);
     assert_non_null(strstr(clsort_error_detail(ctx), "GB"));
+    clReleaseMemObject(small);
     assert_int_equal(clsort_sort(ctx, &spec, k, NULL, SIZE_MAX / 2, NULL), CLSORT_ERROR_TOO_LARGE);
 
     /* n = 0 and 1 are no-ops that succeed, also with NULL arrays for 0. */
@@ -153,6 +162,43 @@ static void test_bad_arguments(void **state)
     assert_int_equal(stats.n, 0);
     assert_int_equal(clsort_sort(ctx, NULL, k, NULL, 1, &stats), CLSORT_OK);
     assert_int_equal(k[0], 3);
+}
+
+/* More keys than one device sort takes (forced small with CLSORT_CHUNK_KEYS): sorted in chunks and
+ * merged on the host, still bit for bit the stable sort, values included, in either order. */
+static void test_chunked(void **state)
+{
+    clsort_context *ctx = *state;
+    static const size_t sizes[] = { 7001, 7002, 50000, 100003 };
+    setenv("CLSORT_CHUNK_KEYS", "7001", 1);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int desc = 0; desc < 2; desc++) {
+            const size_t n = sizes[s];
+            uint32_t *k = malloc(n * 4), *v = malloc(n * 4), *rk = malloc(n * 4), *rv = malloc(n * 4);
+            test_fill_keys(k, n, DIST_ENTROPY4, n + desc);
+            for (size_t i = 0; i < n; i++) {
+                v[i] = (uint32_t)i;
+                rk[i] = desc ? ~k[i] : k[i]; /* descending = ascending on complemented keys */
+                rv[i] = (uint32_t)i;
+            }
+            test_reference_sort(rk, rv, n);
+            for (size_t i = 0; desc && i < n; i++)
+                rk[i] = ~rk[i];
+            clsort_spec spec;
+            clsort_spec_default(&spec);
+            spec.value_size = 4;
+            spec.descending = desc;
+            clsort_stats stats;
+            assert_int_equal(clsort_sort(ctx, &spec, k, v, n, &stats), CLSORT_OK);
+            assert_int_equal(stats.n, n);
+            assert_memory_equal(k, rk, n * 4);
+            assert_memory_equal(v, rv, n * 4);
+            free(k);
+            free(v);
+            free(rk);
+            free(rv);
+        }
+    unsetenv("CLSORT_CHUNK_KEYS"); /* failures in later chunks: test_process */
 }
 
 static void test_stats(void **state)
@@ -307,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_skip_constant_digits),
+        cmocka_unit_test(test_chunked),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
     failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);

@@ -172,12 +172,12 @@ static void test_bad_build_options(void **state)
 
 /* Fail each device allocation of a sort in turn: every one gives the OpenCL error with a detail that
  * names the allocation, and leaves the caller's arrays as they were; past the last, sorts succeed. */
-static void check_alloc_faults(const char *algo)
+static void check_alloc_faults(const char *algo, const char *extra_env)
 {
     int failures = 0, successes = 0;
-    for (int k = 1; k <= 40 && successes < 2; k++) {
-        char env[64];
-        snprintf(env, sizeof env, "CLSORT_FAULT_ALLOC=%d", k);
+    for (int k = 1; k <= 60 && successes < 2; k++) {
+        char env[128];
+        snprintf(env, sizeof env, "%s CLSORT_FAULT_ALLOC=%d", extra_env, k);
         result r = run_child_algo(env, algo);
         if (r.status == CLSORT_OK) {
             assert_true(r.ok);
@@ -199,7 +199,10 @@ static void test_alloc_faults(void **state)
 {
     (void)state;
     for (int a = 1; clsort_algorithm_name((clsort_algorithm)a); a++)
-        check_alloc_faults(clsort_algorithm_name((clsort_algorithm)a));
+        check_alloc_faults(clsort_algorithm_name((clsort_algorithm)a), "");
+    /* In chunks (three of 1000 keys): a failure in a later chunk leaves the arrays untouched too. */
+    check_alloc_faults("radix8", "CLSORT_CHUNK_KEYS=1000");
+    check_alloc_faults("bitonic", "CLSORT_CHUNK_KEYS=1000");
 }
 
 int main(int argc, char **argv)

@@ -170,6 +170,16 @@ fi
 run_clsort -f -i keys.bin -o forced.bin
 expect_status "-f accepted" 0
 
+# more keys than one device sort takes (forced small): sorted in chunks, merged on the host
+CLSORT_CHUNK_KEYS=5000 run_clsort -i keys.bin -o chunked.bin --verify
+expect_status "in chunks" 0
+same_file "in chunks: same bytes as in one go" chunked.bin sorted.bin
+"$CLSORT" gen -n 20000 --dist few:50 --kv -o kvc.bin 2>err.txt
+CLSORT_CHUNK_KEYS=3000 run_clsort --kv -i kvc.bin -o kvc-chunked.bin --verify
+expect_status "records in chunks" 0
+run_clsort --kv -i kvc.bin -o kvc-whole.bin
+same_file "records in chunks: stable, same bytes as in one go" kvc-chunked.bin kvc-whole.bin
+
 # --help and --version
 run_clsort --help > /dev/null
 expect_status "--help" 0
