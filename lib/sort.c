@@ -255,26 +255,33 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, siz
     return CLSORT_OK;
 }
 
+/* Make a command enqueued after the chain's waits (err, ev: what the enqueue call gave) its newest. */
+static clsort_status chain_add(clsort_context *ctx, cl_int err, cl_event ev, const char *call)
+{
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(ctx, err, call);
+    chain_push(ctx, ev);
+    return CLSORT_OK;
+}
+
 clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes)
 {
     cl_uint n;
     const cl_event *w;
-    cl_event ev;
+    cl_event ev = NULL;
     chain_waits(ctx, &n, &w);
-    CL_CHECK(ctx, clEnqueueFillBuffer(ctx->queue, buf, &pattern, sizeof pattern, 0, bytes, n, w, &ev));
-    chain_push(ctx, ev);
-    return CLSORT_OK;
+    cl_int err = clEnqueueFillBuffer(ctx->queue, buf, &pattern, sizeof pattern, 0, bytes, n, w, &ev);
+    return chain_add(ctx, err, ev, "clEnqueueFillBuffer");
 }
 
 clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes)
 {
     cl_uint n;
     const cl_event *w;
-    cl_event ev;
+    cl_event ev = NULL;
     chain_waits(ctx, &n, &w);
-    CL_CHECK(ctx, clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, bytes, n, w, &ev));
-    chain_push(ctx, ev);
-    return CLSORT_OK;
+    cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, bytes, n, w, &ev);
+    return chain_add(ctx, err, ev, "clEnqueueCopyBuffer");
 }
 
 clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
