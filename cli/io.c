@@ -129,25 +129,111 @@ static int no_memory(const char *name, uint64_t bytes)
     return EXIT_DEVICE;
 }
 
-/* Read exactly in->size bytes of a regular file into a heap buffer (where mapping it failed). */
+/* Test hook CLSORT_TEST_STOP_AFTER_READ=N: the process stops itself (SIGSTOP) once, as soon as it has
+ * read N bytes or more of input (all inputs together, in the order they are read), so that a test can
+ * change the file half-way through the read and then continue it. Unset: nothing happens. */
+static int stop_state = -1; /* -1 not looked up yet, 0 off (or done), 1 armed */
+static uint64_t stop_after, total_read;
+
+static void count_read(size_t n)
+{
+    progress_add((uint64_t)n);
+    total_read += n;
+    if (stop_state < 0) {
+        const char *env = getenv("CLSORT_TEST_STOP_AFTER_READ");
+        char *end;
+        stop_state = 0;
+        if (env && *env) {
+            errno = 0;
+            unsigned long long v = strtoull(env, &end, 10);
+            if (*env >= '0' && *env <= '9' && *end == '\0' && errno == 0) {
+                stop_after = v;
+                stop_state = 1;
+            } else
+                msg_warn("CLSORT_TEST_STOP_AFTER_READ='%s' is not a byte count: ignored", env);
+        }
+    }
+    if (stop_state == 1 && total_read >= stop_after) {
+        stop_state = 0;
+        raise(SIGSTOP);
+    }
+}
+
+/* Regular files are read in blocks of this size: the progress line moves, and a file that ends early
+ * is noticed at the block where it does. */
+enum { READ_BLOCK = 1u << 20 };
+
+int input_read_exact(input_file *in, void *buf, size_t len)
+{
+    unsigned char *p = buf;
+    size_t done = 0;
+    while (done < len) {
+        size_t want = len - done < READ_BLOCK ? len - done : READ_BLOCK;
+        ssize_t r = read(in->fd, p + done, want);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return read_error(in);
+        if (r == 0) {
+            /* The size came from fstat() when the file was opened; the file is shorter now. Sorting
+             * what is there would silently drop records, so this is an error. */
+            msg_error("%s: input ended after %llu bytes, expected %llu (was the file truncated while being "
+                      "read?)",
+                      in->name, (unsigned long long)(in->got + done), (unsigned long long)in->size);
+            return EXIT_IO;
+        }
+        done += (size_t)r;
+        count_read((size_t)r);
+    }
+    in->got += done;
+    return EXIT_OK;
+}
+
+int input_check_end(input_file *in)
+{
+    /* A file that grew while it was read is being written by someone else: what was read may be a
+     * mixture of old and new contents, and the extra bytes would be dropped. Refuse it, like a file
+     * that shrank, rather than sort a snapshot of a moving file. */
+    unsigned char extra;
+    ssize_t r;
+    do
+        r = read(in->fd, &extra, 1);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return read_error(in);
+    if (r > 0) {
+        msg_error("%s: input grew while being read: it held %llu bytes when opened and has more now (is "
+                  "another program writing it?)",
+                  in->name, (unsigned long long)in->size);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* Read exactly in->size bytes of a regular file into a heap buffer, then make sure that was all. */
 static int read_known_size(input_file *in)
 {
     in->data = malloc(in->size);
     if (!in->data)
         return no_memory(in->name, in->size);
-    size_t done = 0;
-    while (done < in->size) {
-        ssize_t r = read(in->fd, in->data + done, in->size - done);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return read_error(in);
-        if (r == 0)
-            break; /* the file shrank while we read it: use what is there */
-        done += (size_t)r;
-        progress_add((uint64_t)r);
+#ifdef MADV_HUGEPAGE
+    /* best effort: with huge pages, filling the buffer costs about what mapping the file did */
+    if (in->size >= (4u << 20)) {
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t b = ((uintptr_t)in->data + page - 1) & ~(page - 1), e = (uintptr_t)in->data + in->size;
+        if (page && b < e)
+            madvise((void *)b, (size_t)(e - b), MADV_HUGEPAGE);
     }
-    in->len = done;
+#endif
+    int rc = input_read_exact(in, in->data, (size_t)in->size);
+    if (rc == EXIT_OK)
+        rc = input_check_end(in);
+    if (rc != EXIT_OK) {
+        free(in->data);
+        in->data = NULL;
+        return rc;
+    }
+    in->len = (size_t)in->size;
     return EXIT_OK;
 }
 
@@ -181,7 +267,7 @@ static int read_stream(input_file *in)
         if (r == 0)
             break;
         len += (size_t)r;
-        progress_add((uint64_t)r);
+        count_read((size_t)r);
     }
     if (len == 0) {
         free(buf);
@@ -189,83 +275,29 @@ static int read_stream(input_file *in)
     }
     in->data = buf;
     in->len = len;
+    in->got = len;
     return EXIT_OK;
 }
 
-enum { MAP_CHUNK = 64u << 20 }; /* a multiple of every page size */
-
-/* Map len bytes of fd at off and read them in now; at addr (replacing what is there) unless addr is
- * NULL. Returns NULL on failure. */
-static unsigned char *map_populated(unsigned char *addr, size_t len, int prot, int fd, size_t off)
+/* Regular files are read, not mapped: a mapping stays tied to the file, so a file truncated by someone
+ * else while clsort sorts its data (long after the "read") would kill clsort with SIGBUS, with no
+ * message and the temporary output left behind, and one rewritten in the meantime would change the data
+ * under the sort. A heap copy is the input as it was read, whatever happens to the file afterwards. */
+int input_read(input_file *in)
 {
-    int flags = MAP_PRIVATE | (addr ? MAP_FIXED : 0);
-#ifdef MAP_POPULATE
-    flags |= MAP_POPULATE; /* read it now: the read time is then measured as such */
-#endif
-    void *p = mmap(addr, len, prot, flags, fd, (off_t)off);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-/* A private mapping of the whole file, read in a chunk at a time (for the progress line): pages are
- * copied only where they are written, so the file itself is never modified, even when it is also the
- * output. Returns NULL on failure. */
-static unsigned char *map_file(int fd, size_t len, int writable)
-{
-    int prot = PROT_READ | (writable ? PROT_WRITE : 0);
-    if (len <= MAP_CHUNK) {
-        unsigned char *p = map_populated(NULL, len, prot, fd, 0);
-        if (p)
-            progress_add(len);
-        return p;
-    }
-    /* reserve the whole range, then map each chunk in place, read in */
-    void *r = mmap(NULL, len, prot, MAP_PRIVATE, fd, 0);
-    if (r == MAP_FAILED)
-        return NULL;
-    unsigned char *p = r;
-    for (size_t off = 0; off < len; off += MAP_CHUNK) {
-        size_t m = len - off < MAP_CHUNK ? len - off : MAP_CHUNK;
-        if (!map_populated(p + off, m, prot, fd, off)) {
-            munmap(p, len);
-            return NULL;
-        }
-        progress_add(m);
-    }
-    return p;
-}
-
-int input_read(input_file *in, int writable)
-{
-    if (!in->is_regular)
+    /* an empty regular file may be one whose size is not known in advance (/proc): read it to its end */
+    if (!in->is_regular || in->size == 0)
         return read_stream(in);
-    if (in->size == 0)
-        return EXIT_OK;
     if (in->size > SIZE_MAX)
         return no_memory(in->name, in->size);
-    off_t pos = in->fd == STDIN_FILENO ? lseek(in->fd, 0, SEEK_CUR) : 0;
-    if (pos == 0) {
-        unsigned char *p = map_file(in->fd, (size_t)in->size, writable);
-        if (p) {
-            in->data = p;
-            in->len = (size_t)in->size;
-            in->mapped = 1;
-            return EXIT_OK;
-        }
-    }
     return read_known_size(in);
 }
 
 void input_close(input_file *in)
 {
-    if (in->data) {
-        if (in->mapped)
-            munmap(in->data, in->len);
-        else
-            free(in->data);
-    }
+    free(in->data);
     in->data = NULL;
     in->len = 0;
-    in->mapped = 0;
     if (in->fd > STDIN_FILENO)
         close(in->fd);
     in->fd = -1;

@@ -1,11 +1,12 @@
 /*
  * File input and output for clsort.
  *
- * Input: a regular file is mapped (or read, where mapping fails); stdin, pipes and devices are read to
- * the end. Output: a regular file (or a path that does not exist yet) is written to a temporary file in
- * the same directory, synced and renamed over the target only when everything was written, so a failure
- * or a signal leaves no partial output and the output may be the input file. Anything else (stdout, a
- * pipe, /dev/null, a character device) is written directly.
+ * Input: a regular file is read into memory, exactly the size it had when opened (a file that is
+ * shorter or longer by the end of the read is an error); stdin, pipes and devices are read to the end.
+ * Output: a regular file (or a path that does not exist yet) is written to a temporary file in the same
+ * directory, synced and renamed over the target only when everything was written, so a failure or a
+ * signal leaves no partial output and the output may be the input file. Anything else (stdout, a pipe,
+ * /dev/null, a character device) is written directly.
  */
 #ifndef CLSORT_IO_H
 #define CLSORT_IO_H
@@ -25,18 +26,23 @@ typedef struct input_file {
     int fd;
     int is_regular;      /* size is known before reading */
     uint64_t size;       /* bytes, when is_regular */
-    unsigned char *data; /* contents after input_read() (NULL when empty) */
+    unsigned char *data; /* contents after input_read() (a heap buffer; NULL when empty) */
     size_t len;          /* bytes in data */
-    int mapped;          /* data is a mapping of the file, not a heap buffer */
+    uint64_t got;        /* bytes read so far */
     dev_t dev;
     ino_t ino;
 } input_file;
 
 /* Open an input and find its size where the kind of file allows. Returns an exit status. */
 int input_open(input_file *in, const char *path);
-/* Read the whole input into memory; writable: the caller will modify the data (a private mapping or a
- * heap buffer, never the file). Returns an exit status. */
-int input_read(input_file *in, int writable);
+/* Read the whole input into memory (the caller may modify it; the file is never touched). Returns an
+ * exit status. */
+int input_read(input_file *in);
+/* For reading a regular input piece by piece instead: read the next len bytes into buf (an error when
+ * the file ends sooner), and after in->size bytes check that the file ends there (an error when it grew).
+ * Both return an exit status. */
+int input_read_exact(input_file *in, void *buf, size_t len);
+int input_check_end(input_file *in);
 /* Release the data and close the file. Safe to call twice and on an input that failed to open. */
 void input_close(input_file *in);
 

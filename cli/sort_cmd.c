@@ -219,44 +219,92 @@ static void job_cleanup(sort_job *j)
     clsort_close(&j->ctx);
 }
 
+/* Split n interleaved records into separate key and value arrays. */
+static void split_records(unsigned char *keys, unsigned char *values, const unsigned char *rec, size_t n,
+                          size_t ks, size_t vs)
+{
+    const size_t rs = ks + vs;
+    if (ks == 4 && vs == 4) {
+        const uint32_t *r32 = (const uint32_t *)(const void *)rec;
+        uint32_t *k32 = (uint32_t *)(void *)keys, *v32 = (uint32_t *)(void *)values;
+        for (size_t i = 0; i < n; i++) {
+            k32[i] = r32[2 * i];
+            v32[i] = r32[2 * i + 1];
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            memcpy(keys + i * ks, rec + i * rs, ks);
+            memcpy(values + i * vs, rec + i * rs + ks, vs);
+        }
+    }
+}
+
+static int alloc_records(sort_job *j)
+{
+    j->own_keys = malloc(j->n ? j->n * j->ks : 1);
+    j->own_values = malloc(j->n ? j->n * j->vs : 1);
+    if (!j->own_keys || !j->own_values) {
+        msg_error("out of memory (%zu records)", j->n);
+        return EXIT_DEVICE;
+    }
+    j->keys = j->own_keys;
+    j->values = j->own_values;
+    return EXIT_OK;
+}
+
+/* --kv from a regular file (size known and checked): read a block of records at a time and split it
+ * at once, so that the records are held only once, as keys and values. */
+static int load_records_in_blocks(sort_job *j)
+{
+    enum { BLOCK = 1 << 16 };
+    const size_t ks = j->ks, vs = j->vs, rs = ks + vs;
+    if (j->kin.size > SIZE_MAX) {
+        msg_error("%s: out of memory (%llu bytes)", j->kin.name, (unsigned long long)j->kin.size);
+        return EXIT_DEVICE;
+    }
+    j->n = (size_t)(j->kin.size / rs);
+    int rc = alloc_records(j);
+    if (rc != EXIT_OK)
+        return rc;
+    unsigned char *buf = malloc((size_t)BLOCK * rs);
+    if (!buf) {
+        msg_error("out of memory");
+        return EXIT_DEVICE;
+    }
+    for (size_t i = 0; i < j->n && rc == EXIT_OK; i += BLOCK) {
+        size_t m = j->n - i < BLOCK ? j->n - i : BLOCK;
+        rc = input_read_exact(&j->kin, buf, m * rs);
+        if (rc == EXIT_OK)
+            split_records(j->keys + i * ks, j->values + i * vs, buf, m, ks, vs);
+    }
+    free(buf);
+    if (rc == EXIT_OK)
+        rc = input_check_end(&j->kin);
+    input_close(&j->kin); /* the records are no longer needed */
+    return rc;
+}
+
 /* Read the inputs into the arrays to sort. Returns an exit status. */
 static int load(sort_job *j)
 {
     const sort_args *a = &j->a;
-    int rc = input_read(&j->kin, !a->kv);
+    if (a->kv && j->kin.is_regular && j->kin.size > 0)
+        return load_records_in_blocks(j);
+    int rc = input_read(&j->kin);
     if (rc == EXIT_OK && j->have_vin)
-        rc = input_read(&j->vin, 1);
+        rc = input_read(&j->vin);
     if (rc == EXIT_OK)
         rc = check_sizes(a, &j->kin, j->kin.len, 1, j->have_vin ? &j->vin : NULL, j->vin.len, 1);
     if (rc != EXIT_OK)
         return rc;
     const size_t ks = j->ks, vs = j->vs;
     if (a->kv) {
-        const size_t rs = ks + vs;
-        j->n = j->kin.len / rs;
-        j->own_keys = malloc(j->n ? j->n * ks : 1);
-        j->own_values = malloc(j->n ? j->n * vs : 1);
-        if (!j->own_keys || !j->own_values) {
-            msg_error("out of memory (%zu records)", j->n);
-            return EXIT_DEVICE;
-        }
-        const unsigned char *rec = j->kin.data;
-        if (ks == 4 && vs == 4) {
-            const uint32_t *r32 = (const uint32_t *)(const void *)rec;
-            uint32_t *k32 = (uint32_t *)(void *)j->own_keys, *v32 = (uint32_t *)(void *)j->own_values;
-            for (size_t i = 0; i < j->n; i++) {
-                k32[i] = r32[2 * i];
-                v32[i] = r32[2 * i + 1];
-            }
-        } else {
-            for (size_t i = 0; i < j->n; i++) {
-                memcpy(j->own_keys + i * ks, rec + i * rs, ks);
-                memcpy(j->own_values + i * vs, rec + i * rs + ks, vs);
-            }
-        }
+        j->n = j->kin.len / (ks + vs);
+        rc = alloc_records(j);
+        if (rc != EXIT_OK)
+            return rc;
+        split_records(j->keys, j->values, j->kin.data, j->n, ks, vs);
         input_close(&j->kin); /* the records are no longer needed */
-        j->keys = j->own_keys;
-        j->values = j->own_values;
     } else {
         j->n = j->kin.len / ks;
         j->keys = j->kin.data;
