@@ -1,7 +1,8 @@
 /*
- * 8-bit LSD radix sort of 32-bit keys: four stable binning passes.
+ * 8-bit LSD radix sort of 32- or 64-bit keys (key_t, common.cl): one stable binning pass per 8-bit
+ * digit place of the bit range (PLACES of them, at most 8).
  *
- * Onesweep (LOOKBACK=1): radix8_histogram counts the digits of all four digit places in one read,
+ * Onesweep (LOOKBACK=1): radix8_histogram counts the digits of all digit places in one read,
  * radix8_offsets turns the counts into global digit offsets per place and portion, and radix8_bin runs
  * once per digit place (and portion): each work-group takes the next tile id from an atomic counter,
  * ranks its keys, publishes its digit counts in per-(tile, digit) status words and finds its global
@@ -123,7 +124,7 @@ inline uint lookback(__global uint *status, ulong tile, uint d, uint own)
     return excl;
 }
 
-/* ---- up-front histogram of all four digit places (onesweep) ---- */
+/* ---- up-front histogram of all digit places (onesweep) ---- */
 
 /* hist[(place * portions + portion) * 256 + digit], counts within a portion (< 2^30). Work-group g
  * counts keys [g * chunk, (g + 1) * chunk); chunk divides the portion size. */
@@ -135,27 +136,31 @@ inline uint lookback(__global uint *status, ulong tile, uint d, uint own)
 #ifndef PLACES
 #define PLACES 4
 #endif
-inline uint place_digit(uint b, uint p) { return digit_of(b, RANGE_BEGIN + 8 * p, 0xff); }
+inline uint place_digit(key_t b, uint p) { return digit_of(b, RANGE_BEGIN + 8 * p, 0xff); }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix8_histogram(__global const uint *keys, ulong n, ulong chunk, ulong portion_size,
+void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong portion_size,
                       uint portions, __global uint *hist)
 {
-    __local uint h[HIST_COPIES * 4 * BINS];
+    __local uint h[HIST_COPIES * PLACES * BINS];
     const uint lid = get_local_id(0);
-    for (uint i = lid; i < HIST_COPIES * 4 * BINS; i += WG)
+    for (uint i = lid; i < HIST_COPIES * PLACES * BINS; i += WG)
         h[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local uint *mine = h + (lid % HIST_COPIES) * 4 * BINS;
+    __local uint *mine = h + (lid % HIST_COPIES) * PLACES * BINS;
 
     const ulong start = (ulong)get_group_id(0) * chunk;
     const ulong end = min(start + chunk, n);
     ulong i = start + (ulong)lid * 4;
     /* start is a multiple of 4, so the vector loads are aligned. */
     for (; i + 3 < end; i += (ulong)WG * 4) {
+#if KEY_BITS == 64
+        ulong4 k = vload4(0, keys + i);
+#else
         uint4 k = vload4(0, keys + i);
-        uint b0 = key_to_bits(k.x), b1 = key_to_bits(k.y), b2 = key_to_bits(k.z),
-             b3 = key_to_bits(k.w);
+#endif
+        key_t b0 = key_to_bits(k.x), b1 = key_to_bits(k.y), b2 = key_to_bits(k.z),
+              b3 = key_to_bits(k.w);
         for (uint p = 0; p < PLACES; p++) {
             atomic_inc(&mine[p * BINS + place_digit(b0, p)]);
             atomic_inc(&mine[p * BINS + place_digit(b1, p)]);
@@ -164,16 +169,16 @@ void radix8_histogram(__global const uint *keys, ulong n, ulong chunk, ulong por
         }
     }
     for (; i < end; i++) {
-        uint b = key_to_bits(keys[i]);
+        key_t b = key_to_bits(keys[i]);
         for (uint p = 0; p < PLACES; p++)
             atomic_inc(&mine[p * BINS + place_digit(b, p)]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint portion = (uint)(start / portion_size);
-    for (uint j = lid; j < 4 * BINS; j += WG) {
+    for (uint j = lid; j < PLACES * BINS; j += WG) {
         uint c = 0;
         for (uint k = 0; k < HIST_COPIES; k++)
-            c += h[k * 4 * BINS + j];
+            c += h[k * PLACES * BINS + j];
         if (c) {
             uint place = j / BINS, d = j % BINS;
             atomic_add(&hist[(place * portions + portion) * BINS + d], c);
@@ -186,7 +191,7 @@ void radix8_histogram(__global const uint *keys, ulong n, ulong chunk, ulong por
 __kernel void radix8_offsets(__global const uint *hist, uint portions, __global ulong *offsets)
 {
     const uint place = get_global_id(0);
-    if (place >= 4)
+    if (place >= PLACES)
         return;
     ulong run = 0;
     for (uint d = 0; d < BINS; d++) {
@@ -198,7 +203,7 @@ __kernel void radix8_offsets(__global const uint *hist, uint portions, __global 
 
 /* ---- reduce-then-scan: per-tile digit counts, digit-major ---- */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix8_upsweep(__global const uint *keys, ulong n, uint shift, __global ulong *table,
+void radix8_upsweep(__global const key_t *keys, ulong n, uint shift, __global ulong *table,
                     ulong num_tiles)
 {
     __local uint h[BINS];
@@ -242,6 +247,24 @@ inline uint warp_match_digit(uint d)
 #endif
     return m;
 }
+inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
+
+#ifndef MATCH_OR
+#define MATCH_OR 0
+#endif
+/* MATCH_OR=1: the lanes of digit d found through a per-warp table of 256 lane masks in local memory
+ * (zero between uses): each lane ORs its bit into its digit's entry, and reads the entry back. */
+inline uint warp_match_or(uint d, __local uint *wm)
+{
+    atomic_or(&wm[d], 1u << (get_local_id(0) & 31));
+    warp_sync();
+    const uint m = wm[d];
+    warp_sync();
+    wm[d] = 0;
+    warp_sync();
+    return m;
+}
+
 inline uint lanemask_lt(void)
 {
     uint m;
@@ -260,8 +283,6 @@ inline uint warp_shfl_up(uint v, uint delta)
     asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
     return r;
 }
-inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
-
 /* Exclusive scan over the 256 digit counts, one per work-item lid < 256 (others pass 0): warp scans
  * by shuffles, then the warp totals. Ends with a barrier. */
 inline uint bins_exclusive_scan(uint v, __local uint *wsum)
@@ -296,7 +317,7 @@ inline uint bins_exclusive_scan(uint v, __local uint *wsum)
  * of one pass run one launch after another, so the next portion's offsets depend on this one's). Reduce-then-scan: offsets is the scanned digit-major table, num_tiles its tile count.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
+void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
 #if HAS_VALUES
                 __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
 #endif
@@ -307,12 +328,16 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
     /* The per-warp digit counters are dead once every key has its tile rank, before the keys are
      * reordered: they share local memory with the reordered tile. */
 #define WARPS (WG / 32)
-#define LMEM (TILE > WARPS * BINS ? TILE : WARPS * BINS)
-    __local uint lmem[LMEM];
-    __local uint *const lkeys = lmem;
-    __local uint *const wc = lmem;
+    /* In 64-bit words: the reordered keys, the reordered values or the counters, whichever is largest. */
+#define LMEM_K (TILE * sizeof(key_t) / 8)
+#define LMEM_V (HAS_VALUES ? TILE * sizeof(VALUE_T) / 8 : 0)
+#define LMEM_C (WARPS * BINS / 2 * (1 + MATCH_OR))
+#define LMEM_KV (LMEM_K > LMEM_V ? LMEM_K : LMEM_V)
+    __local ulong lmem[LMEM_KV > LMEM_C ? LMEM_KV : LMEM_C];
+    __local key_t *const lkeys = (__local key_t *)lmem;
+    __local uint *const wc = (__local uint *)lmem;
 #else
-    __local uint lkeys[TILE];
+    __local key_t lkeys[TILE];
 #endif
     __local uint lcount[BINS];
     __local uint lstart[BINS];
@@ -357,13 +382,14 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
     /* Warp-striped: warp w holds keys w*32*ITEMS + i*32 + lane, so (warp, i, lane) is input order. */
     const uint lane = lid & 31, warp = lid >> 5;
     const uint wbase = warp * 32 * ITEMS + lane;
-    uint bits[ITEMS], rank[ITEMS];
+    key_t bits[ITEMS];
+    uint rank[ITEMS];
 #if HAS_VALUES
     VALUE_T vals[ITEMS];
 #endif
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = wbase + i * 32;
-        bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : 0xffffffffu;
+        bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : KEY_ONES;
     }
     for (uint j = lid; j < WARPS * BINS; j += WG)
         wc[j] = 0;
@@ -387,10 +413,20 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
     __local uint *mywc = wc + warp * BINS;
+#if MATCH_OR
+    __local uint *mywm = wc + (WARPS + warp) * BINS;
+    for (uint j = lane; j < BINS; j += 32)
+        mywm[j] = 0;
+    warp_sync();
+#endif
     const uint lt_mask = lanemask_lt();
     for (uint i = 0; i < ITEMS; i++) {
         uint d = digit_of(bits[i], shift, 0xff);
+#if MATCH_OR
+        uint peers = warp_match_or(d, mywm);
+#else
         uint peers = warp_match_digit(d);
+#endif
         uint lt = popcount(peers & lt_mask), c = popcount(peers);
         uint old = 0;
         /* The highest lane of each digit adds the digit's count for the warp. */
@@ -415,8 +451,9 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
             wc[w * BINS + lid] = run;
             run += c;
         }
-        /* Keys past the end were ranked as digit 255 after every real key: do not count them. */
-        if (lid == BINS - 1)
+        /* Keys past the end were ranked as all-ones keys, after every real key: do not count them.
+         * Their digit is the largest one the bit range allows at this place. */
+        if (lid == digit_of(KEY_ONES, shift, 0xff))
             run -= TILE - count;
         my_count = run;
         lcount[lid] = run;
@@ -437,13 +474,14 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
 #else /* portable ranking */
     /* Blocked: work-item lid holds keys lid*ITEMS + i. Sub-digit passes of log2(RADIX) bits, each a
      * stable counter ranking (common.cl) and a reorder in local memory. */
-    uint bits[ITEMS], before[ITEMS];
+    key_t bits[ITEMS];
+    uint before[ITEMS];
 #if HAS_VALUES
     uint idx[ITEMS];
 #endif
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = lid * ITEMS + i;
-        bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : 0xffffffffu;
+        bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : KEY_ONES;
 #if HAS_VALUES
         idx[i] = pos;
 #endif
@@ -513,7 +551,7 @@ void radix8_bin(__global const uint *keys_in, __global uint *keys_out,
 #endif
     for (uint i = 0; i < ITEMS; i++) {
         uint p = i * WG + lid;
-        uint b = lkeys[p];
+        key_t b = lkeys[p];
         uint d = digit_of(b, shift, 0xff);
 #if USE_PTX && HAS_VALUES
         dig[i] = (uchar)d;

@@ -1,6 +1,7 @@
 /*
- * 8-bit LSD radix sort (cl/radix8.cl): four stable binning passes over 32-bit keys, ping-ponging
- * between the caller's buffers and scratch buffers (four passes: the result ends in the caller's).
+ * 8-bit LSD radix sort (cl/radix8.cl): one stable binning pass per 8-bit digit place of the bit range
+ * (four for 32-bit keys, eight for 64-bit ones), ping-ponging between the caller's buffers and scratch
+ * buffers; after an odd number of passes the result is copied back.
  *
  * Two ways to find each tile's global digit offsets, sharing the ranking and scatter kernel:
  * - onesweep: one up-front histogram of all four digit places, then one binning kernel per digit
@@ -23,28 +24,31 @@
 
 typedef struct radix8_shape {
     unsigned wg, items, ptx, radix_bits, hist_copies;
+    unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table */
     size_t tile;
 } radix8_shape;
 
-static size_t local_bytes(const radix8_shape *s, size_t value_size)
+static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_size)
 {
     size_t tile = (size_t)s->wg * s->items;
     size_t b = BINS * (4 + 4 + 8) + 16;
-    if (s->ptx) { /* the per-warp counters share local memory with the reordered tile */
-        size_t wc = (size_t)(s->wg / 32) * BINS;
-        return b + (tile > wc ? tile : wc) * 4 + (s->wg / 32) * 4;
+    if (s->ptx) { /* the per-warp counters, reordered keys and reordered values share memory */
+        size_t wc = (size_t)(s->wg / 32) * BINS * 4 * (s->match == 2 ? 2 : 1);
+        size_t kv = tile * (key_size > value_size ? key_size : value_size);
+        return b + (kv > wc ? kv : wc) + (s->wg / 32) * 4;
     }
-    return b + tile * 4 + ((size_t)1 << s->radix_bits) * s->wg * 4 + s->wg * 4 + BINS * 4 +
+    return b + tile * key_size + ((size_t)1 << s->radix_bits) * s->wg * 4 + s->wg * 4 + BINS * 4 +
            (value_size ? tile * 4 : 0);
 }
 
 /* Inputs of at least this many keys take larger tiles with the warp ranking (below). */
 #define LARGE_N ((size_t)1 << 23)
 
-static radix8_shape shape_for(const clsort_context *ctx, size_t value_size, size_t n)
+static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t value_size,
+                              size_t n)
 {
     const clsort_tuning *t = &ctx->tuning;
-    radix8_shape s = { t->radix8_wg, t->radix8_items, t->radix8_ptx, 8, t->radix8_hist_copies, 0 };
+    radix8_shape s = { t->radix8_wg, t->radix8_items, t->radix8_ptx, 8, t->radix8_hist_copies, 0, 0 };
     /* Warp ranking on large inputs: tiles twice as large for keys (1.5 times with values, which need
      * registers too) mean fewer tiles to look back over and longer runs of a digit per tile to write;
      * small inputs keep smaller tiles, so that every compute unit gets some. On an H100 at 2^28 keys
@@ -58,6 +62,8 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t value_size, size
         s.items = (unsigned)atoi(e);
     if ((e = getenv("CLSORT_RADIX8_PTX")))
         s.ptx = (unsigned)atoi(e);
+    if ((e = getenv("CLSORT_RADIX8_MATCH")) && atoi(e) > 0 && atoi(e) <= 2)
+        s.match = (unsigned)atoi(e);
     if (!s.hist_copies)
         s.hist_copies = 1;
     while (s.wg > 1 && s.wg > ctx->max_wg)
@@ -66,7 +72,7 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t value_size, size
         s.ptx = 0; /* the warp ranking has one work-item per digit */
     /* Portable ranking: one 8-bit counter pass if its table is small, else two 4-bit passes. */
     s.radix_bits = (size_t)BINS * s.wg * 4 <= 16384 ? 8 : 4;
-    while (local_bytes(&s, value_size) > ctx->local_mem && s.items > 1)
+    while (local_bytes(&s, key_size, value_size) > ctx->local_mem && s.items > 1)
         s.items /= 2;
     s.tile = (size_t)s.wg * s.items;
     return s;
@@ -96,12 +102,20 @@ static int use_lookback(const clsort_context *ctx, const clsort_spec *spec)
 }
 
 /* Onesweep status words: a region of (tiles per portion + 1) x 256 words per launch. Small inputs get
- * one region per pass right after the histogram (4 digit places x portions x 256 words) in one buffer,
+ * one region per pass right after the histogram (digit places x portions x 256 words) in one buffer,
  * so that a single fill clears everything before the first kernel; larger ones reuse one region of its
  * own buffer, cleared before each launch. */
-static size_t status_regions(size_t portions, size_t per_portion)
+static size_t status_regions(size_t places, size_t portions, size_t per_portion)
 {
-    return portions == 1 && per_portion <= 4096 ? 4 : 1;
+    return portions == 1 && per_portion <= 4096 ? places : 1;
+}
+
+/* Digit places of the bit range, and the key size. */
+static unsigned places_of(const clsort_spec *spec)
+{
+    unsigned begin, end;
+    clsort_key_range(spec, &begin, &end);
+    return (end - begin + 7) / 8;
 }
 
 /* Tiles per onesweep portion: the most whole tiles below 2^30 keys, a multiple of MAX_HIST_TILES
@@ -117,15 +131,16 @@ static size_t portion_tiles_for(const radix8_shape *s)
 
 size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
-    radix8_shape s = shape_for(ctx, spec->value_size, n);
+    const size_t ks = clsort_key_width(spec->key_type) / 8, places = places_of(spec);
+    radix8_shape s = shape_for(ctx, ks, spec->value_size, n);
     size_t tiles = (n + s.tile - 1) / s.tile;
-    size_t data = n * (4 + spec->value_size);
+    size_t data = n * (ks + spec->value_size);
     if (use_lookback(ctx, spec)) {
         size_t pt = portion_tiles_for(&s);
         size_t portions = (tiles + pt - 1) / pt;
         size_t per_portion = tiles < pt ? tiles : pt;
-        return data + status_regions(portions, per_portion) * (per_portion + 1) * BINS * 4 +
-               portions * 4 * BINS * 4 + 6 * BINS * 8;
+        return data + status_regions(places, portions, per_portion) * (per_portion + 1) * BINS * 4 +
+               portions * places * BINS * 4 + (places + 2) * BINS * 8;
     }
     return data + BINS * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, BINS * tiles);
 }
@@ -150,13 +165,13 @@ static void profile_last(clsort_context *ctx, const char *what, unsigned pass)
 
 clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
 {
-    const size_t vs = job->spec->value_size;
-    const radix8_shape s = shape_for(ctx, vs, job->n);
+    const size_t vs = job->spec->value_size, ks = clsort_key_width(job->spec->key_type) / 8;
+    const radix8_shape s = shape_for(ctx, ks, vs, job->n);
     const int lookback = use_lookback(ctx, job->spec);
-    if (local_bytes(&s, vs) > ctx->local_mem)
+    if (local_bytes(&s, ks, vs) > ctx->local_mem)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
                            "radix8 needs %zu bytes of local memory; %s has %llu",
-                           local_bytes(&s, vs), ctx->display_name,
+                           local_bytes(&s, ks, vs), ctx->display_name,
                            (unsigned long long)ctx->local_mem);
 
     /* Options left out take the kernel's defaults (keys only, portable ranking, one copy). */
@@ -165,7 +180,8 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                         s.items, lookback, 1u << s.radix_bits);
     size_t l = (size_t)len0;
     if (vs)
-        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHAS_VALUES=1");
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHAS_VALUES=1 -DVALUE_T=%s",
+                              vs == 8 ? "ulong" : "uint");
     if (s.ptx)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DUSE_PTX=1");
     if (job->n > 0xffffffffu)
@@ -173,9 +189,8 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     const char *early = getenv("CLSORT_RADIX8_EARLY"), *win = getenv("CLSORT_RADIX8_LB_WIN");
     if (win && atoi(win) > 0)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_WIN=%d", atoi(win));
-    const char *match = getenv("CLSORT_RADIX8_MATCH");
-    if (s.ptx && match && atoi(match) > 0)
-        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DMATCH_ANY=1");
+    if (s.ptx && s.match)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, s.match == 1 ? " -DMATCH_ANY=1" : " -DMATCH_OR=1");
     if (s.ptx && lookback && (early ? atoi(early) : (int)ctx->tuning.radix8_early))
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DEARLY=1");
     if (s.hist_copies > 1)
@@ -183,7 +198,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     /* The bit range: PLACES 8-bit digit places from bit RANGE_BEGIN. */
     unsigned begin, end;
     clsort_key_range(job->spec, &begin, &end);
-    const unsigned places = (end - begin + 7) / 8;
+    const unsigned places = places_of(job->spec);
     l += (size_t)snprintf(opts + l, sizeof opts - l, " -DRANGE_BEGIN=%u -DPLACES=%u ", begin, places);
     clsort_key_options(job->spec, opts + l, sizeof opts - l);
     const char *src[] = { clsort_cl_common, clsort_cl_radix8 };
@@ -200,7 +215,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     clsort_scan scan = { 0 };
 
     if ((st = clsort_create_kernel(ctx, prog, "radix8_bin", &bin_k)) != CLSORT_OK ||
-        (st = clsort_alloc(ctx, job->n * 4, &tmp_keys, "radix8 key scratch")) != CLSORT_OK ||
+        (st = clsort_alloc(ctx, job->n * ks, &tmp_keys, "radix8 key scratch")) != CLSORT_OK ||
         (vs && (st = clsort_alloc(ctx, job->n * vs, &tmp_vals, "radix8 value scratch")) != CLSORT_OK))
         goto done;
 
@@ -220,13 +235,15 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             p2 /= 2;
         const cl_ulong chunk = (cl_ulong)p2 * s.tile;
         const size_t hist_groups = (job->n + chunk - 1) / chunk;
-        const size_t hist_words = (size_t)portions * 4 * BINS, region_words = (per_portion + 1) * BINS;
-        const size_t regions = status_regions(portions, per_portion);
-        const size_t work_bytes = (hist_words + (regions == 4 ? 4 * region_words : 0)) * 4;
+        const size_t hist_words = (size_t)portions * places * BINS;
+        const size_t region_words = (per_portion + 1) * BINS;
+        const size_t regions = status_regions(places, portions, per_portion);
+        const size_t work_bytes = (hist_words + (regions > 1 ? regions * region_words : 0)) * 4;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
             (st = clsort_create_kernel(ctx, prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
             (st = clsort_alloc(ctx, work_bytes, &work, "radix8 histogram")) != CLSORT_OK ||
-            (st = clsort_alloc(ctx, 6 * BINS * 8, &offsets, "radix8 offsets")) != CLSORT_OK ||
+            (st = clsort_alloc(ctx, (places + 2) * BINS * 8, &offsets, "radix8 offsets")) !=
+                CLSORT_OK ||
             (regions == 1 && (st = clsort_alloc(ctx, region_words * 4, &status,
                                                 "radix8 status words")) != CLSORT_OK))
             goto done;
@@ -239,15 +256,16 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         profile_last(ctx, "histogram", 0);
         if ((st = clsort_set_args(ctx, offs_k, "radix8_offsets", 3, ARG(work), ARG(portions),
                                   ARG(offsets))) != CLSORT_OK ||
-            (st = clsort_launch(ctx, offs_k, 4, 1)) != CLSORT_OK)
+            (st = clsort_launch(ctx, offs_k, places, 1)) != CLSORT_OK)
             goto done;
         profile_last(ctx, "offsets", 0);
         /* Digit places where every key has the same digit would move every key to where it is:
          * when the caller waits anyway, read the offsets back and leave those passes out. */
-        int skip[4] = { 0, 0, 0, 0 };
+        int skip[8] = { 0 };
         if (job->may_block) {
-            cl_ulong off[4 * BINS];
-            cl_int err = clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE, 0, sizeof off, off, 1,
+            cl_ulong off[8 * BINS];
+            cl_int err = clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE, 0,
+                                             places * BINS * sizeof off[0], off, 1,
                                              &ctx->last_event, NULL);
             if (err != CL_SUCCESS) {
                 st = clsort_fail_cl(ctx, err, "clEnqueueReadBuffer(radix8 offsets)");
@@ -274,14 +292,15 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 const cl_ulong pn = n - base < portion_size ? n - base : portion_size;
                 const size_t ptiles = (size_t)((pn + s.tile - 1) / s.tile);
                 /* Portion 0 starts at the pass's offsets; later ones at what the one before left in
-                 * one of two running slots after the four passes' offsets. */
-                const cl_ulong off_index = p == 0 ? (cl_ulong)pass * BINS : (4 + ((p + 1) & 1)) * BINS;
-                const cl_ulong off_next = (4 + (p & 1)) * BINS;
+                 * one of two running slots after the passes' offsets. */
+                const cl_ulong off_index =
+                    p == 0 ? (cl_ulong)pass * BINS : (places + ((p + 1) & 1)) * BINS;
+                const cl_ulong off_next = (places + (p & 1)) * BINS;
                 const cl_ulong ntiles = ptiles;
                 /* The region's first word is the tile counter, the status words follow; both start
                  * at zero: the first fill cleared every region, a reused one is cleared again. */
-                const cl_ulong status_off = regions == 4 ? hist_words + pass * region_words : 0;
-                cl_mem sbuf = regions == 4 ? work : status;
+                const cl_ulong status_off = regions > 1 ? hist_words + pass * region_words : 0;
+                cl_mem sbuf = regions > 1 ? work : status;
                 if (regions == 1)
                     st = clsort_fill(ctx, status, 0, (ptiles + 1) * BINS * 4);
                 if (st == CLSORT_OK) {
@@ -339,17 +358,17 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     }
     /* An odd number of passes left the result in the scratch buffers. */
     if ((done_passes & 1) &&
-        ((st = clsort_copy(ctx, tmp_keys, job->keys, job->n * 4)) != CLSORT_OK ||
+        ((st = clsort_copy(ctx, tmp_keys, job->keys, job->n * ks)) != CLSORT_OK ||
          (vs && (st = clsort_copy(ctx, tmp_vals, job->values, job->n * vs)) != CLSORT_OK)))
         goto done;
 
 done:
     /* Releasing now is safe: OpenCL keeps objects alive until the commands using them finish. */
     clsort_scan_release(&scan);
-    cl_kernel ks[] = { hist_k, offs_k, up_k, bin_k };
-    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
-        if (ks[i])
-            clReleaseKernel(ks[i]);
+    cl_kernel kerns[] = { hist_k, offs_k, up_k, bin_k };
+    for (size_t i = 0; i < sizeof kerns / sizeof kerns[0]; i++)
+        if (kerns[i])
+            clReleaseKernel(kerns[i]);
     cl_mem ms[] = { tmp_keys, tmp_vals, work, offsets, status };
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         if (ms[i])
