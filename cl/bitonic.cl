@@ -16,11 +16,17 @@
  * work-item's elements are the coset x ^ span(masks), so the round's pairs never leave the work-item.
  * Rounds with fewer than F levels fill the span with unused bits.
  *
- * Options: WG, ITEMS, F (log2 ITEMS), HAS_VALUES, VALUE_T. Tile = WG * ITEMS positions.
+ * Keys are key_t (32 or 64 bits, KEY_BITS) already mapped to their unsigned order bits. With a bit
+ * range only the bits of KEY_RANGE_MASK are compared; whole keys move. A pad is all ones, so no real
+ * key compares greater than it and, as every exchange needs a strictly greater key at the lower
+ * position, pads never move.
+ *
+ * Options: WG, ITEMS, F (log2 ITEMS), HAS_VALUES, VALUE_T, KEY_BITS, KEY_RANGE_MASK. Tile = WG * ITEMS
+ * positions.
  */
 
 #define TILE (WG * ITEMS)
-#define PAD 0xffffffffu
+#define PAD KEY_ONES
 /* One spare word per 32 in local memory breaks the bank conflicts of power-of-two strides. */
 #define LIDX(p) ((p) + ((p) >> 5))
 #define LTILE LIDX(TILE)
@@ -103,12 +109,31 @@ DEFINE_ROUND(ulong, 64)
                 continue;                                                                          \
             const uint m2 = m | (1u << b);                                                         \
             const int reversed = (flip) && b > 0 && (m & 1);                                       \
-            const uint a = k[m], c = k[m2];                                                        \
-            k[m] = reversed ? max(a, c) : min(a, c);                                               \
-            k[m2] = reversed ? min(a, c) : max(a, c);                                              \
-            SWAP_VALUES(m, m2, reversed ? c > a : a > c);                                          \
+            ORDER_PAIR(m, m2, reversed);                                                           \
         }                                                                                          \
     }
+
+/* Put the smaller of k[m], k[m2] at m (at m2 when reversed), the values following their keys. */
+#if KEY_RANGE_MASK == KEY_ONES
+#define ORDER_PAIR(m, m2, reversed)                                                                \
+    do {                                                                                           \
+        const key_t a = k[m], c = k[m2];                                                           \
+        k[m] = (reversed) ? max(a, c) : min(a, c);                                                 \
+        k[m2] = (reversed) ? min(a, c) : max(a, c);                                                \
+        SWAP_VALUES(m, m2, (reversed) ? c > a : a > c);                                            \
+    } while (0)
+#else
+/* Keys equal in the range may differ elsewhere: exchange whole keys on a strict masked compare. */
+#define ORDER_PAIR(m, m2, reversed)                                                                \
+    do {                                                                                           \
+        const key_t a = k[m], c = k[m2];                                                           \
+        const key_t ra = a & KEY_RANGE_MASK, rc = c & KEY_RANGE_MASK;                              \
+        const int swap = (reversed) ? rc > ra : ra > rc;                                           \
+        k[m] = swap ? c : a;                                                                       \
+        k[m2] = swap ? a : c;                                                                      \
+        SWAP_VALUES(m, m2, swap);                                                                  \
+    } while (0)
+#endif
 
 #if HAS_VALUES
 #define SWAP_VALUES(m, m2, swap)                                                                   \
@@ -130,13 +155,14 @@ inline int locate(ulong v, ulong n, ulong seg_len, uint lp, ulong *idx)
 }
 
 /* One round on the tile in local memory; ends with a barrier. */
-inline void local_round(__local uint *lk,
+inline void local_round(__local key_t *lk,
 #if HAS_VALUES
                         __local VALUE_T *lv,
 #endif
                         uint stage, uint first, uint count)
 {
-    uint g[F], k[ITEMS];
+    uint g[F];
+    key_t k[ITEMS];
 #if HAS_VALUES
     VALUE_T v[ITEMS];
 #endif
@@ -180,9 +206,9 @@ inline void local_round(__local uint *lk,
 #endif
 
 #if HAS_VALUES
-#define TILE_ARGS __global uint *keys, __global VALUE_T *vals
+#define TILE_ARGS __global key_t *keys, __global VALUE_T *vals
 #else
-#define TILE_ARGS __global uint *keys
+#define TILE_ARGS __global key_t *keys
 #endif
 
 /* Tile in and out of local memory, striped so that consecutive work-items touch consecutive keys. */
@@ -207,12 +233,12 @@ inline void local_round(__local uint *lk,
 
 #if HAS_VALUES
 #define LOCAL_DECL                                                                                 \
-    __local uint lkeys[LTILE];                                                                     \
+    __local key_t lkeys[LTILE];                                                                    \
     __local VALUE_T lvals[LTILE]
 #define LOAD_VALUE(p, ok, idx) lvals[LIDX(p)] = (ok) ? vals[idx] : (VALUE_T)0
 #define STORE_VALUE(p, idx) vals[idx] = lvals[LIDX(p)]
 #else
-#define LOCAL_DECL __local uint lkeys[LTILE]
+#define LOCAL_DECL __local key_t lkeys[LTILE]
 #define LOAD_VALUE(p, ok, idx)
 #define STORE_VALUE(p, idx)
 #endif
@@ -248,7 +274,7 @@ __kernel void bitonic_merge_global(TILE_ARGS, ulong n, ulong seg_len, uint lp, u
     if (q >= groups)
         return;
     ulong g[F];
-    uint k[ITEMS];
+    key_t k[ITEMS];
 #if HAS_VALUES
     VALUE_T v[ITEMS];
 #endif

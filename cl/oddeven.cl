@@ -7,25 +7,34 @@
  * sorts each block, then merge-splits neighbouring blocks (alternately the even and the odd pairs, as
  * many phases as there are blocks), each merge-split being again a transposition sort in local memory.
  *
- * Options: WG, ITEMS (TILE = WG * ITEMS keys), HAS_VALUES, VALUE_T.
+ * Keys are key_t (KEY_BITS 32 or 64) already mapped to their unsigned order bits; only the bits of
+ * KEY_RANGE_MASK are compared, whole keys move.
+ *
+ * Options: WG, ITEMS (TILE = WG * ITEMS keys), HAS_VALUES, VALUE_T, KEY_BITS, KEY_RANGE_MASK.
  */
 
 #define TILE (WG * ITEMS)
 
+#if KEY_RANGE_MASK == KEY_ONES
+#define KEY_GREATER(a, b) ((a) > (b))
+#else
+#define KEY_GREATER(a, b) (((a) & KEY_RANGE_MASK) > ((b) & KEY_RANGE_MASK))
+#endif
+
 #if HAS_VALUES
-#define OE_ARGS __global uint *keys, __global VALUE_T *vals
+#define OE_ARGS __global key_t *keys, __global VALUE_T *vals
 #define OE_LOCAL                                                                                   \
-    __local uint lk[TILE];                                                                         \
+    __local key_t lk[TILE];                                                                        \
     __local VALUE_T lv[TILE]
 #define OE_LV , lv
 #else
-#define OE_ARGS __global uint *keys
-#define OE_LOCAL __local uint lk[TILE]
+#define OE_ARGS __global key_t *keys
+#define OE_LOCAL __local key_t lk[TILE]
 #define OE_LV
 #endif
 
 /* Transposition sort of lk[0, cnt) with runs of `run` keys sorted independently. */
-inline void oe_sort(__local uint *lk,
+inline void oe_sort(__local key_t *lk,
 #if HAS_VALUES
                     __local VALUE_T *lv,
 #endif
@@ -36,8 +45,8 @@ inline void oe_sort(__local uint *lk,
         for (uint i = 2 * get_local_id(0) + (ph & 1); i + 1 < cnt; i += 2 * WG) {
             if (i % run == run - 1)
                 continue; /* the pair straddles two segments */
-            const uint a = lk[i], b = lk[i + 1];
-            if (a > b) {
+            const key_t a = lk[i], b = lk[i + 1];
+            if (KEY_GREATER(a, b)) {
                 lk[i] = b;
                 lk[i + 1] = a;
 #if HAS_VALUES
@@ -51,11 +60,11 @@ inline void oe_sort(__local uint *lk,
     }
 }
 
-inline void oe_load(__global const uint *keys,
+inline void oe_load(__global const key_t *keys,
 #if HAS_VALUES
                     __global const VALUE_T *vals, __local VALUE_T *lv,
 #endif
-                    __local uint *lk, ulong lo, uint cnt)
+                    __local key_t *lk, ulong lo, uint cnt)
 {
     for (uint p = get_local_id(0); p < cnt; p += WG) {
         lk[p] = key_to_bits(keys[lo + p]);
@@ -66,11 +75,11 @@ inline void oe_load(__global const uint *keys,
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-inline void oe_store(__global uint *keys,
+inline void oe_store(__global key_t *keys,
 #if HAS_VALUES
                      __global VALUE_T *vals, __local const VALUE_T *lv,
 #endif
-                     __local const uint *lk, ulong lo, uint cnt)
+                     __local const key_t *lk, ulong lo, uint cnt)
 {
     for (uint p = get_local_id(0); p < cnt; p += WG) {
         keys[lo + p] = bits_to_key(lk[p]);

@@ -6,6 +6,10 @@
  * bitonic_tile sorts blocks of up to one tile in local memory. When P exceeds the tile, each later
  * stage runs its large strides in global memory, up to F levels fused per pass, and its strides below
  * the tile in one local-memory pass.
+ *
+ * Both comparison sorts (this and oddeven) take keys of any type and order as unsigned order bits
+ * (sort.c maps them before and back after), 32 or 64 bits wide, compared within the bit range only,
+ * with values of 0, 4 or 8 bytes.
  */
 #include "internal.h"
 
@@ -13,9 +17,9 @@
 #include <stdlib.h>
 
 /* Local memory of one tile: keys (and values) with one spare word per 32. */
-static size_t local_bytes(size_t tile, size_t value_size)
+static size_t local_bytes(size_t tile, size_t key_size, size_t value_size)
 {
-    return (tile + tile / 32) * (4 + value_size);
+    return (tile + tile / 32) * (key_size + value_size);
 }
 
 static unsigned log2u(size_t x)
@@ -26,8 +30,9 @@ static unsigned log2u(size_t x)
     return l;
 }
 
-clsort_status clsort_sort_shape(const clsort_context *ctx, size_t value_size, clsort_sort_shape_t *s)
+clsort_status clsort_sort_shape(const clsort_context *ctx, const clsort_spec *spec, clsort_sort_shape_t *s)
 {
+    const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size, bytes = ks + vs;
     s->wg = ctx->tuning.sort_wg;
     s->items = ctx->tuning.sort_items;
     /* Override for tuning runs: "WGxITEMS" (powers of two; items 4..32 for keys). */
@@ -38,19 +43,36 @@ clsort_status clsort_sort_shape(const clsort_context *ctx, size_t value_size, cl
         s->wg = wg;
         s->items = items;
     }
-    /* Pairs need twice the local memory per position: halve the items, keep the work-group. */
-    if (value_size && s->items > 4)
+    /* The items are tuned for 4-byte keys: wider positions (pairs, 8-byte keys) take more registers
+     * and local memory each, so halve the items once past 4 bytes and again past 8; keep the group. */
+    if (bytes > 4 && s->items > 4)
+        s->items /= 2;
+    if (bytes > 8 && s->items > 4)
         s->items /= 2;
     while (s->wg > 1 && s->wg > ctx->max_wg)
         s->wg /= 2;
-    while (local_bytes((size_t)s->wg * s->items, value_size) > ctx->local_mem && s->items > 4)
+    while (local_bytes((size_t)s->wg * s->items, ks, vs) > ctx->local_mem && s->items > 4)
         s->items /= 2;
-    while (local_bytes((size_t)s->wg * s->items, value_size) > ctx->local_mem && s->wg > 1)
+    while (local_bytes((size_t)s->wg * s->items, ks, vs) > ctx->local_mem && s->wg > 1)
         s->wg /= 2;
     s->tile = (size_t)s->wg * s->items;
-    if (local_bytes(s->tile, value_size) > ctx->local_mem)
+    if (local_bytes(s->tile, ks, vs) > ctx->local_mem)
         return CLSORT_ERROR_DEVICE_UNSUITABLE;
     return CLSORT_OK;
+}
+
+int clsort_sort_key_options(const clsort_spec *spec, char *buf, size_t size)
+{
+    /* The keys arrive mapped to unsigned order bits, so the kernels' own key_to_bits must be the
+     * identity: one program per key width and bit range, whatever the type and order. */
+    clsort_spec mapped = *spec;
+    mapped.key_type = clsort_key_width(spec->key_type) == 64 ? CLSORT_KEY_U64 : CLSORT_KEY_U32;
+    mapped.descending = 0;
+    int len = snprintf(buf, size, "-DHAS_VALUES=%d -DVALUE_T=%s ", spec->value_size ? 1 : 0,
+                       spec->value_size == 8 ? "ulong" : "uint");
+    if (len < 0 || (size_t)len >= size)
+        return len;
+    return len + clsort_key_options(&mapped, buf + len, size - (size_t)len);
 }
 
 /* Segment length, or n for a whole array. */
@@ -66,15 +88,16 @@ clsort_status clsort_bitonic_enqueue(clsort_context *ctx, const clsort_job *job)
     if (seg < 2)
         return CLSORT_OK;
     clsort_sort_shape_t s;
-    if (clsort_sort_shape(ctx, vs, &s) != CLSORT_OK)
+    if (clsort_sort_shape(ctx, job->spec, &s) != CLSORT_OK)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
                            "bitonic needs at least %zu bytes of local memory; %s has %llu",
-                           local_bytes(4, vs), ctx->display_name, (unsigned long long)ctx->local_mem);
+                           local_bytes(4, clsort_key_size(job->spec->key_type), vs), ctx->display_name,
+                           (unsigned long long)ctx->local_mem);
     const unsigned f = log2u(s.items), lt = log2u(s.tile);
 
-    char opts[256];
-    snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DF=%u -DHAS_VALUES=%d -DVALUE_T=uint", s.wg, s.items,
-             f, vs ? 1 : 0);
+    char opts[320];
+    int olen = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DF=%u ", s.wg, s.items, f);
+    clsort_sort_key_options(job->spec, opts + olen, sizeof opts - (size_t)olen);
     const char *src[] = { clsort_cl_common, clsort_cl_bitonic };
     const size_t len[] = { clsort_cl_common_len, clsort_cl_bitonic_len };
     cl_program prog;

@@ -203,7 +203,10 @@ typedef struct clsort_sort_shape_t {
     unsigned wg, items;
     size_t tile;
 } clsort_sort_shape_t;
-clsort_status clsort_sort_shape(const clsort_context *ctx, size_t value_size, clsort_sort_shape_t *s);
+clsort_status clsort_sort_shape(const clsort_context *ctx, const clsort_spec *spec, clsort_sort_shape_t *s);
+/* Their -D options after the shape: HAS_VALUES, VALUE_T, and KEY_BITS and KEY_RANGE_MASK for keys
+ * already mapped to their order bits (clsort_keys_transform). */
+int clsort_sort_key_options(const clsort_spec *spec, char *buf, size_t size);
 /* Length of the runs sorted independently: spec->segment, or n for a whole array. */
 size_t clsort_segment_length(const clsort_spec *spec, size_t n);
 clsort_status clsort_bitonic_enqueue(clsort_context *ctx, const clsort_job *job);

@@ -30,13 +30,13 @@ clsort_status clsort_oddeven_enqueue(clsort_context *ctx, const clsort_job *job)
     if (seg < 2)
         return CLSORT_OK;
     clsort_sort_shape_t s;
-    if (clsort_sort_shape(ctx, vs, &s) != CLSORT_OK)
+    if (clsort_sort_shape(ctx, job->spec, &s) != CLSORT_OK)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE, "oddeven: %s has too little local memory",
                            ctx->display_name);
 
-    char opts[256];
-    snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DHAS_VALUES=%d -DVALUE_T=uint", s.wg, s.items,
-             vs ? 1 : 0);
+    char opts[320];
+    int olen = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u ", s.wg, s.items);
+    clsort_sort_key_options(job->spec, opts + olen, sizeof opts - (size_t)olen);
     const char *src[] = { clsort_cl_common, clsort_cl_oddeven };
     const size_t len[] = { clsort_cl_common_len, clsort_cl_oddeven_len };
     cl_program prog;
