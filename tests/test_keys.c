@@ -2,7 +2,7 @@
  * Key types, orders and bit ranges against a host reference: every type (u32 i32 f32 u64 i64 f64)
  * with special values (min, max, ±0.0, ±inf, NaNs with payloads and signs, denormals), ascending and
  * descending, values of 0, 4 and 8 bytes, and bit windows, for every algorithm.
- * Usage: test_keys ALGORITHM
+ * Usage: test_keys ALGORITHM [quick]   (quick: small sizes over a few tiles, for runs under oclgrind)
  */
 #include <math.h>
 #include <setjmp.h>
@@ -19,6 +19,7 @@
 
 static clsort_algorithm algo;
 static int unstable;
+static int quick;
 
 static uint64_t rng(uint64_t *s)
 {
@@ -232,10 +233,21 @@ static void check(clsort_context *ctx, const order *o, size_t vs, size_t n)
 }
 
 static const size_t sizes[] = { 0, 1, 2, 3, 1000, 4097, 70001 };
+/* Under oclgrind: a tail below a tile, and a few tiles of every family's simulator shapes. */
+static const size_t quick_sizes[] = { 3, 77, 600 };
 
 static void test_types(void **state)
 {
     clsort_context *ctx = *state;
+    if (quick) {
+        for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
+            for (size_t vs = 0; vs <= 8; vs += 4)
+                for (size_t s = 0; s < sizeof quick_sizes / sizeof quick_sizes[0]; s++) {
+                    order o = { t, (int)((s + vs / 4) & 1), 0, 0 }; /* both orders on every type */
+                    check(ctx, &o, vs, quick_sizes[s]);
+                }
+        return;
+    }
     for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++) {
         for (int desc = 0; desc < 2; desc++)
             for (size_t vs = 0; vs <= 8; vs += 4)
@@ -253,6 +265,18 @@ static void test_bit_ranges(void **state)
     clsort_context *ctx = *state;
     static const unsigned w32[][2] = { { 0, 8 }, { 3, 13 }, { 8, 16 }, { 13, 31 }, { 16, 32 }, { 0, 32 } };
     static const unsigned w64[][2] = { { 0, 8 }, { 13, 31 }, { 16, 32 }, { 29, 47 }, { 40, 64 }, { 0, 64 } };
+    if (quick) {
+        /* A window inside the key and one that ends at its top bit, across 32-bit halves for u64. */
+        static const unsigned q32[][2] = { { 3, 13 }, { 16, 32 } };
+        static const unsigned q64[][2] = { { 29, 47 }, { 40, 64 } };
+        for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
+            for (int w = 0; w < 2; w++) {
+                order o = { t, w, wide(t) ? q64[w][0] : q32[w][0], wide(t) ? q64[w][1] : q32[w][1] };
+                check(ctx, &o, 4, 600);
+                check(ctx, &o, 8, 300);
+            }
+        return;
+    }
     for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
         for (int w = 0; w < 6; w++)
             for (int desc = 0; desc < 2; desc++) {
@@ -302,10 +326,12 @@ static int teardown(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || clsort_algorithm_from_name(argv[1], &algo) != CLSORT_OK) {
-        fprintf(stderr, "usage: %s ALGORITHM\n", argv[0]);
+    if (argc < 2 || clsort_algorithm_from_name(argv[1], &algo) != CLSORT_OK ||
+        (argc > 2 && strcmp(argv[2], "quick"))) {
+        fprintf(stderr, "usage: %s ALGORITHM [quick]\n", argv[0]);
         return 2;
     }
+    quick = argc > 2;
     /* Every algorithm takes every key type, order, bit range and value size. */
     unstable = algo == CLSORT_ALGO_BITONIC || algo == CLSORT_ALGO_ODDEVEN;
     const struct CMUnitTest all[] = {
