@@ -33,6 +33,11 @@ for word in "EXIT STATUS" CLSORT_DEVICE zipf --plot --json; do
     check "clsort(1) mentions $word" grep -qF -- "$word" clsort.1.txt
 done
 
+# every environment variable the tool reads itself is in clsort(1)
+for name in $(grep -ohE 'getenv\("[A-Z_]+"\)' "$TESTS"/../../cli/*.c | grep -oE '[A-Z_]{3,}' | sort -u); do
+    check "clsort(1) documents $name" grep -qF -- "$name" clsort.1.txt
+done
+
 # every public function, status code and environment variable of the header is in libclsort(3)
 for name in $(grep -oE 'CLSORT_API [a-z_ ]+\*? *(clsort_[a-z_]+)\(' "$HEADER" | grep -oE 'clsort_[a-z_]+\($' | tr -d '(') \
         $(grep -oE '^ *CLSORT_(OK|ERROR_[A-Z_]+)' "$HEADER") \
