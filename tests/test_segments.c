@@ -1,7 +1,8 @@
 /*
  * Batched segments: each run of `segment` keys sorted on its own, against the host reference per
  * segment, for keys and for pairs (keys exactly, records as a multiset: these sorts are not stable),
- * including a short last segment. Also the odd-even size limit and radix4's refusal of segments.
+ * including a short last segment. Also 64-bit keys, 8-byte values and a bit range (each segment
+ * ordered and holding its own records), the odd-even size limit and radix4's refusal of segments.
  * Usage: test_segments ALGORITHM [quick]   (quick: a few small cases, for oclgrind)
  */
 #include <setjmp.h>
@@ -144,6 +145,149 @@ static void sweep(void **state, int pairs)
 static void test_keys(void **state) { sweep(state, 0); }
 static void test_pairs(void **state) { sweep(state, 1); }
 
+/* Key types and value sizes besides u32: 64-bit keys, 8-byte values, descending, a bit range. */
+typedef struct wide_case {
+    clsort_key_type type;
+    size_t vs;
+    int descending;
+    unsigned begin, end;
+} wide_case;
+
+static const wide_case wide_cases[] = {
+    { CLSORT_KEY_U64, 8, 0, 0, 0 },
+    { CLSORT_KEY_F64, 0, 1, 0, 0 },
+    { CLSORT_KEY_F32, 8, 0, 0, 0 },
+    { CLSORT_KEY_I64, 4, 1, 8, 40 },
+};
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The unsigned order bits of a key (as libclsort maps them, checked against IEEE order in
+ * test_keys), restricted to the case's bit range. */
+static uint64_t order_bits(const wide_case *c, uint64_t k)
+{
+    const unsigned w = c->type >= CLSORT_KEY_U64 ? 64 : 32;
+    const uint64_t sign = 1ull << (w - 1), ones = w == 64 ? ~0ull : 0xffffffffull;
+    if (c->type == CLSORT_KEY_I32 || c->type == CLSORT_KEY_I64)
+        k ^= sign;
+    else if (c->type == CLSORT_KEY_F32 || c->type == CLSORT_KEY_F64)
+        k = (k & sign) ? ~k & ones : k | sign;
+    const unsigned end = c->end ? c->end : w;
+    const uint64_t mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << c->begin) - 1);
+    return k & mask;
+}
+
+typedef struct wide_record {
+    uint64_t key, value;
+} wide_record;
+
+static int wide_record_cmp(const void *a, const void *b)
+{
+    const wide_record *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static uint64_t load(const void *p, size_t size, size_t i)
+{
+    return size == 8 ? ((const uint64_t *)p)[i] : ((const uint32_t *)p)[i];
+}
+
+static void check_wide(clsort_context *ctx, const wide_case *c, size_t n, size_t seg)
+{
+    const size_t ks = c->type >= CLSORT_KEY_U64 ? 8 : 4, vs = c->vs;
+    unsigned char *keys = malloc(n * ks + 8), *orig = malloc(n * ks + 8), *vals = malloc(n * 8 + 8);
+    uint64_t s = n * 7 + seg + c->type;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = splitmix(&s);
+        /* A third few distinct values (ties), the rest any bits: NaNs, infinities, -0.0 included. */
+        const uint64_t k = r % 3 == 0 ? (r >> 8) % 5 * 0x0101010101010101ull : splitmix(&s);
+        if (ks == 8)
+            ((uint64_t *)keys)[i] = k;
+        else
+            ((uint32_t *)keys)[i] = (uint32_t)k;
+        if (vs == 8)
+            ((uint64_t *)vals)[i] = (uint64_t)i << 32 | i;
+        else
+            ((uint32_t *)vals)[i] = (uint32_t)i;
+    }
+    memcpy(orig, keys, n * ks);
+
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = algo;
+    spec.key_type = c->type;
+    spec.value_size = vs;
+    spec.descending = c->descending;
+    spec.begin_bit = c->begin;
+    spec.end_bit = c->end;
+    spec.segment = seg;
+    clsort_status st = clsort_sort(ctx, &spec, keys, vs ? vals : NULL, n, NULL);
+    if (st != CLSORT_OK)
+        fail_msg("type %d vs %zu n=%zu segment=%zu: %s: %s", c->type, vs, n, seg, clsort_status_string(st),
+                 clsort_error_detail(ctx));
+
+    const size_t run = seg && seg < n ? seg : (n ? n : 1);
+    wide_record *got = malloc(run * sizeof *got), *want = malloc(run * sizeof *want);
+    for (size_t lo = 0; lo < n; lo += run) {
+        const size_t m = n - lo < run ? n - lo : run;
+        for (size_t i = 0; i < m; i++) {
+            const uint64_t v = vs ? load(vals, vs, lo + i) : 0;
+            if (vs == 8 && v >> 32 != (v & 0xffffffffu))
+                fail_msg("type %d n=%zu segment=%zu: 8-byte value %zu torn", c->type, n, seg, lo + i);
+            got[i] = (wide_record){ load(keys, ks, lo + i), vs ? v : 0 };
+            const uint64_t id = lo + i;
+            want[i] = (wide_record){ load(orig, ks, lo + i), vs == 8 ? id << 32 | id : vs ? id : 0 };
+            if (i && (c->descending ? order_bits(c, got[i - 1].key) < order_bits(c, got[i].key)
+                                    : order_bits(c, got[i - 1].key) > order_bits(c, got[i].key)))
+                fail_msg("type %d desc %d bits %u:%u vs %zu n=%zu segment=%zu: keys %zu and %zu out of "
+                         "order", c->type, c->descending, c->begin, c->end, vs, n, seg, lo + i - 1, lo + i);
+        }
+        /* Unstable: the same records in each segment, in any order among equal keys. */
+        qsort(got, m, sizeof *got, wide_record_cmp);
+        qsort(want, m, sizeof *want, wide_record_cmp);
+        if (memcmp(got, want, m * sizeof *got))
+            fail_msg("type %d vs %zu n=%zu segment=%zu: segment at %zu does not hold its own records",
+                     c->type, vs, n, seg, lo);
+    }
+    free(got);
+    free(want);
+    free(keys);
+    free(orig);
+    free(vals);
+}
+
+static void test_wide(void **state)
+{
+    clsort_context *ctx = *state;
+    const size_t n_cases = sizeof wide_cases / sizeof wide_cases[0];
+    if (quick) {
+        /* A whole array over several tiles, segments within a tile and longer than one. */
+        static const size_t cases[][2] = { { 600, 0 }, { 100, 3 }, { 700, 64 }, { 700, 300 } };
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+            for (size_t c = 0; c < n_cases; c++)
+                check_wide(ctx, &wide_cases[c], cases[k][0], cases[k][1]);
+        return;
+    }
+    static const size_t segs[] = { 1, 2, 3, 64, 255, 257, 1000, 1025, 5000 };
+    for (size_t i = 0; i < sizeof segs / sizeof segs[0]; i++) {
+        const size_t seg = segs[i], count = seg < 64 ? 300 : seg < 2000 ? 7 : 3;
+        for (size_t c = 0; c < n_cases; c++) {
+            check_wide(ctx, &wide_cases[c], seg * count, seg);
+            check_wide(ctx, &wide_cases[c], seg * count + seg / 2 + 1, seg); /* short last segment */
+        }
+    }
+    for (size_t c = 0; c < n_cases; c++)
+        check_wide(ctx, &wide_cases[c], 3001, 0); /* the whole array */
+}
+
 /* auto with segments runs bitonic; radix4 refuses segments with a message that says so. */
 static void test_dispatch(void **state)
 {
@@ -204,6 +348,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_pairs),
+        cmocka_unit_test(test_wide),
         cmocka_unit_test(test_dispatch),
         cmocka_unit_test(test_oddeven_limit),
     };
