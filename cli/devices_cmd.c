@@ -26,6 +26,29 @@ static void human_bytes(char *buf, size_t cap, cl_ulong bytes)
         snprintf(buf, cap, "%.*f %s", v < 10 ? 1 : 0, v, units[u]);
 }
 
+/* The most u32 keys, and u32 key/value pairs, that one device sort takes (clsort_max_keys()); more
+ * are sorted in chunks merged on the host. Zeros when the device cannot be opened. */
+typedef struct largest {
+    size_t keys, pairs;
+} largest;
+
+static largest largest_sort(const char *id)
+{
+    largest l = { 0, 0 };
+    clsort_context *ctx = NULL;
+    if (clsort_open(&ctx, id) != CLSORT_OK)
+        return l;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    if (clsort_max_keys(ctx, &spec, &l.keys) != CLSORT_OK)
+        l.keys = 0;
+    spec.value_size = 4;
+    if (clsort_max_keys(ctx, &spec, &l.pairs) != CLSORT_OK)
+        l.pairs = 0;
+    clsort_close(&ctx);
+    return l;
+}
+
 static void print_text(const clsort_device_info *d, size_t count)
 {
     const char *platform = NULL;
@@ -43,6 +66,10 @@ static void print_text(const clsort_device_info *d, size_t count)
         printf("        %u compute units, global memory %s (largest buffer %s), local memory %s\n",
                d[i].compute_units, global, alloc, local);
         printf("        algorithms: %s\n", d[i].algorithms[0] ? d[i].algorithms : "(none)");
+        largest l = largest_sort(d[i].id);
+        if (l.keys)
+            printf("        largest single sort: %zu u32 keys, %zu u32 pairs (more: sorted in chunks)\n",
+                   l.keys, l.pairs);
     }
 }
 
@@ -68,6 +95,9 @@ static int print_json(const clsort_device_info *d, size_t count)
         json_u64(&j, "compute_units", d[i].compute_units);
         json_bool(&j, "default", d[i].is_default);
         json_str(&j, "algorithms", d[i].algorithms);
+        largest l = largest_sort(d[i].id);
+        json_u64(&j, "max_keys_u32", l.keys);
+        json_u64(&j, "max_pairs_u32", l.pairs);
         json_close(&j);
     }
     json_raw(&j, "]");

@@ -19,8 +19,10 @@ check "devices --json: fields, one default" $PYTHON -c "
 import json, sys
 d = json.load(open('devices.json'))['devices']
 need = ['id', 'platform', 'name', 'type', 'driver_version', 'global_mem', 'local_mem', 'compute_units',
-        'default', 'algorithms']
+        'default', 'algorithms', 'max_keys_u32', 'max_pairs_u32']
 assert d and all(all(k in x for k in need) for x in d), d
+# one device sort holds at least a key per 16 bytes of the largest buffer, pairs need more room
+assert all(x['max_keys_u32'] >= x['max_alloc'] // 16 and x['max_pairs_u32'] < x['max_keys_u32'] for x in d), d
 assert sum(1 for x in d if x['default']) == 1
 print(d[0]['id'], file=open('first-id.txt', 'w'), end='')"
 id=$(cat first-id.txt 2>/dev/null || echo 0:0)
