@@ -37,14 +37,20 @@ d = open('i32.4.desc', 'rb').read()
 r = [struct.unpack_from('<iI', d, i) for i in range(0, len(d), 8)]
 sys.exit(not all(a[1] < b[1] for a, b in zip(r, r[1:]) if a[0] == b[0]))"
 
-# the comparison sort takes the 32-bit types; not stable: each value with its key
-for t in i32 f32; do
+# the comparison sorts take every type and value size; not stable: each value with its key
+for t in i32 f32 u64 f64; do
     for flag in "" --desc; do
-        run_clsort --algo bitonic --type $t --kv $flag --verify -i $t.4.kv -o $t.bitonic
-        expect_status "--algo bitonic --type $t $flag" 0
-        check "--algo bitonic --type $t $flag: records sorted" \
-            $CHECK tsort $t.4.kv $t.bitonic --type $t --value-size 4 $flag --unstable
+        for algo in bitonic oddeven; do
+            run_clsort --algo $algo --type $t --kv $flag --verify -i $t.4.kv -o $t.$algo
+            expect_status "--algo $algo --type $t $flag" 0
+            check "--algo $algo --type $t $flag: records sorted" \
+                $CHECK tsort $t.4.kv $t.$algo --type $t --value-size 4 $flag --unstable
+        done
     done
+    run_clsort --algo bitonic --type $t --value-size 8 --verify -i $t.8.kv -o $t.bitonic8
+    expect_status "--algo bitonic --type $t --value-size 8" 0
+    check "--algo bitonic --type $t --value-size 8: records sorted" \
+        $CHECK tsort $t.8.kv $t.bitonic8 --type $t --value-size 8 --unstable
 done
 
 # floats with the specials: ±0.0, ±inf, NaNs (quiet, signalling, negative, with payloads), subnormals
