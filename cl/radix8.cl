@@ -201,24 +201,43 @@ __kernel void radix8_offsets(__global const uint *hist, uint portions, __global 
     }
 }
 
-/* ---- reduce-then-scan: per-tile digit counts, digit-major ---- */
+/* ---- reduce-then-scan: per-tile digit counts ---- */
+
+/*
+ * Tiles of reduce-then-scan: the keys form segments of seg_len keys (one segment of all n keys for a
+ * whole-array sort; a short last one), each cut into tps tiles, so that no tile straddles two segments.
+ * The digit counts table is ordered (segment, digit, tile of the segment): its exclusive scan gives
+ * each tile the destination of its first key of each digit, since earlier segments come first and
+ * keys never leave their segment. Returns the tile's first key; *count its keys (0 for the tiles past
+ * a short last segment), *row the table index of its digit 0 (digit d: + d * tps).
+ */
+inline ulong rts_tile(ulong tile, ulong n, ulong seg_len, ulong tps, uint *count, ulong *row)
+{
+    const ulong seg = tile / tps, part = tile - seg * tps;
+    const ulong start = seg * seg_len + part * TILE;
+    const ulong in_seg = seg_len - part * TILE, left = start < n ? n - start : 0;
+    *count = (uint)min((ulong)TILE, min(in_seg, left));
+    *row = seg * BINS * tps + part;
+    return start;
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_upsweep(__global const key_t *keys, ulong n, uint shift, __global ulong *table,
-                    ulong num_tiles)
+                    ulong tps, ulong seg_len)
 {
     __local uint h[BINS];
     const uint lid = get_local_id(0);
     for (uint d = lid; d < BINS; d += WG)
         h[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const ulong tile = get_group_id(0);
-    const ulong start = tile * TILE;
-    const uint count = (uint)min((ulong)TILE, n - start);
+    uint count;
+    ulong row;
+    const ulong start = rts_tile(get_group_id(0), n, seg_len, tps, &count, &row);
     for (uint p = lid; p < count; p += WG)
         atomic_inc(&h[digit_of(key_to_bits(keys[start + p]), shift, 0xff)]);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < BINS; d += WG)
-        table[d * num_tiles + tile] = h[d];
+        table[row + d * tps] = h[d];
 }
 
 /* ---- ranking ---- */
@@ -314,7 +333,9 @@ inline uint bins_exclusive_scan(uint v, __local uint *wsum)
  * Keys [base, base + portion_n) form this launch's portion. Onesweep: status_buf + status_off holds the
  * next tile id and then 256 words per tile of the portion (all zeroed), offsets + off_index the portion's digit
  * offsets; the portion's last tile writes those of the next portion to offsets + off_next (portions
- * of one pass run one launch after another, so the next portion's offsets depend on this one's). Reduce-then-scan: offsets is the scanned digit-major table, num_tiles its tile count.
+ * of one pass run one launch after another, so the next portion's offsets depend on this one's).
+ * Reduce-then-scan: base is 0, portion_n is n, offsets is the scanned table of rts_tile(), num_tiles
+ * the tiles per segment of seg_len keys.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
@@ -322,7 +343,8 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
                 __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
 #endif
                 ulong base, ulong portion_n, uint shift, __global uint *status_buf, ulong status_off,
-                __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles)
+                __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles,
+                ulong seg_len)
 {
 #if USE_PTX
     /* The per-warp digit counters are dead once every key has its tile rank, before the keys are
@@ -375,8 +397,14 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
 #else
     const ulong tile = get_group_id(0);
 #endif
+#if LOOKBACK
     const ulong tstart = base + tile * TILE;
     const uint count = (uint)min((ulong)TILE, portion_n - tile * TILE);
+#else
+    uint count;
+    ulong row;
+    const ulong tstart = rts_tile(tile, portion_n, seg_len, num_tiles, &count, &row);
+#endif
 
 #if USE_PTX
     /* Warp-striped: warp w holds keys w*32*ITEMS + i*32 + lane, so (warp, i, lane) is input order. */
@@ -539,7 +567,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
             offsets[off_next + d] = gbase + own;
         ldelta[d] = (gpos_t)(gbase - lstart[d]);
 #else
-        ldelta[d] = (gpos_t)(offsets[d * num_tiles + tile] - lstart[d]);
+        ldelta[d] = (gpos_t)(offsets[row + d * num_tiles] - lstart[d]);
 #endif
     }
 #endif

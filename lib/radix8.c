@@ -98,6 +98,8 @@ static int lookback_safe(const clsort_context *ctx)
 
 static int use_lookback(const clsort_context *ctx, const clsort_spec *spec)
 {
+    if (spec->segment) /* segments: tiles within segments, offsets from the scanned table */
+        return 0;
     if (spec->algorithm == CLSORT_ALGO_ONESWEEP)
         return 1;
     if (spec->algorithm == CLSORT_ALGO_RADIX8_RTS)
@@ -133,11 +135,22 @@ static size_t portion_tiles_for(const radix8_shape *s)
     return pt;
 }
 
+/* Tiles of a sort: whole-array tiles, or with segments ceil(S / tile) per segment (*tps receives them;
+ * n / tile for a whole array). */
+static size_t rts_tiles(const radix8_shape *s, const clsort_spec *spec, size_t n, size_t *tps)
+{
+    const size_t seg = clsort_segment_length(spec, n);
+    const size_t per = seg ? (seg + s->tile - 1) / s->tile : 0;
+    if (tps)
+        *tps = per;
+    return seg ? (n + seg - 1) / seg * per : 0;
+}
+
 size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     const size_t ks = clsort_key_width(spec->key_type) / 8, places = places_of(spec);
     radix8_shape s = shape_for(ctx, ks, spec->value_size, n);
-    size_t tiles = (n + s.tile - 1) / s.tile;
+    size_t tiles = rts_tiles(&s, spec, n, NULL);
     size_t data = n * (ks + spec->value_size);
     if (use_lookback(ctx, spec)) {
         size_t pt = portion_tiles_for(&s);
@@ -213,7 +226,9 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         return st;
 
     const cl_ulong n = job->n;
-    const size_t tiles = (job->n + s.tile - 1) / s.tile;
+    size_t tps;
+    const size_t tiles = rts_tiles(&s, job->spec, job->n, &tps);
+    const cl_ulong seg_len = clsort_segment_length(job->spec, job->n), zero = 0;
     cl_kernel hist_k = NULL, offs_k = NULL, up_k = NULL, bin_k = NULL;
     cl_mem tmp_keys = NULL, tmp_vals = NULL, work = NULL, offsets = NULL, status = NULL;
     clsort_scan scan = { 0 };
@@ -309,15 +324,15 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                     st = clsort_fill(ctx, status, 0, (ptiles + 1) * BINS * 4);
                 if (st == CLSORT_OK) {
                     if (vs)
-                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 13, ARG(kin), ARG(kout),
+                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 14, ARG(kin), ARG(kout),
                                              ARG(vin), ARG(vout), ARG(base), ARG(pn), ARG(shift),
                                              ARG(sbuf), ARG(status_off), ARG(offsets),
-                                             ARG(off_index), ARG(off_next), ARG(ntiles));
+                                             ARG(off_index), ARG(off_next), ARG(ntiles), ARG(zero));
                     else
-                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 11, ARG(kin), ARG(kout),
+                        st = clsort_set_args(ctx, bin_k, "radix8_bin", 12, ARG(kin), ARG(kout),
                                              ARG(base), ARG(pn), ARG(shift), ARG(sbuf),
                                              ARG(status_off), ARG(offsets), ARG(off_index),
-                                             ARG(off_next), ARG(ntiles));
+                                             ARG(off_next), ARG(ntiles), ARG(zero));
                 }
                 if (st == CLSORT_OK)
                     st = clsort_launch(ctx, bin_k, ptiles * s.wg, s.wg);
@@ -327,7 +342,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             }
         }
     } else {
-        const cl_ulong ntiles = tiles, zero = 0;
+        const cl_ulong ntiles = tps;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_upsweep", &up_k)) != CLSORT_OK ||
             (st = clsort_alloc(ctx, (size_t)BINS * tiles * sizeof(cl_ulong), &offsets,
                                "radix8 tile counts")) != CLSORT_OK ||
@@ -338,8 +353,8 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             const unsigned io = done_passes++;
             cl_mem kin = keys[io & 1], kout = keys[(io + 1) & 1];
             cl_mem vin = vals[io & 1], vout = vals[(io + 1) & 1];
-            if ((st = clsort_set_args(ctx, up_k, "radix8_upsweep", 5, ARG(kin), ARG(n), ARG(shift),
-                                      ARG(offsets), ARG(ntiles))) != CLSORT_OK ||
+            if ((st = clsort_set_args(ctx, up_k, "radix8_upsweep", 6, ARG(kin), ARG(n), ARG(shift),
+                                      ARG(offsets), ARG(ntiles), ARG(seg_len))) != CLSORT_OK ||
                 (st = clsort_launch(ctx, up_k, tiles * s.wg, s.wg)) != CLSORT_OK)
                 goto done;
             profile_last(ctx, "upsweep", pass);
@@ -348,13 +363,14 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             profile_last(ctx, "scan", pass);
             /* status and counter are unused without look-back: any buffer will do. */
             if (vs)
-                st = clsort_set_args(ctx, bin_k, "radix8_bin", 13, ARG(kin), ARG(kout), ARG(vin),
+                st = clsort_set_args(ctx, bin_k, "radix8_bin", 14, ARG(kin), ARG(kout), ARG(vin),
                                      ARG(vout), ARG(zero), ARG(n), ARG(shift), ARG(offsets),
-                                     ARG(zero), ARG(offsets), ARG(zero), ARG(zero), ARG(ntiles));
+                                     ARG(zero), ARG(offsets), ARG(zero), ARG(zero), ARG(ntiles),
+                                     ARG(seg_len));
             else
-                st = clsort_set_args(ctx, bin_k, "radix8_bin", 11, ARG(kin), ARG(kout), ARG(zero),
+                st = clsort_set_args(ctx, bin_k, "radix8_bin", 12, ARG(kin), ARG(kout), ARG(zero),
                                      ARG(n), ARG(shift), ARG(offsets), ARG(zero), ARG(offsets),
-                                     ARG(zero), ARG(zero), ARG(ntiles));
+                                     ARG(zero), ARG(zero), ARG(ntiles), ARG(seg_len));
             if (st != CLSORT_OK || (st = clsort_launch(ctx, bin_k, tiles * s.wg, s.wg)) != CLSORT_OK)
                 goto done;
             profile_last(ctx, "bin", pass);

@@ -45,11 +45,6 @@ void clsort_spec_default(clsort_spec *spec)
     spec->algorithm = CLSORT_ALGO_AUTO;
 }
 
-static int is_comparison(clsort_algorithm a)
-{
-    return a == CLSORT_ALGO_BITONIC || a == CLSORT_ALGO_ODDEVEN;
-}
-
 /* Why an algorithm cannot take a spec, or NULL when it can. The radix sorts take everything. */
 static const char *unsupported(clsort_algorithm a, const clsort_spec *spec)
 {
@@ -89,9 +84,11 @@ static clsort_status check_spec(clsort_context *ctx, const clsort_spec *spec)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
                            "bit range %u:%u is not valid for %s keys: expected 0 <= begin < end <= %u",
                            spec->begin_bit, spec->end_bit, type, width);
-    if (spec->segment && spec->algorithm != CLSORT_ALGO_AUTO && !is_comparison(spec->algorithm))
+    if (spec->segment && (spec->algorithm == CLSORT_ALGO_RADIX4 ||
+                          spec->algorithm == CLSORT_ALGO_ONESWEEP))
         return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
-                           "%s does not sort segments (segment = %zu): use bitonic, oddeven or auto",
+                           "%s does not sort segments (segment = %zu): use radix8, radix8-rts, "
+                           "bitonic, oddeven or auto",
                            clsort_algorithm_name(spec->algorithm), spec->segment);
     clsort_algorithm a = resolve(ctx, spec);
     const char *why = unsupported(a, spec);

@@ -1,8 +1,9 @@
 /*
  * Batched segments: each run of `segment` keys sorted on its own, against the host reference per
- * segment, for keys and for pairs (keys exactly, records as a multiset: these sorts are not stable),
- * including a short last segment. Also 64-bit keys, 8-byte values and a bit range (each segment
- * ordered and holding its own records), the odd-even size limit and radix4's refusal of segments.
+ * segment, for keys and for pairs (keys exactly, records as a multiset for the unstable sorts, values
+ * exactly for the stable radix sorts), including a short last segment. Also 64-bit keys, 8-byte values
+ * and a bit range (each segment ordered and holding its own records), the odd-even size limit and the
+ * refusals of segments.
  * Usage: test_segments ALGORITHM [quick]   (quick: a few small cases, for oclgrind)
  */
 #include <setjmp.h>
@@ -102,6 +103,13 @@ static void check(clsort_context *ctx, clsort_algorithm a, size_t n, size_t seg,
         if (keys[i] != ref[i])
             fail_msg("n=%zu segment=%zu %s %s: key mismatch at %zu: %08x, expected %08x", n, seg,
                      test_dist_name(d), pairs ? "pairs" : "keys", i, keys[i], ref[i]);
+    /* The radix sorts are stable: values are the indices, so (key, value) order is the stable one. */
+    const int stable = a == CLSORT_ALGO_RADIX8 || a == CLSORT_ALGO_RADIX8_RTS;
+    if (pairs && stable)
+        for (size_t i = 0; i < n; i++)
+            if (vals[i] != rvals[i])
+                fail_msg("n=%zu segment=%zu %s pairs: value %u at %zu, expected %u (stable order)", n,
+                         seg, test_dist_name(d), vals[i], i, rvals[i]);
     if (pairs) {
         sort_records(keys, vals, n, seg);
         for (size_t i = 0; i < n; i++)
@@ -288,7 +296,8 @@ static void test_wide(void **state)
         check_wide(ctx, &wide_cases[c], 3001, 0); /* the whole array */
 }
 
-/* auto with segments runs bitonic; radix4 refuses segments with a message that says so. */
+/* auto with short segments runs bitonic; radix4 and onesweep (whose look-back spans the whole array)
+ * refuse segments with a message that says so. */
 static void test_dispatch(void **state)
 {
     clsort_context *ctx = *state;
@@ -303,6 +312,9 @@ static void test_dispatch(void **state)
     spec.algorithm = CLSORT_ALGO_RADIX4;
     assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, 128, NULL), CLSORT_ERROR_UNSUPPORTED);
     assert_non_null(strstr(clsort_error_detail(ctx), "segment"));
+    spec.algorithm = CLSORT_ALGO_ONESWEEP;
+    assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, 128, NULL), CLSORT_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(clsort_error_detail(ctx), "radix8-rts"));
 }
 
 /* Odd-even refuses more than CLSORT_ODDEVEN_MAX_KEYS keys per array or segment, naming the limit and
