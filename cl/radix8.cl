@@ -215,7 +215,9 @@ inline ulong rts_tile(ulong tile, ulong n, ulong seg_len, ulong tps, uint *count
 {
     const ulong seg = tile / tps, part = tile - seg * tps;
     const ulong start = seg * seg_len + part * TILE;
-    const ulong in_seg = seg_len - part * TILE, left = start < n ? n - start : 0;
+    /* part * TILE < seg_len always; a tile of a short last segment may start past n. (The builtin
+     * sub_sat, not a conditional that LLVM folds into an intrinsic Oclgrind cannot run.) */
+    const ulong in_seg = seg_len - part * TILE, left = sub_sat(n, start);
     *count = (uint)min((ulong)TILE, min(in_seg, left));
     *row = seg * BINS * tps + part;
     return start;
