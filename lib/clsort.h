@@ -109,22 +109,24 @@ typedef enum clsort_algorithm {
     /** Let the library choose for the device and the size. */
     CLSORT_ALGO_AUTO = 0,
     /** 4-bit LSD radix sort: one pass (histogram, scan, stable scatter) per 4 bits of the bit range.
-     *  Every key type, order and bit range; values of 0, 4 or 8 bytes. Stable. */
+     *  Every key type, order and bit range; values of 0, 4 or 8 bytes; whole arrays only. Stable. */
     CLSORT_ALGO_RADIX4 = 1,
     /** 8-bit LSD radix sort: one stable binning pass per 8 bits of the bit range, with the scan
      *  strategy the device's tuning table names (onesweep where look-back is known to be safe and
-     *  pays, else reduce-then-scan). 32-bit key types (u32, i32, f32), either order, any bit range;
-     *  values of 0 or 4 bytes. Stable. */
+     *  pays, else reduce-then-scan; segments always take reduce-then-scan). Every key type, order and
+     *  bit range; values of 0, 4 or 8 bytes; segments. Stable. */
     CLSORT_ALGO_RADIX8 = 2,
     /** radix8 with decoupled look-back (Onesweep) forced. Needs forward progress between
-     *  work-groups: on a device without it this can hang; prefer ::CLSORT_ALGO_RADIX8. */
+     *  work-groups: on a device without it this can hang; prefer ::CLSORT_ALGO_RADIX8. Whole arrays
+     *  only (segments: ::CLSORT_ERROR_UNSUPPORTED). */
     CLSORT_ALGO_ONESWEEP = 3,
     /** radix8 with reduce-then-scan forced (per-tile histograms, a scan, then the binning pass). */
     CLSORT_ALGO_RADIX8_RTS = 4,
     /**
      * Bitonic sort: each work-group sorts a tile in local memory, then bitonic merge stages sort the
-     * whole array (or each segment). O(n log² n) work, in place, any n. Not stable: keys that compare
-     * equal may come out with their values in any order.
+     * whole array (or each segment). O(n log² n) work, in place, any n. Every key type, order and bit
+     * range; values of 0, 4 or 8 bytes. Not stable: keys that compare equal may come out with their
+     * values in any order.
      */
     CLSORT_ALGO_BITONIC = 5,
     /**
@@ -132,7 +134,8 @@ typedef enum clsort_algorithm {
      * as many alternating odd/even compare-exchange phases as they have keys; longer arrays or segments
      * are sorted as blocks with odd-even merge-split phases between neighbouring blocks. Its cost grows
      * as n², so arrays or segments longer than ::CLSORT_ODDEVEN_MAX_KEYS are refused with
-     * ::CLSORT_ERROR_LIMIT unless clsort_spec::allow_quadratic is set. A teaching baseline. Not stable.
+     * ::CLSORT_ERROR_LIMIT unless clsort_spec::allow_quadratic is set. Takes what bitonic takes. A
+     * teaching baseline. Not stable.
      */
     CLSORT_ALGO_ODDEVEN = 6,
 } clsort_algorithm;
@@ -154,15 +157,17 @@ typedef struct clsort_spec {
      * Bit range [begin_bit, end_bit) of the mapped key (see ::clsort_key_type) that decides the order;
      * the other bits are carried along but ignored, and the radix sorts make only the passes the range
      * needs (keys known to be below 2^16: begin 0, end 16, half the passes). end_bit 0 means the key's
-     * width; the defaults (0, 0) use every bit. Only the radix sorts take a narrower range.
+     * width; the defaults (0, 0) use every bit. Every algorithm takes a range; the comparison sorts
+     * compare only its bits.
      */
     unsigned begin_bit, end_bit;
     /**
      * Batched segments: 0 (the default) sorts the whole array; N > 0 sorts each consecutive run of N
      * keys (with their values) independently. When n is not a multiple of N, the last segment is the
-     * n % N keys left over, sorted on their own. Supported by ::CLSORT_ALGO_BITONIC and
-     * ::CLSORT_ALGO_ODDEVEN (::CLSORT_ALGO_AUTO picks bitonic); ::CLSORT_ALGO_RADIX4 returns
-     * ::CLSORT_ERROR_UNSUPPORTED.
+     * n % N keys left over, sorted on their own. Supported by ::CLSORT_ALGO_BITONIC,
+     * ::CLSORT_ALGO_ODDEVEN, ::CLSORT_ALGO_RADIX8 and ::CLSORT_ALGO_RADIX8_RTS (stable);
+     * ::CLSORT_ALGO_AUTO picks bitonic for segments of up to 32768 keys and radix8 for longer ones;
+     * ::CLSORT_ALGO_RADIX4 and ::CLSORT_ALGO_ONESWEEP return ::CLSORT_ERROR_UNSUPPORTED.
      */
     size_t segment;
     /**
