@@ -157,7 +157,7 @@ size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec,
         size_t portions = (tiles + pt - 1) / pt;
         size_t per_portion = tiles < pt ? tiles : pt;
         return data + status_regions(places, portions, per_portion) * (per_portion + 1) * BINS * 4 +
-               portions * places * BINS * 4 + (places + 2) * BINS * 8;
+               portions * places * BINS * 4 + ((places + 2) * BINS + places) * 8;
     }
     return data + BINS * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, BINS * tiles);
 }
@@ -261,8 +261,8 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         if ((st = clsort_create_kernel(ctx, prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
             (st = clsort_create_kernel(ctx, prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
             (st = clsort_alloc(ctx, work_bytes, &work, "radix8 histogram")) != CLSORT_OK ||
-            (st = clsort_alloc(ctx, (places + 2) * BINS * 8, &offsets, "radix8 offsets")) !=
-                CLSORT_OK ||
+            (st = clsort_alloc(ctx, ((places + 2) * BINS + places) * 8, &offsets,
+                               "radix8 offsets")) != CLSORT_OK ||
             (regions == 1 && (st = clsort_alloc(ctx, region_words * 4, &status,
                                                 "radix8 status words")) != CLSORT_OK))
             goto done;
