@@ -192,22 +192,36 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
 
 /* offsets[place * 256 + d]: where the first key of digit d goes in the pass over `place`, from the
  * counts of all portions; offsets[SPREAD_SLOT + place]: whether that place's digits are spread. One
- * work-item per digit place; the table is small. */
-__kernel void radix8_offsets(__global const uint *hist, uint portions, __global ulong *offsets)
+ * work-group per digit place, each work-item over a run of digits, and a work-group scan. */
+#define DIGITS_PER_ITEM ((BINS + WG - 1) / WG)
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_offsets(__global const uint *hist, uint portions, __global ulong *offsets)
 {
-    const uint place = get_global_id(0);
-    if (place >= PLACES)
-        return;
-    ulong run = 0, most = 0;
-    for (uint d = 0; d < BINS; d++) {
-        offsets[place * BINS + d] = run;
+    __local ulong scratch[WG];
+    const uint place = get_group_id(0), lid = get_local_id(0), first = lid * DIGITS_PER_ITEM;
+    ulong cnt[DIGITS_PER_ITEM], sum = 0, most = 0;
+    for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
         ulong c = 0;
-        for (uint p = 0; p < portions; p++)
-            c += hist[(place * portions + p) * BINS + d];
-        run += c;
+        if (first + j < BINS)
+            for (uint p = 0; p < portions; p++)
+                c += hist[(place * portions + p) * BINS + first + j];
+        cnt[j] = c;
+        sum += c;
         most = max(most, c);
     }
-    offsets[SPREAD_SLOT + place] = most * 16 <= run;
+    ulong total;
+    ulong run = wg_exclusive_scan_ulong(sum, scratch, &total);
+    for (uint j = 0; j < DIGITS_PER_ITEM && first + j < BINS; j++) {
+        offsets[place * BINS + first + j] = run;
+        run += cnt[j];
+    }
+    scratch[lid] = most;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        for (uint i = 1; i < WG; i++)
+            most = max(most, scratch[i]);
+        offsets[SPREAD_SLOT + place] = most * 16 <= total;
+    }
 }
 
 /* ---- reduce-then-scan: per-tile digit counts ---- */

@@ -275,7 +275,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         profile_last(ctx, "histogram", 0);
         if ((st = clsort_set_args(ctx, offs_k, "radix8_offsets", 3, ARG(work), ARG(portions),
                                   ARG(offsets))) != CLSORT_OK ||
-            (st = clsort_launch(ctx, offs_k, places, 1)) != CLSORT_OK)
+            (st = clsort_launch(ctx, offs_k, (size_t)places * s.wg, s.wg)) != CLSORT_OK)
             goto done;
         profile_last(ctx, "offsets", 0);
         /* Digit places where every key has the same digit would move every key to where it is:

@@ -207,11 +207,13 @@ static void chain_push(clsort_context *ctx, cl_event ev)
     ctx->last_event = ev;
 }
 
+/* The wait list of the chain's next command: the caller's events first, then the newest command
+ * (none on an in-order queue, which orders the chain by itself and runs it without waits). */
 static void chain_waits(const clsort_context *ctx, cl_uint *n, const cl_event **list)
 {
     if (ctx->last_event) {
-        *n = 1;
-        *list = &ctx->last_event;
+        *n = ctx->out_of_order ? 1 : 0;
+        *list = ctx->out_of_order ? &ctx->last_event : NULL;
     } else {
         *n = ctx->chain_n_wait;
         *list = ctx->chain_n_wait ? ctx->chain_wait : NULL;
