@@ -180,7 +180,9 @@ typedef struct clsort_spec {
 /** Measurements of one clsort_sort() call. Times are in milliseconds. */
 typedef struct clsort_stats {
     size_t n;                 /**< number of keys sorted */
-    const char *algorithm;    /**< name of the algorithm that ran, e.g. "radix4" (static storage) */
+    const char *algorithm;    /**< name of the algorithm that ran, e.g. "radix4"; for radix8 the
+                                   variant the device's tuning chose, "onesweep" or "radix8-rts"
+                                   (static storage) */
     double kernel_ms;         /**< time the sort's kernels ran on the device (profiling events) */
     double upload_ms;         /**< host to device transfer */
     double download_ms;       /**< device to host transfer */

@@ -197,6 +197,8 @@ size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec,
 /* radix8, onesweep and radix8-rts (lib/radix8.c). */
 clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job);
 size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* The radix8 variant a spec runs as on this device: onesweep or radix8-rts. */
+clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec);
 
 /* bitonic.c: the tile shape shared by the comparison sorts (bitonic, oddeven). */
 typedef struct clsort_sort_shape_t {

@@ -146,6 +146,11 @@ static size_t rts_tiles(const radix8_shape *s, const clsort_spec *spec, size_t n
     return seg ? (n + seg - 1) / seg * per : 0;
 }
 
+clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec)
+{
+    return use_lookback(ctx, spec) ? CLSORT_ALGO_ONESWEEP : CLSORT_ALGO_RADIX8_RTS;
+}
+
 size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     const size_t ks = clsort_key_width(spec->key_type) / 8, places = places_of(spec);

@@ -316,7 +316,7 @@ static clsort_status run_chain(clsort_context *ctx, const clsort_spec *spec, cl_
 {
     chain_begin(ctx, n_wait, wait);
     clsort_algorithm algo = resolve(ctx, spec);
-    *ran = algo;
+    *ran = algo == CLSORT_ALGO_RADIX8 ? clsort_radix8_variant(ctx, spec) : algo;
     clsort_status st = CLSORT_OK;
     if (n > 1) {
         clsort_job job = { spec, keys, values, n, may_block };
@@ -451,6 +451,8 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     cl_event up[2] = { NULL, NULL }, down[2] = { NULL, NULL };
     cl_uint n_up = 0;
     clsort_algorithm ran = resolve(ctx, spec);
+    if (ran == CLSORT_ALGO_RADIX8)
+        ran = clsort_radix8_variant(ctx, spec);
     double kernel_ms = 0;
 
     if (n > 1) {

@@ -219,6 +219,53 @@ static void test_stats(void **state)
     free(k);
 }
 
+/* radix8 runs the scan strategy the device's tuning entry gives: reduce-then-scan on a device whose
+ * entry does not mark look-back safe (work-groups that wait for others need forward progress), which
+ * is what the CI's CPU device has; forcing either variant runs it. The entry shows in the device's
+ * algorithms line: "radix8 (onesweep, ...", "radix8 (radix8-rts, ..." or, for devices of unknown
+ * kind, "radix8 (onesweep on PoCL, else radix8-rts, ...". */
+static void test_scan_strategy(void **state)
+{
+    clsort_context *ctx = *state;
+    size_t count = 0;
+    assert_int_equal(clsort_list_devices(NULL, 0, &count), CLSORT_OK);
+    clsort_device_info *info = calloc(count, sizeof *info);
+    assert_int_equal(clsort_list_devices(info, count, &count), CLSORT_OK);
+    const clsort_device_info *d = NULL;
+    for (size_t i = 0; i < count; i++)
+        if (info[i].is_default)
+            d = &info[i];
+    assert_non_null(d);
+    const char *want;
+    if (!strncmp(d->algorithms, "radix8 (radix8-rts", 18))
+        want = "radix8-rts";
+    else if (!strncmp(d->algorithms, "radix8 (onesweep on PoCL", 24))
+        want = strstr(d->platform, "Portable Computing Language") || strstr(d->platform, "Oclgrind")
+                   ? "onesweep"
+                   : "radix8-rts";
+    else {
+        assert_int_equal(strncmp(d->algorithms, "radix8 (onesweep,", 17), 0);
+        want = "onesweep";
+    }
+    const size_t n = 20000;
+    uint32_t *k = malloc(n * 4);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    const clsort_algorithm algos[] = { CLSORT_ALGO_RADIX8, CLSORT_ALGO_ONESWEEP, CLSORT_ALGO_RADIX8_RTS };
+    const char *names[] = { want, "onesweep", "radix8-rts" };
+    for (size_t a = 0; a < 3; a++) {
+        test_fill_keys(k, n, DIST_UNIFORM, 9);
+        spec.algorithm = algos[a];
+        clsort_stats stats;
+        assert_int_equal(clsort_sort(ctx, &spec, k, NULL, n, &stats), CLSORT_OK);
+        assert_string_equal(stats.algorithm, names[a]);
+        for (size_t i = 1; i < n; i++)
+            assert_true(k[i - 1] <= k[i]);
+    }
+    free(k);
+    free(info);
+}
+
 /* Onesweep leaves out the passes over digit places where every key has the same digit, and the
  * result is still bit for bit the stable sort, values included. */
 static void check_skips(clsort_context *ctx, size_t n, uint32_t mask, uint32_t or_bits, unsigned want)
@@ -353,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_skip_constant_digits),
+        cmocka_unit_test(test_scan_strategy),
         cmocka_unit_test(test_chunked),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
