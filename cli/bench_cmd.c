@@ -201,7 +201,7 @@ static void print_header(const bench *b)
     printf("clsort bench on %s (driver %s): %u timed run%s after %u warm-up, seed %llu\n", b->device,
            b->driver[0] ? b->driver : "?", a->repeat, a->repeat == 1 ? "" : "s", a->warmup,
            (unsigned long long)a->seed);
-    printf("%-18s %11s  %-12s %-6s %14s %14s %8s\n", "algorithm", "n", "distribution", "data",
+    printf("%-24s %11s  %-12s %-6s %14s %14s %8s\n", "algorithm", "n", "distribution", "data",
            "kernel GKey/s", "e2e GKey/s", "vs ref");
     fflush(stdout);
 }
@@ -220,7 +220,7 @@ static void print_row(const bench *b, const bench_row *r)
     else
         snprintf(algo, sizeof algo, "%s", asked);
     progress_hide();
-    printf("%-18s %11llu  %-12s %-6s %14.4f %14.4f %8s\n", algo, (unsigned long long)r->n, dist,
+    printf("%-24s %11llu  %-12s %-6s %14.4f %14.4f %8s\n", algo, (unsigned long long)r->n, dist,
            layout_name(r->pairs), rate(r->n, r->kernel_ms), rate(r->n, r->sort_ms), ratio);
     fflush(stdout);
 }
