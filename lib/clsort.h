@@ -272,8 +272,11 @@ CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spe
 /**
  * Enqueue a sort of device buffers on the context's queue; returns without waiting.
  *
- * The keys (and values) are sorted in place. Scratch buffers are allocated for the call and released
- * when its commands finish. The buffers must hold at least n keys / n values.
+ * The keys (and values) are sorted in place. The buffers must hold at least n keys / n values.
+ * Scratch buffers: on an in-order queue, the context keeps up to 256 MiB of them from one sort to
+ * the next (so repeated sorts of up to about 2^24 keys allocate nothing) and releases them in
+ * clsort_close(); larger ones, and all of them on an out-of-order queue, are allocated for the call
+ * and released when its commands finish.
  *
  * @param ctx    context
  * @param spec   what to sort; NULL means the defaults

@@ -97,6 +97,7 @@ void clsort_close(clsort_context **pctx)
         clFinish(ctx->queue);
     if (ctx->last_event)
         clReleaseEvent(ctx->last_event);
+    clsort_scratch_release(ctx);
     clsort_release_programs(ctx);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);

@@ -9,6 +9,23 @@
 
 #define CLSORT_DETAIL_MAX 8192
 #define CLSORT_MAX_PROGRAMS 32
+/* Scratch buffers a context keeps between sorts, in bytes for all of them together: enough that
+ * repeated sorts of up to about 2^24 keys allocate nothing; larger ones allocate per call, where the
+ * allocation is small against the sort. */
+#define CLSORT_SCRATCH_KEEP ((size_t)256 << 20)
+
+/* What a kept scratch buffer is for: one slot per buffer a sort may need at once. */
+typedef enum clsort_slot {
+    CLSORT_SLOT_KEYS,       /* clsort_sort()'s device copy of the keys */
+    CLSORT_SLOT_VALUES,     /* ... and of the values */
+    CLSORT_SLOT_TMP_KEYS,   /* ping-pong partner of the keys */
+    CLSORT_SLOT_TMP_VALUES, /* ... of the values */
+    CLSORT_SLOT_WORK,       /* histograms, status words */
+    CLSORT_SLOT_OFFSETS,    /* digit offsets, tile counts */
+    CLSORT_SLOT_STATUS,     /* look-back status words of large sorts */
+    CLSORT_SLOT_SCAN,       /* partial sums of the device scan */
+    CLSORT_SLOTS
+} clsort_slot;
 
 /* Per-device tuning: one row of the table in tuning.c. */
 typedef struct clsort_tuning {
@@ -63,6 +80,10 @@ struct clsort_context {
     unsigned programs_built;  /* counters since open, for clsort_stats */
     unsigned programs_cached;
     unsigned passes_skipped;
+
+    /* Scratch kept between sorts (not on out-of-order queues, where two sorts may overlap). */
+    cl_mem scratch[CLSORT_SLOTS];
+    size_t scratch_bytes[CLSORT_SLOTS];
 
     /* The sort being enqueued runs as a chain of commands, each waiting for the one before (so
      * out-of-order queues work too); the first waits for the caller's events. */
@@ -163,6 +184,13 @@ clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size
 /* Copy between buffers, chained likewise. */
 clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes);
 clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what);
+/* The same for a scratch buffer of a slot: the context's kept buffer when it is large enough (the
+ * caller still releases what it gets; the context holds a reference of its own). Sorts on an in-order
+ * queue run one after another, so consecutive sorts may share the buffers. */
+clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out,
+                             const char *what);
+/* Release the kept scratch buffers. */
+void clsort_scratch_release(clsort_context *ctx);
 clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *kname, int count, ...);
 /* Argument kinds for clsort_set_args: pairs of (size, pointer) are passed explicitly. */
 #define ARG(x) sizeof(x), (const void *)&(x)

@@ -79,9 +79,9 @@ clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job)
 
     if ((st = clsort_create_kernel(ctx, prog, "radix4_histogram", &hist_k)) != CLSORT_OK ||
         (st = clsort_create_kernel(ctx, prog, "radix4_scatter", &scatter_k)) != CLSORT_OK ||
-        (st = clsort_alloc(ctx, job->n * ks, &tmp_keys, "radix4 key scratch")) != CLSORT_OK ||
-        (vs && (st = clsort_alloc(ctx, job->n * vs, &tmp_vals, "radix4 value scratch")) != CLSORT_OK) ||
-        (st = clsort_alloc(ctx, RADIX4_RADIX * tiles * sizeof(cl_ulong), &hist, "radix4 histogram")) !=
+        (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * ks, &tmp_keys, "radix4 key scratch")) != CLSORT_OK ||
+        (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_VALUES, job->n * vs, &tmp_vals, "radix4 value scratch")) != CLSORT_OK) ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_WORK, RADIX4_RADIX * tiles * sizeof(cl_ulong), &hist, "radix4 histogram")) !=
             CLSORT_OK ||
         (st = clsort_scan_init(ctx, &scan, RADIX4_RADIX * tiles)) != CLSORT_OK)
         goto done;

@@ -239,8 +239,8 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     clsort_scan scan = { 0 };
 
     if ((st = clsort_create_kernel(ctx, prog, "radix8_bin", &bin_k)) != CLSORT_OK ||
-        (st = clsort_alloc(ctx, job->n * ks, &tmp_keys, "radix8 key scratch")) != CLSORT_OK ||
-        (vs && (st = clsort_alloc(ctx, job->n * vs, &tmp_vals, "radix8 value scratch")) != CLSORT_OK))
+        (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * ks, &tmp_keys, "radix8 key scratch")) != CLSORT_OK ||
+        (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_VALUES, job->n * vs, &tmp_vals, "radix8 value scratch")) != CLSORT_OK))
         goto done;
 
     cl_mem keys[2] = { job->keys, tmp_keys }, vals[2] = { job->values, tmp_vals };
@@ -265,10 +265,10 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         const size_t work_bytes = (hist_words + (regions > 1 ? regions * region_words : 0)) * 4;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
             (st = clsort_create_kernel(ctx, prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
-            (st = clsort_alloc(ctx, work_bytes, &work, "radix8 histogram")) != CLSORT_OK ||
-            (st = clsort_alloc(ctx, ((places + 2) * BINS + places) * 8, &offsets,
+            (st = clsort_scratch(ctx, CLSORT_SLOT_WORK, work_bytes, &work, "radix8 histogram")) != CLSORT_OK ||
+            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, ((places + 2) * BINS + places) * 8, &offsets,
                                "radix8 offsets")) != CLSORT_OK ||
-            (regions == 1 && (st = clsort_alloc(ctx, region_words * 4, &status,
+            (regions == 1 && (st = clsort_scratch(ctx, CLSORT_SLOT_STATUS, region_words * 4, &status,
                                                 "radix8 status words")) != CLSORT_OK))
             goto done;
         if ((st = clsort_fill(ctx, work, 0, work_bytes)) != CLSORT_OK ||
@@ -349,7 +349,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     } else {
         const cl_ulong ntiles = tps;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_upsweep", &up_k)) != CLSORT_OK ||
-            (st = clsort_alloc(ctx, (size_t)BINS * tiles * sizeof(cl_ulong), &offsets,
+            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, (size_t)BINS * tiles * sizeof(cl_ulong), &offsets,
                                "radix8 tile counts")) != CLSORT_OK ||
             (st = clsort_scan_init(ctx, &scan, (size_t)BINS * tiles)) != CLSORT_OK)
             goto done;

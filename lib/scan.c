@@ -32,7 +32,7 @@ clsort_status clsort_scan_init(clsort_context *ctx, clsort_scan *scan, size_t ma
     if (st == CLSORT_OK)
         st = clsort_create_kernel(ctx, prog, "scan_downsweep", &scan->downsweep);
     if (st == CLSORT_OK)
-        st = clsort_alloc(ctx, clsort_scan_scratch(ctx, max_n), &scan->partials, "scan partials");
+        st = clsort_scratch(ctx, CLSORT_SLOT_SCAN, clsort_scan_scratch(ctx, max_n), &scan->partials, "scan partials");
     if (st != CLSORT_OK)
         clsort_scan_release(scan);
     return st;

@@ -277,6 +277,12 @@ clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t by
     return chain_add(ctx, err, ev, "clEnqueueCopyBuffer");
 }
 
+static clsort_status alloc_failed(clsort_context *ctx, cl_int err, size_t bytes, const char *what)
+{
+    return clsort_fail(ctx, (clsort_status)err, "allocating %zu bytes of device memory (%s) failed: %s",
+                       bytes, what, clsort_status_string((clsort_status)err));
+}
+
 clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
 {
     cl_int err;
@@ -285,9 +291,77 @@ clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const
                : clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
     if (err != CL_SUCCESS) {
         *out = NULL;
-        return clsort_fail(ctx, (clsort_status)err, "allocating %zu bytes of device memory (%s) failed: %s",
-                           bytes, what, clsort_status_string((clsort_status)err));
+        return alloc_failed(ctx, err, bytes, what);
     }
+    return CLSORT_OK;
+}
+
+/* CLSORT_SCRATCH_KEEP (MiB) overrides how much scratch a context keeps; 0 keeps none. */
+static size_t scratch_keep_limit(void)
+{
+    const char *e = getenv("CLSORT_SCRATCH_KEEP");
+    if (e && *e) {
+        char *end;
+        unsigned long long mib = strtoull(e, &end, 10);
+        if (!*end && mib < ((size_t)-1 >> 20))
+            return (size_t)mib << 20;
+    }
+    return CLSORT_SCRATCH_KEEP;
+}
+
+void clsort_scratch_release(clsort_context *ctx)
+{
+    for (int i = 0; i < CLSORT_SLOTS; i++) {
+        if (ctx->scratch[i])
+            clReleaseMemObject(ctx->scratch[i]);
+        ctx->scratch[i] = NULL;
+        ctx->scratch_bytes[i] = 0;
+    }
+}
+
+clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out,
+                             const char *what)
+{
+    if (ctx->out_of_order)
+        return clsort_alloc(ctx, bytes, out, what);
+    /* A request counts as an allocation for fault injection whether or not it is served from the
+     * kept buffers, so that the N-th allocation is the same one with and without them. */
+    if (clsort_fault_alloc()) {
+        *out = NULL;
+        return alloc_failed(ctx, CL_MEM_OBJECT_ALLOCATION_FAILURE, bytes, what);
+    }
+    if (!bytes)
+        bytes = 4;
+    if (ctx->scratch[slot] && ctx->scratch_bytes[slot] >= bytes) {
+        clRetainMemObject(ctx->scratch[slot]);
+        *out = ctx->scratch[slot];
+        return CLSORT_OK;
+    }
+    /* A kept buffer that is too small goes (the commands still using it keep it alive until they
+     * finish); a larger one takes its place if it fits in the limit with the others. */
+    size_t kept = 0;
+    for (int i = 0; i < CLSORT_SLOTS; i++)
+        kept += i == (int)slot ? 0 : ctx->scratch_bytes[i];
+    if (ctx->scratch[slot])
+        clReleaseMemObject(ctx->scratch[slot]);
+    ctx->scratch[slot] = NULL;
+    ctx->scratch_bytes[slot] = 0;
+    const size_t limit = scratch_keep_limit();
+    const int keep = kept <= limit && bytes <= limit - kept;
+    if (!keep)
+        clsort_scratch_release(ctx); /* a large sort gets all of the device's memory */
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        return alloc_failed(ctx, err, bytes, what);
+    }
+    if (keep) {
+        clRetainMemObject(m);
+        ctx->scratch[slot] = m;
+        ctx->scratch_bytes[slot] = bytes;
+    }
+    *out = m;
     return CLSORT_OK;
 }
 
@@ -456,8 +530,9 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     double kernel_ms = 0;
 
     if (n > 1) {
-        if ((st = clsort_alloc(ctx, n * ks, &kbuf, "keys")) != CLSORT_OK ||
-            (vs && (st = clsort_alloc(ctx, n * vs, &vbuf, "values")) != CLSORT_OK))
+        if ((st = clsort_scratch(ctx, CLSORT_SLOT_KEYS, n * ks, &kbuf, "keys")) != CLSORT_OK ||
+            (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_VALUES, n * vs, &vbuf, "values")) !=
+                       CLSORT_OK))
             goto done;
         cl_int err = clEnqueueWriteBuffer(ctx->queue, kbuf, CL_FALSE, 0, n * ks, keys, 0, NULL, &up[n_up]);
         if (err != CL_SUCCESS) {

@@ -349,6 +349,70 @@ static void check_enqueue(clsort_context *ctx, cl_context clctx, cl_command_queu
 }
 
 /* A queue the caller made (out-of-order where the device allows it, no profiling) is borrowed. */
+/* Sorts enqueued one after another without waiting share the context's kept scratch buffers, which
+ * grow (a buffer still in use is replaced) and shrink back in use between them; each result must
+ * still be exact. The sizes cross the kept limit so that one sort also drops every kept buffer. */
+static void test_back_to_back(void **state)
+{
+    clsort_context *ctx = *state;
+    cl_context clctx;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
+    static const size_t sizes[] = { 70001, 3000, 300007, 1 << 12, 65537, 9 };
+    static const clsort_algorithm algos[] = { CLSORT_ALGO_RADIX8, CLSORT_ALGO_RADIX8_RTS,
+                                              CLSORT_ALGO_RADIX4, CLSORT_ALGO_ONESWEEP,
+                                              CLSORT_ALGO_RADIX8_RTS, CLSORT_ALGO_RADIX8 };
+    enum { COUNT = sizeof sizes / sizeof sizes[0] };
+    uint32_t *ref[COUNT], *rv[COUNT];
+    cl_mem kb[COUNT], vb[COUNT];
+    cl_event done[COUNT];
+    setenv("CLSORT_SCRATCH_KEEP", "2", 1); /* MiB: the 300007-key sort does not fit in it */
+    for (int i = 0; i < COUNT; i++) {
+        const size_t n = sizes[i];
+        uint32_t *k = malloc(n * 4), *v = malloc(n * 4);
+        ref[i] = malloc(n * 4);
+        rv[i] = malloc(n * 4);
+        test_fill_keys(k, n, i & 1 ? DIST_UNIFORM : DIST_ENTROPY4, 100 + i);
+        for (size_t j = 0; j < n; j++)
+            v[j] = (uint32_t)(j * 7 + i);
+        memcpy(ref[i], k, n * 4);
+        memcpy(rv[i], v, n * 4);
+        test_reference_sort(ref[i], rv[i], n);
+        cl_int err;
+        kb[i] = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, k, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        vb[i] = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, v, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        free(k);
+        free(v);
+        clsort_spec spec;
+        clsort_spec_default(&spec);
+        spec.algorithm = algos[i];
+        spec.value_size = i == 3 ? 0 : 4;
+        assert_int_equal(clsort_enqueue(ctx, &spec, kb[i], spec.value_size ? vb[i] : NULL, n, 0, NULL,
+                                        &done[i]),
+                         CLSORT_OK);
+    }
+    unsetenv("CLSORT_SCRATCH_KEEP");
+    assert_int_equal(clWaitForEvents(COUNT, done), CL_SUCCESS);
+    for (int i = 0; i < COUNT; i++) {
+        const size_t n = sizes[i];
+        uint32_t *k = malloc(n * 4), *v = malloc(n * 4);
+        assert_int_equal(clEnqueueReadBuffer(q, kb[i], CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
+        assert_int_equal(clEnqueueReadBuffer(q, vb[i], CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
+        assert_memory_equal(k, ref[i], n * 4);
+        if (i != 3)
+            assert_memory_equal(v, rv[i], n * 4);
+        free(k);
+        free(v);
+        free(ref[i]);
+        free(rv[i]);
+        clReleaseEvent(done[i]);
+        clReleaseMemObject(kb[i]);
+        clReleaseMemObject(vb[i]);
+    }
+}
+
 static void test_borrowed_queue(void **state)
 {
     (void)state;
@@ -402,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_skip_constant_digits),
         cmocka_unit_test(test_scan_strategy),
         cmocka_unit_test(test_chunked),
+        cmocka_unit_test(test_back_to_back),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
     failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);
