@@ -10,6 +10,8 @@
  *
  * Reduce-then-scan (LOOKBACK=0): radix8_upsweep writes each tile's digit counts into a digit-major
  * table, the generic scan (scan.cl) turns it into offsets, and the same radix8_bin reads them.
+ * SERIAL=1 (CPU devices) builds instead the reduce-then-scan pair radix8_serial_count and
+ * radix8_serial_scatter, one work-item per tile.
  *
  * Why the look-back cannot deadlock where the host enables it: a tile waits only for tiles with a
  * smaller id, and ids come from an atomic counter taken when a work-group has started running, so
@@ -33,6 +35,9 @@
 
 #ifndef WIDE
 #define WIDE 0
+#endif
+#ifndef SERIAL
+#define SERIAL 0
 #endif
 #ifndef HIST_COPIES
 #define HIST_COPIES 1
@@ -123,6 +128,83 @@ inline uint lookback(__global uint *status, ulong tile, uint d, uint own)
     status_store(status + tile * BINS + d, FLAG_INC | (excl + own));
     return excl;
 }
+
+/* ---- reduce-then-scan: tiles ---- */
+
+/*
+ * Tiles of reduce-then-scan: the keys form segments of seg_len keys (one segment of all n keys for a
+ * whole-array sort; a short last one), each cut into tps tiles, so that no tile straddles two segments.
+ * The digit counts table is ordered (segment, digit, tile of the segment): its exclusive scan gives
+ * each tile the destination of its first key of each digit, since earlier segments come first and
+ * keys never leave their segment. Returns the tile's first key; *count its keys (0 for the tiles past
+ * a short last segment), *row the table index of its digit 0 (digit d: + d * tps). rts_tile is the
+ * same for tiles of TILE keys.
+ */
+inline ulong rts_tile_len(ulong tile, ulong n, ulong seg_len, ulong tps, ulong tile_len, ulong *count,
+                         ulong *row)
+{
+    const ulong seg = tile / tps, part = tile - seg * tps;
+    const ulong start = seg * seg_len + part * tile_len;
+    /* part * tile_len < seg_len always; a tile of a short last segment may start past n. (The builtin
+     * sub_sat, not a conditional that LLVM folds into an intrinsic Oclgrind cannot run.) */
+    const ulong in_seg = seg_len - part * tile_len, left = sub_sat(n, start);
+    *count = min(tile_len, min(in_seg, left));
+    *row = seg * BINS * tps + part;
+    return start;
+}
+inline ulong rts_tile(ulong tile, ulong n, ulong seg_len, ulong tps, uint *count, ulong *row)
+{
+    ulong c;
+    const ulong start = rts_tile_len(tile, n, seg_len, tps, TILE, &c, row);
+    *count = (uint)c;
+    return start;
+}
+
+#if SERIAL
+/* ---- reduce-then-scan in one work-item per tile (CPU devices) ----
+ * A CPU runs a work-group as a loop over its work-items with the barriers in between, so ranking in
+ * local memory costs far more than it saves there. Here one work-item walks its tile of tile_len keys
+ * in order: it counts the tile's digits, and after the scan of the counts table writes each key to
+ * the next free position of its digit: a stable counting pass, each tile on a core of its own. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void radix8_serial_count(__global const key_t *keys, ulong n, uint shift, __global ulong *table,
+                         ulong tps, ulong seg_len, ulong tile_len)
+{
+    ulong count, row;
+    const ulong start = rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &row);
+    __global const key_t *in = keys + start;
+    gpos_t c[BINS];
+    for (uint d = 0; d < BINS; d++)
+        c[d] = 0;
+    for (ulong p = 0; p < count; p++)
+        c[digit_of(key_to_bits(in[p]), shift, 0xff)]++;
+    for (uint d = 0; d < BINS; d++)
+        table[row + d * tps] = c[d];
+}
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_out,
+#if HAS_VALUES
+                           __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
+#endif
+                           ulong n, uint shift, __global const ulong *table, ulong tps, ulong seg_len,
+                           ulong tile_len)
+{
+    ulong count, row;
+    const ulong start = rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &row);
+    gpos_t next[BINS];
+    for (uint d = 0; d < BINS; d++)
+        next[d] = (gpos_t)table[row + d * tps];
+    for (ulong p = start; p < start + count; p++) {
+        const key_t k = keys_in[p];
+        const gpos_t dst = next[digit_of(key_to_bits(k), shift, 0xff)]++;
+        keys_out[dst] = k; /* the mapping is one-to-one: the key itself goes, not its bits */
+#if HAS_VALUES
+        vals_out[dst] = vals_in[p];
+#endif
+    }
+}
+#else /* the work-group kernels */
 
 /* ---- up-front histogram of all digit places (onesweep) ---- */
 
@@ -222,28 +304,6 @@ void radix8_offsets(__global const uint *hist, uint portions, __global ulong *of
             most = max(most, scratch[i]);
         offsets[SPREAD_SLOT + place] = most * 16 <= total;
     }
-}
-
-/* ---- reduce-then-scan: per-tile digit counts ---- */
-
-/*
- * Tiles of reduce-then-scan: the keys form segments of seg_len keys (one segment of all n keys for a
- * whole-array sort; a short last one), each cut into tps tiles, so that no tile straddles two segments.
- * The digit counts table is ordered (segment, digit, tile of the segment): its exclusive scan gives
- * each tile the destination of its first key of each digit, since earlier segments come first and
- * keys never leave their segment. Returns the tile's first key; *count its keys (0 for the tiles past
- * a short last segment), *row the table index of its digit 0 (digit d: + d * tps).
- */
-inline ulong rts_tile(ulong tile, ulong n, ulong seg_len, ulong tps, uint *count, ulong *row)
-{
-    const ulong seg = tile / tps, part = tile - seg * tps;
-    const ulong start = seg * seg_len + part * TILE;
-    /* part * TILE < seg_len always; a tile of a short last segment may start past n. (The builtin
-     * sub_sat, not a conditional that LLVM folds into an intrinsic Oclgrind cannot run.) */
-    const ulong in_seg = seg_len - part * TILE, left = sub_sat(n, start);
-    *count = (uint)min((ulong)TILE, min(in_seg, left));
-    *row = seg * BINS * tps + part;
-    return start;
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -645,3 +705,4 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     }
 #endif
 }
+#endif /* SERIAL */

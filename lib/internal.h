@@ -43,6 +43,8 @@ typedef struct clsort_tuning {
     unsigned radix8_early;    /* 1: onesweep tiles count digits by local atomics and look back first */
     unsigned sort_wg;         /* work-group size of the bitonic and odd-even tile kernels */
     unsigned sort_items;      /* keys per work-item there (a power of two; halved for pairs) */
+    unsigned radix8_serial;   /* CPU devices: radix8 reduce-then-scan with one work-item per tile,
+                               * walking its keys in order; this many tiles per compute unit (0 off) */
 } clsort_tuning;
 
 /* A built program and the options it was built with. */

@@ -25,11 +25,14 @@
 typedef struct radix8_shape {
     unsigned wg, items, ptx, radix_bits, hist_copies;
     unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table */
+    unsigned serial; /* reduce-then-scan with one work-item per tile (CPU devices) */
     size_t tile;
 } radix8_shape;
 
 static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_size)
 {
+    if (s->serial) /* counts and offsets live in private arrays */
+        return 0;
     size_t tile = (size_t)s->wg * s->items;
     size_t b = BINS * (4 + 4 + 8) + 16;
     if (s->ptx) { /* the per-warp counters, reordered keys and reordered values share memory */
@@ -44,11 +47,34 @@ static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_s
 /* Inputs of at least this many keys take larger tiles with the warp ranking (below). */
 #define LARGE_N ((size_t)1 << 23)
 
+/* Keys per tile of the serial form: a few tiles per compute unit, so that the device's threads
+ * share the work evenly, and not so few keys that counting a tile's 256 digits dominates. */
+#define SERIAL_MIN_TILE 4096
+
 static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t value_size,
-                              size_t n)
+                              size_t n, int lookback)
 {
     const clsort_tuning *t = &ctx->tuning;
-    radix8_shape s = { t->radix8_wg, t->radix8_items, t->radix8_ptx, 8, t->radix8_hist_copies, 0, 0 };
+    radix8_shape s = { t->radix8_wg, t->radix8_items, t->radix8_ptx, 8, t->radix8_hist_copies, 0, 0,
+                       0 };
+    const char *e;
+    unsigned per_cu = t->radix8_serial;
+    size_t min_tile = SERIAL_MIN_TILE;
+    /* For tests and tuning: any device, and tiles as small as it makes them. */
+    if ((e = getenv("CLSORT_RADIX8_SERIAL")) && *e && atoi(e) >= 0) {
+        per_cu = (unsigned)atoi(e);
+        min_tile = 1;
+    }
+    if (per_cu && !lookback) {
+        const size_t parts = (size_t)(ctx->compute_units ? ctx->compute_units : 1) * per_cu;
+        s.serial = 1;
+        s.wg = s.items = 1;
+        s.ptx = 0;
+        s.tile = (n + parts - 1) / parts;
+        if (s.tile < min_tile)
+            s.tile = min_tile;
+        return s;
+    }
     /* Warp ranking on large inputs: tiles twice as large for keys (1.5 times with values, which need
      * registers too) mean fewer tiles to look back over and longer runs of a digit per tile to write;
      * small inputs keep smaller tiles, so that every compute unit gets some. On an H100 at 2^28 keys
@@ -59,7 +85,6 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t
      * keys a binning pass took 1.43 ms against 1.64; at 2^24 and below it was slower. */
     if (s.ptx && n >= LARGE_N)
         s.match = 2;
-    const char *e;
     if ((e = getenv("CLSORT_RADIX8_WG")) && atoi(e) > 0)
         s.wg = (unsigned)atoi(e);
     if ((e = getenv("CLSORT_RADIX8_ITEMS")) && atoi(e) > 0)
@@ -154,7 +179,7 @@ clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_s
 size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     const size_t ks = clsort_key_width(spec->key_type) / 8, places = places_of(spec);
-    radix8_shape s = shape_for(ctx, ks, spec->value_size, n);
+    radix8_shape s = shape_for(ctx, ks, spec->value_size, n, use_lookback(ctx, spec));
     size_t tiles = rts_tiles(&s, spec, n, NULL);
     size_t data = n * (ks + spec->value_size);
     if (use_lookback(ctx, spec)) {
@@ -188,8 +213,8 @@ static void profile_last(clsort_context *ctx, const char *what, unsigned pass)
 clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
 {
     const size_t vs = job->spec->value_size, ks = clsort_key_width(job->spec->key_type) / 8;
-    const radix8_shape s = shape_for(ctx, ks, vs, job->n);
     const int lookback = use_lookback(ctx, job->spec);
+    const radix8_shape s = shape_for(ctx, ks, vs, job->n, lookback);
     if (local_bytes(&s, ks, vs) > ctx->local_mem)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
                            "radix8 needs %zu bytes of local memory; %s has %llu",
@@ -217,6 +242,8 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DEARLY=1");
     if (s.hist_copies > 1)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHIST_COPIES=%u", s.hist_copies);
+    if (s.serial)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DSERIAL=1");
     /* The bit range: PLACES 8-bit digit places from bit RANGE_BEGIN. */
     unsigned begin, end;
     clsort_key_range(job->spec, &begin, &end);
@@ -238,7 +265,8 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     cl_mem tmp_keys = NULL, tmp_vals = NULL, work = NULL, offsets = NULL, status = NULL;
     clsort_scan scan = { 0 };
 
-    if ((st = clsort_create_kernel(ctx, prog, "radix8_bin", &bin_k)) != CLSORT_OK ||
+    if ((st = clsort_create_kernel(ctx, prog, s.serial ? "radix8_serial_scatter" : "radix8_bin",
+                                   &bin_k)) != CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * ks, &tmp_keys, "radix8 key scratch")) != CLSORT_OK ||
         (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_VALUES, job->n * vs, &tmp_vals, "radix8 value scratch")) != CLSORT_OK))
         goto done;
@@ -347,8 +375,9 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             }
         }
     } else {
-        const cl_ulong ntiles = tps;
-        if ((st = clsort_create_kernel(ctx, prog, "radix8_upsweep", &up_k)) != CLSORT_OK ||
+        const cl_ulong ntiles = tps, tile_len = s.tile;
+        if ((st = clsort_create_kernel(ctx, prog, s.serial ? "radix8_serial_count" : "radix8_upsweep",
+                                       &up_k)) != CLSORT_OK ||
             (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, (size_t)BINS * tiles * sizeof(cl_ulong), &offsets,
                                "radix8 tile counts")) != CLSORT_OK ||
             (st = clsort_scan_init(ctx, &scan, (size_t)BINS * tiles)) != CLSORT_OK)
@@ -358,8 +387,10 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             const unsigned io = done_passes++;
             cl_mem kin = keys[io & 1], kout = keys[(io + 1) & 1];
             cl_mem vin = vals[io & 1], vout = vals[(io + 1) & 1];
-            if ((st = clsort_set_args(ctx, up_k, "radix8_upsweep", 6, ARG(kin), ARG(n), ARG(shift),
-                                      ARG(offsets), ARG(ntiles), ARG(seg_len))) != CLSORT_OK ||
+            /* The serial kernels take the tile length last. */
+            if ((st = clsort_set_args(ctx, up_k, "radix8_upsweep", s.serial ? 7 : 6, ARG(kin), ARG(n),
+                                      ARG(shift), ARG(offsets), ARG(ntiles), ARG(seg_len),
+                                      ARG(tile_len))) != CLSORT_OK ||
                 (st = clsort_launch(ctx, up_k, tiles * s.wg, s.wg)) != CLSORT_OK)
                 goto done;
             profile_last(ctx, "upsweep", pass);
@@ -367,7 +398,16 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 goto done;
             profile_last(ctx, "scan", pass);
             /* status and counter are unused without look-back: any buffer will do. */
-            if (vs)
+            if (s.serial) {
+                if (vs)
+                    st = clsort_set_args(ctx, bin_k, "radix8_serial_scatter", 10, ARG(kin), ARG(kout),
+                                         ARG(vin), ARG(vout), ARG(n), ARG(shift), ARG(offsets),
+                                         ARG(ntiles), ARG(seg_len), ARG(tile_len));
+                else
+                    st = clsort_set_args(ctx, bin_k, "radix8_serial_scatter", 8, ARG(kin), ARG(kout),
+                                         ARG(n), ARG(shift), ARG(offsets), ARG(ntiles), ARG(seg_len),
+                                         ARG(tile_len));
+            } else if (vs)
                 st = clsort_set_args(ctx, bin_k, "radix8_bin", 14, ARG(kin), ARG(kout), ARG(vin),
                                      ARG(vout), ARG(zero), ARG(n), ARG(shift), ARG(offsets),
                                      ARG(zero), ARG(offsets), ARG(zero), ARG(zero), ARG(ntiles),
