@@ -60,9 +60,13 @@ void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size)
     const char *scan = t->radix8_lookback == 1 ? "onesweep"
                        : t->radix8_lookback == 2 ? "onesweep on PoCL, else radix8-rts"
                                                  : "radix8-rts";
+    char r8[96];
     if (t->radix8_serial)
-        scan = "radix8-rts, one work-item per tile";
-    snprintf(buf, size, "radix8 (%s, wg %u x %u keys%s), radix4 (wg %u x %u keys), bitonic, oddeven (wg %u x %u keys)",
-             scan, t->radix8_wg, t->radix8_items, t->radix8_ptx ? ", PTX" : "", t->radix4_wg,
-             t->radix4_items, t->sort_wg, t->sort_items);
+        snprintf(r8, sizeof r8, "radix8-rts, one work-item per tile, %u tiles per compute unit",
+                 t->radix8_serial);
+    else
+        snprintf(r8, sizeof r8, "%s, wg %u x %u keys%s", scan, t->radix8_wg, t->radix8_items,
+                 t->radix8_ptx ? ", PTX" : "");
+    snprintf(buf, size, "radix8 (%s), radix4 (wg %u x %u keys), bitonic, oddeven (wg %u x %u keys)", r8,
+             t->radix4_wg, t->radix4_items, t->sort_wg, t->sort_items);
 }
