@@ -146,8 +146,8 @@ static double time_clsort(clsort_context *ctx, cl_command_queue q, cl_context cl
     double *ms = calloc((size_t)reps + 1, sizeof *ms);
     double result = -1;
     /* The gate holds the chain until it is all enqueued; not when the library waits on its own
-     * commands while enqueueing (CLSORT_RADIX8_PROFILE). */
-    const int gated = !getenv("CLSORT_RADIX8_PROFILE");
+     * commands while enqueueing (CLSORT_PROFILE, CLSORT_RADIX8_PROFILE). */
+    const int gated = !getenv("CLSORT_RADIX8_PROFILE") && !getenv("CLSORT_PROFILE");
     for (int r = 0; r <= reps; r++) {
         cl_event gate = clCreateUserEvent(cl, &err), cp[2], done = NULL;
         cl_uint ncp = 0;

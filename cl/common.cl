@@ -116,11 +116,20 @@ DEFINE_WG_SCAN(ulong)
  */
 #ifdef RADIX
 
-/* Zero the counter table: RADIX * WG entries. */
+/* Entry i of the table lives at RANK_AT(i): one spare word after every 32, so that the scan's rakes
+ * (work-item lid reads entries lid * RADIX ...) fall in distinct local-memory banks, as the counting
+ * (entries d * WG + lid) does anyway. RANK_PAD=0 packs the table. */
+#ifndef RANK_PAD
+#define RANK_PAD 1
+#endif
+#define RANK_AT(i) ((i) + RANK_PAD * ((i) >> 5))
+#define RANK_COUNTERS (RANK_AT(RADIX * WG - 1) + 1)
+
+/* Zero the counter table: RANK_COUNTERS words. */
 inline void rank_clear(__local uint *counters)
 {
     const uint lid = get_local_id(0);
-    for (uint i = lid; i < RADIX * WG; i += WG)
+    for (uint i = lid; i < RANK_COUNTERS; i += WG)
         counters[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -128,10 +137,16 @@ inline void rank_clear(__local uint *counters)
 /* Count one key of digit d for this work-item; returns how many earlier keys of this work-item had d. */
 inline uint rank_count(__local uint *counters, uint d)
 {
-    const uint idx = d * WG + get_local_id(0);
+    const uint idx = RANK_AT(d * WG + get_local_id(0));
     uint before = counters[idx];
     counters[idx] = before + 1;
     return before;
+}
+
+/* Entry (d, lid) after rank_scan: the rank of work-item lid's first key of digit d. */
+inline uint rank_base(__local const uint *counters, uint d, uint lid)
+{
+    return counters[RANK_AT(d * WG + lid)];
 }
 
 /*
@@ -141,16 +156,15 @@ inline uint rank_count(__local uint *counters, uint d)
  */
 inline uint rank_scan(__local uint *counters, __local uint *scan_scratch)
 {
-    const uint lid = get_local_id(0);
-    __local uint *mine = counters + lid * RADIX;
+    const uint lid = get_local_id(0), first = lid * RADIX;
     uint sum = 0;
     for (uint i = 0; i < RADIX; i++)
-        sum += mine[i];
+        sum += counters[RANK_AT(first + i)];
     uint total;
     uint run = wg_exclusive_scan_uint(sum, scan_scratch, &total);
     for (uint i = 0; i < RADIX; i++) {
-        uint c = mine[i];
-        mine[i] = run;
+        uint c = counters[RANK_AT(first + i)];
+        counters[RANK_AT(first + i)] = run;
         run += c;
     }
     barrier(CLK_LOCAL_MEM_FENCE);

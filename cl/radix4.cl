@@ -9,13 +9,16 @@
  */
 
 #define TILE (WG * ITEMS)
+#ifndef STRIPED_LOAD
+#define STRIPED_LOAD 0
+#endif
 
 /* Digit-major table of per-tile digit counts: hist[d * num_tiles + tile]. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix4_histogram(__global const key_t *keys, ulong n, uint shift, uint mask,
                       __global ulong *hist, ulong num_tiles)
 {
-    __local uint counters[RADIX * WG];
+    __local uint counters[RANK_COUNTERS];
     __local uint partial[WG];
     const uint lid = get_local_id(0);
     const ulong tile = get_group_id(0);
@@ -35,7 +38,7 @@ void radix4_histogram(__global const key_t *keys, ulong n, uint shift, uint mask
     const uint d = lid / segs, s = lid % segs;
     uint sum = 0;
     for (uint c = 0; c < RADIX; c++)
-        sum += counters[d * WG + s * RADIX + c];
+        sum += counters[RANK_AT(d * WG + s * RADIX + c)];
     partial[lid] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < RADIX) {
@@ -55,7 +58,7 @@ void radix4_scatter(__global const key_t *keys_in, __global key_t *keys_out,
 #endif
                     ulong n, uint shift, uint mask, __global const ulong *offsets, ulong num_tiles)
 {
-    __local uint counters[RADIX * WG];
+    __local uint counters[RANK_COUNTERS];
     __local uint scan_scratch[WG];
     __local key_t lkeys[TILE];
 #if HAS_VALUES
@@ -74,26 +77,55 @@ void radix4_scatter(__global const key_t *keys_in, __global key_t *keys_out,
     key_t bits[ITEMS];
     uint before[ITEMS];
     rank_clear(counters);
+#if STRIPED_LOAD
+    /* Coalesced: consecutive work-items read consecutive keys into local memory, then each takes its
+     * blocked run back from there. */
+    for (uint i = 0; i < ITEMS; i++) {
+        uint pos = i * WG + lid;
+        lkeys[pos] = pos < count ? key_to_bits(keys_in[start + pos]) : KEY_ONES;
+#if HAS_VALUES
+        if (pos < count)
+            lvals[pos] = vals_in[start + pos];
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if HAS_VALUES
+    VALUE_T v[ITEMS];
+#endif
+    for (uint i = 0; i < ITEMS; i++) {
+        bits[i] = lkeys[lid * ITEMS + i];
+#if HAS_VALUES
+        v[i] = lvals[lid * ITEMS + i];
+#endif
+        before[i] = rank_count(counters, digit_of(bits[i], shift, mask));
+    }
+#else
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = lid * ITEMS + i;
         bits[i] = pos < count ? key_to_bits(keys_in[start + pos]) : KEY_ONES;
         before[i] = rank_count(counters, digit_of(bits[i], shift, mask));
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     rank_scan(counters, scan_scratch);
 
     if (lid < RADIX) {
-        tstart[lid] = counters[lid * WG];
+        tstart[lid] = rank_base(counters, lid, 0);
         gbase[lid] = offsets[lid * num_tiles + tile];
     }
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = lid * ITEMS + i;
         uint d = digit_of(bits[i], shift, mask);
-        uint r = counters[d * WG + lid] + before[i];
+        uint r = rank_base(counters, d, lid) + before[i];
         lkeys[r] = bits[i];
 #if HAS_VALUES
+#if STRIPED_LOAD
+        if (pos < count)
+            lvals[r] = v[i];
+#else
         if (pos < count)
             lvals[r] = vals_in[start + pos];
+#endif
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -456,7 +456,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
 #if USE_PTX
     __local uint wsum[WARPS];
 #else
-    __local uint counters[RADIX * WG];
+    __local uint counters[RANK_COUNTERS];
     __local uint scan_scratch[WG];
     __local uint lend[BINS];
 #if HAS_VALUES
@@ -621,7 +621,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         barrier(CLK_LOCAL_MEM_FENCE);
         rank_scan(counters, scan_scratch);
         for (uint i = 0; i < ITEMS; i++) {
-            uint r = counters[digit_of(bits[i], shift + sub, RADIX - 1) * WG + lid] + before[i];
+            uint r = rank_base(counters, digit_of(bits[i], shift + sub, RADIX - 1), lid) + before[i];
             lkeys[r] = bits[i];
 #if HAS_VALUES
             lidx[r] = idx[i];

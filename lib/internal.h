@@ -193,6 +193,9 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
                              const char *what);
 /* Release the kept scratch buffers. */
 void clsort_scratch_release(clsort_context *ctx);
+/* With CLSORT_PROFILE (or CLSORT_RADIX8_PROFILE) set, wait for the chain's newest command and print its
+ * device time to stderr (profiling queues only); for tuning runs. */
+void clsort_profile_last(clsort_context *ctx, const char *family, const char *what, unsigned pass);
 clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *kname, int count, ...);
 /* Argument kinds for clsort_set_args: pairs of (size, pointer) are passed explicitly. */
 #define ARG(x) sizeof(x), (const void *)&(x)

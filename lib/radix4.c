@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define RADIX4_BITS 4
 #define RADIX4_RADIX (1u << RADIX4_BITS)
@@ -20,7 +21,8 @@ typedef struct radix4_shape {
 static size_t local_bytes(unsigned wg, unsigned items, size_t key_size, size_t value_size)
 {
     size_t tile = (size_t)wg * items;
-    return (RADIX4_RADIX * wg + wg) * 4 + tile * (key_size + value_size) + RADIX4_RADIX * 12;
+    /* The counter table has a spare word per 32 (RANK_AT in cl/common.cl). */
+    return (RADIX4_RADIX * wg * 33 / 32 + 1 + wg) * 4 + tile * (key_size + value_size) + RADIX4_RADIX * 12;
 }
 
 /* The table's shape, shrunk where the device has less local memory or smaller work-groups. */
@@ -28,6 +30,12 @@ static radix4_shape shape_for(const clsort_context *ctx, const clsort_spec *spec
 {
     const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
     radix4_shape s = { ctx->tuning.radix4_wg, ctx->tuning.radix4_items, 0 };
+    /* For tuning runs (powers of two). */
+    const char *e;
+    if ((e = getenv("CLSORT_RADIX4_WG")) && atoi(e) >= (int)RADIX4_RADIX && !(atoi(e) & (atoi(e) - 1)))
+        s.wg = (unsigned)atoi(e);
+    if ((e = getenv("CLSORT_RADIX4_ITEMS")) && atoi(e) > 0 && !(atoi(e) & (atoi(e) - 1)))
+        s.items = (unsigned)atoi(e);
     while (s.wg > RADIX4_RADIX && s.wg > ctx->max_wg)
         s.wg /= 2;
     while (local_bytes(s.wg, s.items, ks, vs) > ctx->local_mem && s.items > 1)
@@ -95,8 +103,10 @@ clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job)
         cl_mem vin = vals[pass & 1], vout = vals[(pass + 1) & 1];
         if ((st = clsort_set_args(ctx, hist_k, "radix4_histogram", 6, ARG(kin), ARG(n), ARG(shift),
                                   ARG(mask), ARG(hist), ARG(tiles))) != CLSORT_OK ||
-            (st = clsort_launch(ctx, hist_k, tiles * s.wg, s.wg)) != CLSORT_OK ||
-            (st = clsort_scan_enqueue(ctx, &scan, hist, RADIX4_RADIX * tiles)) != CLSORT_OK)
+            (st = clsort_launch(ctx, hist_k, tiles * s.wg, s.wg)) != CLSORT_OK)
+            goto done;
+        clsort_profile_last(ctx, "radix4", "histogram", pass);
+        if ((st = clsort_scan_enqueue(ctx, &scan, hist, RADIX4_RADIX * tiles)) != CLSORT_OK)
             goto done;
         if (vs)
             st = clsort_set_args(ctx, scatter_k, "radix4_scatter", 9, ARG(kin), ARG(kout), ARG(vin),
@@ -106,6 +116,7 @@ clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job)
                                  ARG(shift), ARG(mask), ARG(hist), ARG(tiles));
         if (st != CLSORT_OK || (st = clsort_launch(ctx, scatter_k, tiles * s.wg, s.wg)) != CLSORT_OK)
             goto done;
+        clsort_profile_last(ctx, "radix4", "scatter", pass);
     }
     /* An odd number of passes left the result in the scratch buffers. */
     if (passes & 1) {

@@ -40,7 +40,7 @@ static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_s
         size_t kv = tile * (key_size > value_size ? key_size : value_size);
         return b + (kv > wc ? kv : wc) + (s->wg / 32) * 4;
     }
-    return b + tile * key_size + ((size_t)1 << s->radix_bits) * s->wg * 4 + s->wg * 4 + BINS * 4 +
+    return b + tile * key_size + (((size_t)1 << s->radix_bits) * s->wg * 33 / 32 + 1) * 4 + s->wg * 4 + BINS * 4 +
            (value_size ? tile * 4 : 0);
 }
 
@@ -192,24 +192,6 @@ size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec,
     return data + BINS * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, BINS * tiles);
 }
 
-static int profile_on(void)
-{
-    const char *e = getenv("CLSORT_RADIX8_PROFILE");
-    return e && *e && *e != '0';
-}
-
-/* With CLSORT_RADIX8_PROFILE set, wait for the last command and print its device time. */
-static void profile_last(clsort_context *ctx, const char *what, unsigned pass)
-{
-    if (!profile_on() || !ctx->profiling || !ctx->last_event)
-        return;
-    cl_ulong a = 0, b = 0;
-    clWaitForEvents(1, &ctx->last_event);
-    clGetEventProfilingInfo(ctx->last_event, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
-    clGetEventProfilingInfo(ctx->last_event, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
-    fprintf(stderr, "radix8: %-10s pass %u %9.3f ms\n", what, pass, (double)(b - a) / 1e6);
-}
-
 clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
 {
     const size_t vs = job->spec->value_size, ks = clsort_key_width(job->spec->key_type) / 8;
@@ -305,12 +287,12 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 CLSORT_OK ||
             (st = clsort_launch(ctx, hist_k, hist_groups * s.wg, s.wg)) != CLSORT_OK)
             goto done;
-        profile_last(ctx, "histogram", 0);
+        clsort_profile_last(ctx, "radix8", "histogram", 0);
         if ((st = clsort_set_args(ctx, offs_k, "radix8_offsets", 3, ARG(work), ARG(portions),
                                   ARG(offsets))) != CLSORT_OK ||
             (st = clsort_launch(ctx, offs_k, (size_t)places * s.wg, s.wg)) != CLSORT_OK)
             goto done;
-        profile_last(ctx, "offsets", 0);
+        clsort_profile_last(ctx, "radix8", "offsets", 0);
         /* Digit places where every key has the same digit would move every key to where it is:
          * when the caller waits anyway, read the offsets back and leave those passes out. */
         int skip[8] = { 0 };
@@ -371,7 +353,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                     st = clsort_launch(ctx, bin_k, ptiles * s.wg, s.wg);
                 if (st != CLSORT_OK)
                     goto done;
-                profile_last(ctx, "onesweep", pass);
+                clsort_profile_last(ctx, "radix8", "onesweep", pass);
             }
         }
     } else {
@@ -393,10 +375,9 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                                       ARG(tile_len))) != CLSORT_OK ||
                 (st = clsort_launch(ctx, up_k, tiles * s.wg, s.wg)) != CLSORT_OK)
                 goto done;
-            profile_last(ctx, "upsweep", pass);
+            clsort_profile_last(ctx, "radix8", "upsweep", pass);
             if ((st = clsort_scan_enqueue(ctx, &scan, offsets, (size_t)BINS * tiles)) != CLSORT_OK)
                 goto done;
-            profile_last(ctx, "scan", pass);
             /* status and counter are unused without look-back: any buffer will do. */
             if (s.serial) {
                 if (vs)
@@ -418,7 +399,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                                      ARG(zero), ARG(zero), ARG(ntiles), ARG(seg_len));
             if (st != CLSORT_OK || (st = clsort_launch(ctx, bin_k, tiles * s.wg, s.wg)) != CLSORT_OK)
                 goto done;
-            profile_last(ctx, "bin", pass);
+            clsort_profile_last(ctx, "radix8", "bin", pass);
         }
     }
     /* An odd number of passes left the result in the scratch buffers. */

@@ -60,12 +60,18 @@ clsort_status clsort_scan_enqueue(clsort_context *ctx, clsort_scan *scan, cl_mem
     clsort_status st;
     if ((st = clsort_set_args(ctx, scan->reduce, "scan_reduce", 3, ARG(data), ARG(n64),
                               ARG(scan->partials))) != CLSORT_OK ||
-        (st = clsort_launch(ctx, scan->reduce, tiles * scan->wg, scan->wg)) != CLSORT_OK ||
-        (st = clsort_set_args(ctx, scan->spine, "scan_spine", 2, ARG(scan->partials),
-                              ARG(tiles))) != CLSORT_OK ||
-        (st = clsort_launch(ctx, scan->spine, scan->wg, scan->wg)) != CLSORT_OK ||
-        (st = clsort_set_args(ctx, scan->downsweep, "scan_downsweep", 3, ARG(data), ARG(n64),
-                              ARG(scan->partials))) != CLSORT_OK)
+        (st = clsort_launch(ctx, scan->reduce, tiles * scan->wg, scan->wg)) != CLSORT_OK)
         return st;
-    return clsort_launch(ctx, scan->downsweep, tiles * scan->wg, scan->wg);
+    clsort_profile_last(ctx, "scan", "reduce", 0);
+    if ((st = clsort_set_args(ctx, scan->spine, "scan_spine", 2, ARG(scan->partials),
+                              ARG(tiles))) != CLSORT_OK ||
+        (st = clsort_launch(ctx, scan->spine, scan->wg, scan->wg)) != CLSORT_OK)
+        return st;
+    clsort_profile_last(ctx, "scan", "spine", 0);
+    if ((st = clsort_set_args(ctx, scan->downsweep, "scan_downsweep", 3, ARG(data), ARG(n64),
+                              ARG(scan->partials))) != CLSORT_OK ||
+        (st = clsort_launch(ctx, scan->downsweep, tiles * scan->wg, scan->wg)) != CLSORT_OK)
+        return st;
+    clsort_profile_last(ctx, "scan", "downsweep", 0);
+    return CLSORT_OK;
 }

@@ -365,6 +365,20 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
     return CLSORT_OK;
 }
 
+void clsort_profile_last(clsort_context *ctx, const char *family, const char *what, unsigned pass)
+{
+    const char *e = getenv("CLSORT_PROFILE");
+    if (!e || !*e)
+        e = getenv("CLSORT_RADIX8_PROFILE");
+    if (!e || !*e || *e == '0' || !ctx->profiling || !ctx->last_event)
+        return;
+    cl_ulong a = 0, b = 0;
+    clWaitForEvents(1, &ctx->last_event);
+    clGetEventProfilingInfo(ctx->last_event, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
+    clGetEventProfilingInfo(ctx->last_event, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
+    fprintf(stderr, "%s: %-10s pass %u %9.3f ms\n", family, what, pass, (double)(b - a) / 1e6);
+}
+
 clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *kname, int count, ...)
 {
     va_list ap;
