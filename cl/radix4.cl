@@ -9,9 +9,6 @@
  */
 
 #define TILE (WG * ITEMS)
-#ifndef STRIPED_LOAD
-#define STRIPED_LOAD 0
-#endif
 
 /* Digit-major table of per-tile digit counts: hist[d * num_tiles + tile]. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -77,35 +74,11 @@ void radix4_scatter(__global const key_t *keys_in, __global key_t *keys_out,
     key_t bits[ITEMS];
     uint before[ITEMS];
     rank_clear(counters);
-#if STRIPED_LOAD
-    /* Coalesced: consecutive work-items read consecutive keys into local memory, then each takes its
-     * blocked run back from there. */
-    for (uint i = 0; i < ITEMS; i++) {
-        uint pos = i * WG + lid;
-        lkeys[pos] = pos < count ? key_to_bits(keys_in[start + pos]) : KEY_ONES;
-#if HAS_VALUES
-        if (pos < count)
-            lvals[pos] = vals_in[start + pos];
-#endif
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if HAS_VALUES
-    VALUE_T v[ITEMS];
-#endif
-    for (uint i = 0; i < ITEMS; i++) {
-        bits[i] = lkeys[lid * ITEMS + i];
-#if HAS_VALUES
-        v[i] = lvals[lid * ITEMS + i];
-#endif
-        before[i] = rank_count(counters, digit_of(bits[i], shift, mask));
-    }
-#else
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = lid * ITEMS + i;
         bits[i] = pos < count ? key_to_bits(keys_in[start + pos]) : KEY_ONES;
         before[i] = rank_count(counters, digit_of(bits[i], shift, mask));
     }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     rank_scan(counters, scan_scratch);
 
@@ -119,13 +92,8 @@ void radix4_scatter(__global const key_t *keys_in, __global key_t *keys_out,
         uint r = rank_base(counters, d, lid) + before[i];
         lkeys[r] = bits[i];
 #if HAS_VALUES
-#if STRIPED_LOAD
-        if (pos < count)
-            lvals[r] = v[i];
-#else
         if (pos < count)
             lvals[r] = vals_in[start + pos];
-#endif
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);

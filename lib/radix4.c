@@ -22,7 +22,8 @@ static size_t local_bytes(unsigned wg, unsigned items, size_t key_size, size_t v
 {
     size_t tile = (size_t)wg * items;
     /* The counter table has a spare word per 32 (RANK_AT in cl/common.cl). */
-    return (RADIX4_RADIX * wg * 33 / 32 + 1 + wg) * 4 + tile * (key_size + value_size) + RADIX4_RADIX * 12;
+    return (RADIX4_RADIX * wg * 33 / 32 + 1 + wg) * 4 + tile * (key_size + value_size) +
+           RADIX4_RADIX * 12;
 }
 
 /* The table's shape, shrunk where the device has less local memory or smaller work-groups. */
@@ -32,7 +33,8 @@ static radix4_shape shape_for(const clsort_context *ctx, const clsort_spec *spec
     radix4_shape s = { ctx->tuning.radix4_wg, ctx->tuning.radix4_items, 0 };
     /* For tuning runs (powers of two). */
     const char *e;
-    if ((e = getenv("CLSORT_RADIX4_WG")) && atoi(e) >= (int)RADIX4_RADIX && !(atoi(e) & (atoi(e) - 1)))
+    if ((e = getenv("CLSORT_RADIX4_WG")) && atoi(e) >= (int)RADIX4_RADIX &&
+        !(atoi(e) & (atoi(e) - 1)))
         s.wg = (unsigned)atoi(e);
     if ((e = getenv("CLSORT_RADIX4_ITEMS")) && atoi(e) > 0 && !(atoi(e) & (atoi(e) - 1)))
         s.items = (unsigned)atoi(e);
@@ -87,10 +89,12 @@ clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job)
 
     if ((st = clsort_create_kernel(ctx, prog, "radix4_histogram", &hist_k)) != CLSORT_OK ||
         (st = clsort_create_kernel(ctx, prog, "radix4_scatter", &scatter_k)) != CLSORT_OK ||
-        (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * ks, &tmp_keys, "radix4 key scratch")) != CLSORT_OK ||
-        (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_VALUES, job->n * vs, &tmp_vals, "radix4 value scratch")) != CLSORT_OK) ||
-        (st = clsort_scratch(ctx, CLSORT_SLOT_WORK, RADIX4_RADIX * tiles * sizeof(cl_ulong), &hist, "radix4 histogram")) !=
-            CLSORT_OK ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * ks, &tmp_keys,
+                             "radix4 key scratch")) != CLSORT_OK ||
+        (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_VALUES, job->n * vs, &tmp_vals,
+                                    "radix4 value scratch")) != CLSORT_OK) ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_WORK, RADIX4_RADIX * tiles * sizeof(cl_ulong), &hist,
+                             "radix4 histogram")) != CLSORT_OK ||
         (st = clsort_scan_init(ctx, &scan, RADIX4_RADIX * tiles)) != CLSORT_OK)
         goto done;
 

@@ -40,8 +40,9 @@ static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_s
         size_t kv = tile * (key_size > value_size ? key_size : value_size);
         return b + (kv > wc ? kv : wc) + (s->wg / 32) * 4;
     }
-    return b + tile * key_size + (((size_t)1 << s->radix_bits) * s->wg * 33 / 32 + 1) * 4 + s->wg * 4 + BINS * 4 +
-           (value_size ? tile * 4 : 0);
+    /* The counter table has a spare word per 32 (RANK_AT in cl/common.cl). */
+    const size_t counters = ((size_t)1 << s->radix_bits) * s->wg * 33 / 32 + 1;
+    return b + tile * key_size + counters * 4 + s->wg * 4 + BINS * 4 + (value_size ? tile * 4 : 0);
 }
 
 /* Inputs of at least this many keys take larger tiles with the warp ranking (below). */
@@ -247,10 +248,14 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     cl_mem tmp_keys = NULL, tmp_vals = NULL, work = NULL, offsets = NULL, status = NULL;
     clsort_scan scan = { 0 };
 
-    if ((st = clsort_create_kernel(ctx, prog, s.serial ? "radix8_serial_scatter" : "radix8_bin",
-                                   &bin_k)) != CLSORT_OK ||
-        (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * ks, &tmp_keys, "radix8 key scratch")) != CLSORT_OK ||
-        (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_VALUES, job->n * vs, &tmp_vals, "radix8 value scratch")) != CLSORT_OK))
+    /* The serial form's kernels (CPU devices) take the place of the upsweep and the binning. */
+    const char *bin_name = s.serial ? "radix8_serial_scatter" : "radix8_bin";
+    const char *up_name = s.serial ? "radix8_serial_count" : "radix8_upsweep";
+    if ((st = clsort_create_kernel(ctx, prog, bin_name, &bin_k)) != CLSORT_OK ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * ks, &tmp_keys,
+                             "radix8 key scratch")) != CLSORT_OK ||
+        (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_VALUES, job->n * vs, &tmp_vals,
+                                    "radix8 value scratch")) != CLSORT_OK))
         goto done;
 
     cl_mem keys[2] = { job->keys, tmp_keys }, vals[2] = { job->values, tmp_vals };
@@ -275,11 +280,12 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         const size_t work_bytes = (hist_words + (regions > 1 ? regions * region_words : 0)) * 4;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
             (st = clsort_create_kernel(ctx, prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
-            (st = clsort_scratch(ctx, CLSORT_SLOT_WORK, work_bytes, &work, "radix8 histogram")) != CLSORT_OK ||
-            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, ((places + 2) * BINS + places) * 8, &offsets,
-                               "radix8 offsets")) != CLSORT_OK ||
+            (st = clsort_scratch(ctx, CLSORT_SLOT_WORK, work_bytes, &work, "radix8 histogram")) !=
+                CLSORT_OK ||
+            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, ((places + 2) * BINS + places) * 8,
+                                 &offsets, "radix8 offsets")) != CLSORT_OK ||
             (regions == 1 && (st = clsort_scratch(ctx, CLSORT_SLOT_STATUS, region_words * 4, &status,
-                                                "radix8 status words")) != CLSORT_OK))
+                                                  "radix8 status words")) != CLSORT_OK))
             goto done;
         if ((st = clsort_fill(ctx, work, 0, work_bytes)) != CLSORT_OK ||
             (st = clsort_set_args(ctx, hist_k, "radix8_histogram", 6, ARG(job->keys), ARG(n),
@@ -358,10 +364,9 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         }
     } else {
         const cl_ulong ntiles = tps, tile_len = s.tile;
-        if ((st = clsort_create_kernel(ctx, prog, s.serial ? "radix8_serial_count" : "radix8_upsweep",
-                                       &up_k)) != CLSORT_OK ||
-            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, (size_t)BINS * tiles * sizeof(cl_ulong), &offsets,
-                               "radix8 tile counts")) != CLSORT_OK ||
+        if ((st = clsort_create_kernel(ctx, prog, up_name, &up_k)) != CLSORT_OK ||
+            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, (size_t)BINS * tiles * sizeof(cl_ulong),
+                                 &offsets, "radix8 tile counts")) != CLSORT_OK ||
             (st = clsort_scan_init(ctx, &scan, (size_t)BINS * tiles)) != CLSORT_OK)
             goto done;
         for (cl_uint pass = 0; pass < places; pass++) {
@@ -370,7 +375,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             cl_mem kin = keys[io & 1], kout = keys[(io + 1) & 1];
             cl_mem vin = vals[io & 1], vout = vals[(io + 1) & 1];
             /* The serial kernels take the tile length last. */
-            if ((st = clsort_set_args(ctx, up_k, "radix8_upsweep", s.serial ? 7 : 6, ARG(kin), ARG(n),
+            if ((st = clsort_set_args(ctx, up_k, up_name, s.serial ? 7 : 6, ARG(kin), ARG(n),
                                       ARG(shift), ARG(offsets), ARG(ntiles), ARG(seg_len),
                                       ARG(tile_len))) != CLSORT_OK ||
                 (st = clsort_launch(ctx, up_k, tiles * s.wg, s.wg)) != CLSORT_OK)
@@ -381,11 +386,11 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             /* status and counter are unused without look-back: any buffer will do. */
             if (s.serial) {
                 if (vs)
-                    st = clsort_set_args(ctx, bin_k, "radix8_serial_scatter", 10, ARG(kin), ARG(kout),
+                    st = clsort_set_args(ctx, bin_k, bin_name, 10, ARG(kin), ARG(kout),
                                          ARG(vin), ARG(vout), ARG(n), ARG(shift), ARG(offsets),
                                          ARG(ntiles), ARG(seg_len), ARG(tile_len));
                 else
-                    st = clsort_set_args(ctx, bin_k, "radix8_serial_scatter", 8, ARG(kin), ARG(kout),
+                    st = clsort_set_args(ctx, bin_k, bin_name, 8, ARG(kin), ARG(kout),
                                          ARG(n), ARG(shift), ARG(offsets), ARG(ntiles), ARG(seg_len),
                                          ARG(tile_len));
             } else if (vs)

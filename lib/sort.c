@@ -283,17 +283,26 @@ static clsort_status alloc_failed(clsort_context *ctx, cl_int err, size_t bytes,
                        bytes, what, clsort_status_string((clsort_status)err));
 }
 
-clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
+/* A device buffer of at least 4 bytes, or a failure named after `what` (counted for fault injection
+ * by the callers). */
+static clsort_status create_buffer(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
 {
     cl_int err;
-    *out = clsort_fault_alloc()
-               ? (err = CL_MEM_OBJECT_ALLOCATION_FAILURE, NULL)
-               : clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+    *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
     if (err != CL_SUCCESS) {
         *out = NULL;
         return alloc_failed(ctx, err, bytes, what);
     }
     return CLSORT_OK;
+}
+
+clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
+{
+    if (clsort_fault_alloc()) {
+        *out = NULL;
+        return alloc_failed(ctx, CL_MEM_OBJECT_ALLOCATION_FAILURE, bytes, what);
+    }
+    return create_buffer(ctx, bytes, out, what);
 }
 
 /* CLSORT_SCRATCH_KEEP (MiB) overrides how much scratch a context keeps; 0 keeps none. */
@@ -330,8 +339,6 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
         *out = NULL;
         return alloc_failed(ctx, CL_MEM_OBJECT_ALLOCATION_FAILURE, bytes, what);
     }
-    if (!bytes)
-        bytes = 4;
     if (ctx->scratch[slot] && ctx->scratch_bytes[slot] >= bytes) {
         clRetainMemObject(ctx->scratch[slot]);
         *out = ctx->scratch[slot];
@@ -350,12 +357,10 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
     const int keep = kept <= limit && bytes <= limit - kept;
     if (!keep)
         clsort_scratch_release(ctx); /* a large sort gets all of the device's memory */
-    cl_int err;
-    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err != CL_SUCCESS) {
-        *out = NULL;
-        return alloc_failed(ctx, err, bytes, what);
-    }
+    cl_mem m;
+    clsort_status st = create_buffer(ctx, bytes, &m, what);
+    if (st != CLSORT_OK)
+        return st;
     if (keep) {
         clRetainMemObject(m);
         ctx->scratch[slot] = m;
