@@ -45,6 +45,11 @@ typedef struct clsort_tuning {
     unsigned sort_items;      /* keys per work-item there (a power of two; halved for pairs) */
     unsigned radix8_serial;   /* CPU devices: radix8 reduce-then-scan with one work-item per tile,
                                * walking its keys in order; this many tiles per compute unit (0 off) */
+    unsigned bitonic_wg;      /* bitonic's tile kernels: work-group size (0: sort_wg) */
+    unsigned bitonic_items;   /* and elements per work-item, 2..64 (0: sort_items; halved for pairs) */
+    unsigned bitonic_global_items; /* bitonic's register passes over strides of a tile or more:
+                                    * elements per work-item, 2..64 (0: bitonic_items; halved for
+                                    * pairs) */
 } clsort_tuning;
 
 /* A built program and the options it was built with. */
@@ -235,10 +240,11 @@ clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_s
 
 /* bitonic.c: the tile shape shared by the comparison sorts (bitonic, oddeven). */
 typedef struct clsort_sort_shape_t {
-    unsigned wg, items;
+    unsigned wg, items, global_items;
     size_t tile;
 } clsort_sort_shape_t;
-clsort_status clsort_sort_shape(const clsort_context *ctx, const clsort_spec *spec, clsort_sort_shape_t *s);
+clsort_status clsort_sort_shape(const clsort_context *ctx, const clsort_spec *spec, int bitonic,
+                                clsort_sort_shape_t *s);
 /* Their -D options after the shape: HAS_VALUES, VALUE_T, and KEY_BITS and KEY_RANGE_MASK for keys
  * already mapped to their order bits (clsort_keys_transform). */
 int clsort_sort_key_options(const clsort_spec *spec, char *buf, size_t size);

@@ -30,7 +30,7 @@ clsort_status clsort_oddeven_enqueue(clsort_context *ctx, const clsort_job *job)
     if (seg < 2)
         return CLSORT_OK;
     clsort_sort_shape_t s;
-    if (clsort_sort_shape(ctx, job->spec, &s) != CLSORT_OK)
+    if (clsort_sort_shape(ctx, job->spec, 0, &s) != CLSORT_OK)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE, "oddeven: %s has too little local memory",
                            ctx->display_name);
 
