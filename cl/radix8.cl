@@ -268,12 +268,12 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
     }
 }
 
-/* Where radix8_offsets leaves, per digit place, whether its digits are spread: no digit holds more
- * than 1/16 of the keys. */
+/* Where radix8_offsets leaves, per digit place, how its digits fall: 1 spread (no digit holds more
+ * than 1/16 of the keys), 2 dominated (one digit holds at least 3/4 of them), else 0. */
 #define SPREAD_SLOT ((PLACES + 2) * BINS)
 
 /* offsets[place * 256 + d]: where the first key of digit d goes in the pass over `place`, from the
- * counts of all portions; offsets[SPREAD_SLOT + place]: whether that place's digits are spread. One
+ * counts of all portions; offsets[SPREAD_SLOT + place]: how that place's digits fall (above). One
  * work-group per digit place, each work-item over a run of digits, and a work-group scan. */
 #define DIGITS_PER_ITEM ((BINS + WG - 1) / WG)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -302,7 +302,7 @@ void radix8_offsets(__global const uint *hist, uint portions, __global ulong *of
     if (lid == 0) {
         for (uint i = 1; i < WG; i++)
             most = max(most, scratch[i]);
-        offsets[SPREAD_SLOT + place] = most * 16 <= total;
+        offsets[SPREAD_SLOT + place] = most * 16 <= total ? 1 : most * 4 >= total * 3 ? 2 : 0;
     }
 }
 
@@ -333,11 +333,17 @@ void radix8_upsweep(__global const key_t *keys, ulong n, uint shift, __global ul
 #ifndef MATCH_ANY
 #define MATCH_ANY 0
 #endif
+inline uint warp_match_any(uint d)
+{
+    uint m;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(d));
+    return m;
+}
 inline uint warp_match_digit(uint d)
 {
     uint m;
 #if MATCH_ANY
-    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(d));
+    m = warp_match_any(d);
 #else
     m = 0xffffffffu;
     for (uint b = 0; b < 8; b++) {
@@ -359,8 +365,12 @@ inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memo
 /* MATCH_OR=1 (onesweep): on passes whose digits are spread, the lanes of digit d are found through a
  * per-warp table of 256 lane masks in local memory (zero between uses): each lane ORs its bit into its
  * digit's entry and reads the entry back. Lanes that share a digit serialise on the entry, so passes
- * with a dominant digit keep the ballots (on an H100 at 2^28 keys the table took uniform keys from
- * 35.5 to 39.6 GKey/s but keys with a dominant digit from about 37 down to 29-31). */
+ * with a dominant digit do not use it (on an H100 at 2^28 keys the table took uniform keys from 35.5
+ * to 39.6 GKey/s but keys with a dominant digit from about 37 down to 29-31). Passes where one digit
+ * holds 3/4 of the keys or more take the match instruction, whose cost grows with the number of
+ * distinct digits in the warp (at 2^28 keys: AND of 8 words 41.4 -> 45.1 GKey/s, of 16 words 41.9 ->
+ * 46.1, constant keys 42.2 -> 46.3; with the threshold at 1/2 the AND of 4 words, whose digit 0
+ * holds 60% of the keys, lost 2%); the rest keep the ballots. */
 inline uint warp_match_or(uint d, __local uint *wm)
 {
     atomic_or(&wm[d], 1u << (get_local_id(0) & 31));
@@ -530,7 +540,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     barrier(CLK_LOCAL_MEM_FENCE);
     __local uint *mywc = wc + warp * BINS;
 #if MATCH_OR && LOOKBACK
-    const int use_or = offsets[SPREAD_SLOT + (shift - RANGE_BEGIN) / 8] != 0;
+    const ulong mode = offsets[SPREAD_SLOT + (shift - RANGE_BEGIN) / 8];
     __local uint *mywm = wc + (WARPS + warp) * BINS;
     for (uint j = lane; j < BINS; j += 32)
         mywm[j] = 0;
@@ -548,10 +558,16 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         rank[i] = warp_shfl(old, 31 - clz(peers)) + lt;                                            \
     } while (0)
 #if MATCH_OR && LOOKBACK
-    /* One loop per way, so that each unrolls with its arrays in registers. */
-    if (use_or) {
+    /* One loop per way, so that each unrolls with its arrays in registers. Where one digit dominates
+     * the pass, a warp's digits take few values, which is where the match instruction is fast. */
+    if (mode == 1) {
         for (uint i = 0; i < ITEMS; i++) {
             const uint peers = warp_match_or(digit_of(bits[i], shift, 0xff), mywm);
+            RANK_ONE(i, peers);
+        }
+    } else if (mode == 2) {
+        for (uint i = 0; i < ITEMS; i++) {
+            const uint peers = warp_match_any(digit_of(bits[i], shift, 0xff));
             RANK_ONE(i, peers);
         }
     } else
