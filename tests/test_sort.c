@@ -58,7 +58,7 @@ static void canonical_pairs(uint32_t *keys, uint32_t *vals, size_t n, size_t seg
 
 static const size_t sizes[] = {
     0, 1, 2, 3, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097,
-    7919, 65521, 65536 + 1, 104729, 1u << 20, (1u << 24) + 3, (1u << 26) - 5,
+    7919, 8191, 8192, 8193, 65521, 65536 + 1, 104729, 1u << 20, (1u << 24) + 3, (1u << 26) - 5,
 };
 
 static int open_ctx(void **state)
