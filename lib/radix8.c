@@ -78,12 +78,14 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t
             s.tile = min_tile;
         return s;
     }
-    /* Warp ranking on large inputs: tiles twice as large for keys (1.5 times with values, which need
-     * registers too) mean fewer tiles to look back over and longer runs of a digit per tile to write;
-     * small inputs keep smaller tiles, so that every compute unit gets some. On an H100 at 2^28 keys
-     * 256 x 32 took 7.3 ms against 7.9 for 256 x 16, with values 256 x 24 11.3 against 12.6. */
+    /* Warp ranking on large inputs: tiles 2.5 times as large for keys (twice with values, which need
+     * registers too; both as far as local memory allows, below) mean fewer tiles to look back over and
+     * longer runs of a digit per tile to write; small inputs keep smaller tiles, so that every compute
+     * unit gets some. On an H100 at 2^28 u32 keys 256 x 40 took 6.17 ms against 6.55 for 256 x 32
+     * (7.9 for 256 x 16; AND of 2 words 7.00 against 7.35, constant keys 5.50 against 5.79), with
+     * values 256 x 32 9.68 ms against 10.31 for 256 x 24 and 10.45 for 256 x 40. */
     if (s.ptx && n >= LARGE_N)
-        s.items = value_size ? s.items * 3 / 2 : s.items * 2;
+        s.items = value_size ? s.items * 2 : s.items * 5 / 2;
     /* Below 2^19 keys, halve them: more tiles to spread over the compute units. On an H100 at 2^18
      * keys 256 x 8 took 0.099 ms against 0.110 for 256 x 16 (pairs 0.100 against 0.114); at 2^20
      * 256 x 16 was faster (0.116 against 0.122). */
