@@ -237,12 +237,12 @@ inline int locate(pos_t v, ulong n, ulong seg_len, uint lp, pos_t *idx)
 /*
  * The tile kernels keep ITEMS elements per work-item in registers, k[] (and v[]), and run up to F
  * levels on them per round. A round's layout, x and g[], says which tile positions a work-item holds:
- * element m sits at tile position coset_pos_uint(x, g, m) (FOR_COSET walks them). Between rounds the work-group trades
- * elements through local memory (SPILL, barrier, FILL, barrier: every position is written by one
- * work-item and read by another, so the second barrier keeps the next SPILL from overwriting a
- * position not yet read). `state` says where the tile is: in registers, in local memory, or still
- * in global memory, where the first round reads its own layout straight from (its elements are
- * consecutive across work-items, so the reads stay coalesced).
+ * element m sits at tile position coset_pos_uint(x, g, m) (FOR_COSET walks them). Between rounds the
+ * work-group trades elements through local memory (SPILL, barrier, FILL, barrier: every position is
+ * written by one work-item and read by another, so the second barrier keeps the next SPILL from
+ * overwriting a position not yet read). `state` says where the tile is: in registers, in local
+ * memory, or still in global memory, where the first round reads its own layout straight from (its
+ * elements are consecutive across work-items, so the reads stay coalesced).
  */
 #define IN_REGS 0
 #define IN_LOCAL 1
@@ -461,10 +461,12 @@ void bitonic_merge_wide(TILE_ARGS, ulong n, ulong seg_len, uint lp, uint lk, uin
     TILE_STATE;
     const uint low = LT - count, lo = lk - first - count, mid_bits = lo - low;
     const pos_t grp = get_group_id(0);
-    const pos_t base = ((grp & (((pos_t)1 << mid_bits) - 1)) << low) | ((grp >> mid_bits) << (lo + count));
+    const pos_t base =
+        ((grp & (((pos_t)1 << mid_bits) - 1)) << low) | ((grp >> mid_bits) << (lo + count));
     const pos_t mirror = first == 0 ? ((pos_t)1 << lo) - ((pos_t)1 << low) : 0;
 #define WIDE(p)                                                                                    \
-    ((base | ((pos_t)((p) >> low) << lo) | ((p) & ((1u << low) - 1))) ^ (((p) >> (LT - 1)) & 1 ? mirror : 0))
+    ((base | ((pos_t)((p) >> low) << lo) | ((p) & ((1u << low) - 1))) ^                           \
+     (((p) >> (LT - 1)) & 1 ? mirror : 0))
     if (first == 0) {
         RUN_LEVELS(WIDE, LT, 0, count);
     } else {

@@ -38,9 +38,9 @@ clsort_status clsort_sort_shape(const clsort_context *ctx, const clsort_spec *sp
 {
     const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size, bytes = ks + vs;
     const clsort_tuning *t = &ctx->tuning;
-    s->wg = bitonic && t->bitonic_wg ? t->bitonic_wg : t->sort_wg;
-    s->items = bitonic && t->bitonic_items ? t->bitonic_items : t->sort_items;
-    s->global_items = t->bitonic_global_items ? t->bitonic_global_items : s->items;
+    s->wg = bitonic ? t->bitonic_wg : t->sort_wg;
+    s->items = bitonic ? t->bitonic_items : t->sort_items;
+    s->global_items = t->bitonic_global_items;
     /* Override for tuning runs: "WGxITEMS[xGLOBAL_ITEMS]" (powers of two; items 4..64 for keys,
      * global items 2..64). */
     const char *env = getenv("CLSORT_SORT_TUNING");
@@ -137,7 +137,8 @@ clsort_status clsort_bitonic_enqueue(clsort_context *ctx, const clsort_job *job)
      * keep private arrays that live across a barrier in memory, one copy per work-item, so there
      * every round goes back to local memory. CLSORT_BITONIC_CARRY=0|1 overrides. */
     const char *carry_env = getenv("CLSORT_BITONIC_CARRY");
-    const int carry = carry_env && *carry_env ? atoi(carry_env) != 0 : (ctx->type & CL_DEVICE_TYPE_GPU) != 0;
+    const int carry =
+        carry_env && *carry_env ? atoi(carry_env) != 0 : (ctx->type & CL_DEVICE_TYPE_GPU) != 0;
 
     char opts[320];
     int olen = snprintf(opts, sizeof opts,

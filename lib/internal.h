@@ -45,11 +45,11 @@ typedef struct clsort_tuning {
     unsigned sort_items;      /* keys per work-item there (a power of two; halved for pairs) */
     unsigned radix8_serial;   /* CPU devices: radix8 reduce-then-scan with one work-item per tile,
                                * walking its keys in order; this many tiles per compute unit (0 off) */
-    unsigned bitonic_wg;      /* bitonic's tile kernels: work-group size (0: sort_wg) */
-    unsigned bitonic_items;   /* and elements per work-item, 2..64 (0: sort_items; halved for pairs) */
-    unsigned bitonic_global_items; /* bitonic's register passes over strides of a tile or more:
-                                    * elements per work-item, 2..64 (0: bitonic_items; halved for
-                                    * pairs) */
+    /* Bitonic; a row's 0 becomes the value in brackets when the row is looked up. */
+    unsigned bitonic_wg;      /* its tile kernels: work-group size [sort_wg] */
+    unsigned bitonic_items;   /* and elements per work-item, 2..64 [sort_items; halved for pairs] */
+    unsigned bitonic_global_items; /* its register passes over strides of a tile or more: elements
+                                    * per work-item, 2..64 [bitonic_items; halved for pairs] */
 } clsort_tuning;
 
 /* A built program and the options it was built with. */

@@ -22,7 +22,8 @@ static const tuning_row table[] = {
      * measured best on an H100 among 128..1024 x 8..32. Bitonic: tiles of 256 x 32 and register
      * passes of 64 elements per work-item measured best at 2^24 keys among 64..512 x 8..64 and
      * 16..64 (H100: 1.66 ms against 2.61 ms with the odd-even shape and 16 per pass). */
-    { { "NVIDIA", NULL, 256, 8, 256, 8, 256, 16, 1, 1, 1, 0, 256, 16, 0, 256, 32, 64 }, CL_DEVICE_TYPE_GPU },
+    { { "NVIDIA", NULL, 256, 8, 256, 8, 256, 16, 1, 1, 1, 0, 256, 16, 0, 256, 32, 64 },
+      CL_DEVICE_TYPE_GPU },
     /* AMD GPUs: wavefronts of 32 or 64, 64 KiB LDS. */
     { { "Advanced Micro Devices", NULL, 256, 8, 256, 8, 256, 8, 0, 0, 1, 0, 256, 16, 0, 0, 0, 0 }, CL_DEVICE_TYPE_GPU },
     { { "AMD", NULL, 256, 8, 256, 8, 256, 8, 0, 0, 1, 0, 256, 16, 0, 0, 0, 0 }, CL_DEVICE_TYPE_GPU },
@@ -47,16 +48,19 @@ static int matches(const char *want, const char *have)
 void clsort_tuning_lookup(const char *vendor, const char *device, cl_device_type type,
                           clsort_tuning *out)
 {
-    size_t n = sizeof table / sizeof table[0];
-    for (size_t i = 0; i < n; i++) {
-        const tuning_row *r = &table[i];
-        if ((!r->type || (type & r->type)) && matches(r->t.match_vendor, vendor) &&
-            matches(r->t.match_device, device)) {
-            *out = r->t;
-            return;
-        }
-    }
-    *out = table[n - 1].t;
+    size_t n = sizeof table / sizeof table[0], i = 0;
+    while (i < n - 1 && !((!table[i].type || (type & table[i].type)) &&
+                          matches(table[i].t.match_vendor, vendor) &&
+                          matches(table[i].t.match_device, device)))
+        i++;
+    *out = table[i].t;
+    /* Bitonic's shape falls back to the odd-even one where a row leaves it at 0. */
+    if (!out->bitonic_wg)
+        out->bitonic_wg = out->sort_wg;
+    if (!out->bitonic_items)
+        out->bitonic_items = out->sort_items;
+    if (!out->bitonic_global_items)
+        out->bitonic_global_items = out->bitonic_items;
 }
 
 void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size)
@@ -74,9 +78,6 @@ void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size)
     snprintf(buf, size,
              "radix8 (%s), radix4 (wg %u x %u keys), bitonic (wg %u x %u keys, %u per register pass), "
              "oddeven (wg %u x %u keys)",
-             r8, t->radix4_wg, t->radix4_items, t->bitonic_wg ? t->bitonic_wg : t->sort_wg,
-             t->bitonic_items ? t->bitonic_items : t->sort_items,
-             t->bitonic_global_items ? t->bitonic_global_items
-                                     : (t->bitonic_items ? t->bitonic_items : t->sort_items),
-             t->sort_wg, t->sort_items);
+             r8, t->radix4_wg, t->radix4_items, t->bitonic_wg, t->bitonic_items,
+             t->bitonic_global_items, t->sort_wg, t->sort_items);
 }
