@@ -183,8 +183,8 @@ static double time_clsort(clsort_context *ctx, cl_command_queue q, cl_context cl
         free(k);
         free(v);
         if (!ok) {
-            fprintf(stderr, "bench: %s n=%zu %s: WRONG RESULT\n", clsort_algorithm_name(a), n,
-                    pairs ? "pairs" : "keys");
+            fprintf(stderr, "bench: %s n=%zu %s: WRONG RESULT (median %.4f ms)\n",
+                    clsort_algorithm_name(a), n, pairs ? "pairs" : "keys", median(ms + 1, reps));
             goto out;
         }
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tuning aid on the GPU machine: per-kernel times and ptxas register reports of radix8, and the
-# 2^LOG2N uniform keys-only throughput under tuning variants given as "WG:ITEMS[:PTX]" in VARIANTS.
+# 2^LOG2N uniform keys-only throughput under tuning variants given as "WG:ITEMS[:PTX[:LB_AT]]" in VARIANTS.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 LOG2N=${LOG2N:-28}
@@ -20,9 +20,9 @@ for d in $DISTS; do
 done
 f=${files[0]}
 for v in $VARIANTS; do
-  IFS=: read -r wg items ptx early <<< "$v"
-  echo "== variant wg=$wg items=$items ptx=${ptx:-default} early=${early:-default}"
-  env CLSORT_RADIX8_WG=$wg CLSORT_RADIX8_ITEMS=$items ${ptx:+CLSORT_RADIX8_PTX=$ptx} ${early:+CLSORT_RADIX8_EARLY=$early} \
+  IFS=: read -r wg items ptx lb_at <<< "$v"
+  echo "== variant wg=$wg items=$items ptx=${ptx:-default} lb_at=${lb_at:-default}"
+  env CLSORT_RADIX8_WG=$wg CLSORT_RADIX8_ITEMS=$items ${ptx:+CLSORT_RADIX8_PTX=$ptx} ${lb_at:+CLSORT_RADIX8_LB_AT=$lb_at} \
     ./build-gpu/bench/bench_radix run --algos "${ALGOS:-radix8}" --kinds "${KINDS:-keys}" --reps 5 "${files[@]}" 2>&1 | grep -E "RESULT|rror"
 done | tee "$OUT/variants.txt"
 IFS=: read -r wg items ptx <<< "${VARIANTS%% *}"

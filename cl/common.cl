@@ -10,7 +10,7 @@
 #error "WG (work-group size) must be defined by the host"
 #endif
 
-#if (WG & (WG - 1)) != 0
+#if (WG & (WG - 1)) != 0 && !defined(WG_ANY)
 #error "WG must be a power of two"
 #endif
 

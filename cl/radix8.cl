@@ -51,6 +51,9 @@
 #ifndef USE_PTX
 #define USE_PTX 0
 #endif
+#ifndef PACK_RANKS
+#define PACK_RANKS (WG * ITEMS <= 65536)
+#endif
 #if RADIX == 256
 #define RADIX_BITS 8
 #elif RADIX == 16
@@ -79,8 +82,13 @@ inline uint status_load(__global uint *p) { return atomic_or(p, 0u); }
 inline void status_store(__global uint *p, uint v) { atomic_xchg(p, v); }
 #endif
 
-#ifndef EARLY
-#define EARLY 0
+/* When a tile publishes its counts and walks back (warp ranking): 0 both after the reorder in local
+ * memory, 1 publish as soon as the counts are known and walk after the reorder, 2 both as soon as
+ * the counts are known. Publishing early spares later tiles waiting for this one: on an H100 at
+ * 2^28 keys (448 x 24) 0 took 5.82 ms, 1 5.42 and 2 5.81; counting the digits by local atomics
+ * before the ranking, to publish before it as CUB does, took 6.01. */
+#ifndef LB_AT
+#define LB_AT 0
 #endif
 #ifndef LB_WIN
 #define LB_WIN 4
@@ -92,16 +100,18 @@ typedef ulong gpos_t;
 typedef uint gpos_t;
 #endif
 
-/* Decoupled look-back for digit d of a tile whose own count is `own`: publish the aggregate (or the
- * inclusive prefix on tile 0), add up predecessors' counts until one with an inclusive prefix, publish
- * this tile's inclusive prefix, and return the exclusive one. */
-inline uint lookback(__global uint *status, ulong tile, uint d, uint own)
+/* Decoupled look-back for digit d of a tile whose own count is `own`, in two steps: lb_publish
+ * makes the count visible to later tiles (as the inclusive prefix on tile 0), lb_walk adds up
+ * predecessors' counts until one with an inclusive prefix, publishes this tile's inclusive prefix and
+ * returns the exclusive one. */
+inline void lb_publish(__global uint *status, ulong tile, uint d, uint own)
 {
-    if (tile == 0) {
-        status_store(status + d, FLAG_INC | own);
+    status_store(status + tile * BINS + d, (tile == 0 ? FLAG_INC : FLAG_AGG) | own);
+}
+inline uint lb_walk(__global uint *status, ulong tile, uint d, uint own)
+{
+    if (tile == 0)
         return 0;
-    }
-    status_store(status + tile * BINS + d, FLAG_AGG | own);
     /* Predecessors are read LB_WIN at a time (independent loads); the walk stops at the first one
      * with an inclusive prefix and restarts the window at the first one not yet published. */
     uint excl = 0;
@@ -234,13 +244,35 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
     const ulong start = (ulong)get_group_id(0) * chunk;
     const ulong end = min(start + chunk, n);
     ulong i = start + (ulong)lid * 4;
-    /* start is a multiple of 4, so the vector loads are aligned. */
-    for (; i + 3 < end; i += (ulong)WG * 4) {
 #if KEY_BITS == 64
-        ulong4 k = vload4(0, keys + i);
+    typedef ulong4 key4_t;
 #else
-        uint4 k = vload4(0, keys + i);
+    typedef uint4 key4_t;
 #endif
+#ifndef HIST_LOADS
+#define HIST_LOADS 4
+#endif
+    /* HIST_LOADS vector loads in flight per work-item before their counts: one at a time leaves the
+     * memory system idle between a load and the atomics that need it (H100, 2^28 keys: 0.629 ms
+     * against 0.651). The host sizes runs in steps of WG * 4 * HIST_LOADS keys. start is a multiple
+     * of 4, so the vector loads are aligned. */
+    for (; i + (ulong)WG * 4 * (HIST_LOADS - 1) + 3 < end; i += (ulong)WG * 4 * HIST_LOADS) {
+        key4_t k[HIST_LOADS];
+        for (uint j = 0; j < HIST_LOADS; j++)
+            k[j] = vload4(0, keys + i + (ulong)j * WG * 4);
+        for (uint j = 0; j < HIST_LOADS; j++) {
+            key_t b0 = key_to_bits(k[j].x), b1 = key_to_bits(k[j].y), b2 = key_to_bits(k[j].z),
+                  b3 = key_to_bits(k[j].w);
+            for (uint p = 0; p < PLACES; p++) {
+                atomic_inc(&mine[p * BINS + place_digit(b0, p)]);
+                atomic_inc(&mine[p * BINS + place_digit(b1, p)]);
+                atomic_inc(&mine[p * BINS + place_digit(b2, p)]);
+                atomic_inc(&mine[p * BINS + place_digit(b3, p)]);
+            }
+        }
+    }
+    for (; i + 3 < end; i += (ulong)WG * 4) {
+        key4_t k = vload4(0, keys + i);
         key_t b0 = key_to_bits(k.x), b1 = key_to_bits(k.y), b2 = key_to_bits(k.z),
               b3 = key_to_bits(k.w);
         for (uint p = 0; p < PLACES; p++) {
@@ -509,9 +541,21 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     const uint lane = lid & 31, warp = lid >> 5;
     const uint wbase = warp * 32 * ITEMS + lane;
     key_t bits[ITEMS];
-    uint rank[ITEMS];
 #if HAS_VALUES
     VALUE_T vals[ITEMS];
+#endif
+    /* Tile ranks (< TILE <= 2^16), two to a register: registers decide how many work-groups share a
+     * compute unit, and so how well one waiting in the look-back is covered by the others. */
+#if PACK_RANKS
+    uint rank2[(ITEMS + 1) / 2];
+    for (uint j = 0; j < (ITEMS + 1) / 2; j++)
+        rank2[j] = 0;
+#define SET_RANK(i, r) (rank2[(i) >> 1] |= (r) << (16 * ((i) & 1)))
+#define GET_RANK(i) ((rank2[(i) >> 1] >> (16 * ((i) & 1))) & 0xffffu)
+#else
+    uint rank[ITEMS];
+#define SET_RANK(i, r) (rank[i] = (r))
+#define GET_RANK(i) rank[i]
 #endif
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = wbase + i * 32;
@@ -519,24 +563,6 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     }
     for (uint j = lid; j < WARPS * BINS; j += WG)
         wc[j] = 0;
-#if EARLY && LOOKBACK
-    /* Early counts: the tile's digit counts by local atomics, so the look-back (and the publication
-     * that later tiles wait for) happens before the ranking. */
-    if (lid < BINS)
-        lcount[lid] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = 0; i < ITEMS; i++)
-        if (wbase + i * 32 < count)
-            atomic_inc(&lcount[digit_of(bits[i], shift, 0xff)]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ulong early_base = 0;
-    if (lid < BINS) {
-        const uint own = lcount[lid];
-        early_base = offsets[off_index + lid] + lookback(status, tile, lid, own);
-        if (tile == num_tiles - 1)
-            offsets[off_next + lid] = early_base + own;
-    }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     __local uint *mywc = wc + warp * BINS;
 #if MATCH_OR && LOOKBACK
@@ -555,7 +581,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         uint old = 0;                                                                              \
         if (lt == c - 1)                                                                           \
             old = atomic_add(&mywc[digit_of(bits[i], shift, 0xff)], c);                            \
-        rank[i] = warp_shfl(old, 31 - clz(peers)) + lt;                                            \
+        SET_RANK(i, warp_shfl(old, 31 - clz(peers)) + lt);                                         \
     } while (0)
 #if MATCH_OR && LOOKBACK
     /* One loop per way, so that each unrolls with its arrays in registers. Where one digit dominates
@@ -587,7 +613,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Per digit: exclusive prefix over the warps, and the tile's count. */
-    uint my_count = 0;
+    uint my_count = 0, lb_excl = 0;
     if (lid < BINS) {
         uint run = 0;
         for (uint w = 0; w < WARPS; w++) {
@@ -601,6 +627,12 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
             run -= TILE - count;
         my_count = run;
         lcount[lid] = run;
+#if LOOKBACK && (LB_AT == 1 || LB_AT == 2)
+        lb_publish(status, tile, lid, run);
+#endif
+#if LOOKBACK && LB_AT == 2
+        lb_excl = lb_walk(status, tile, lid, run);
+#endif
     }
     uint my_start = bins_exclusive_scan(my_count, wsum);
     if (lid < BINS) {
@@ -610,11 +642,20 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
             wc[w * BINS + lid] += my_start;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if PACK_RANKS
+    for (uint i = 0; i < ITEMS; i += 2) {
+        uint add = mywc[digit_of(bits[i], shift, 0xff)];
+        if (i + 1 < ITEMS)
+            add |= mywc[digit_of(bits[i + 1], shift, 0xff)] << 16;
+        rank2[i >> 1] += add; /* no carry: each half stays below 2^16 */
+    }
+#else
     for (uint i = 0; i < ITEMS; i++)
         rank[i] += mywc[digit_of(bits[i], shift, 0xff)];
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = 0; i < ITEMS; i++)
-        lkeys[rank[i]] = bits[i];
+        lkeys[GET_RANK(i)] = bits[i];
 #else /* portable ranking */
     /* Blocked: work-item lid holds keys lid*ITEMS + i. Sub-digit passes of log2(RADIX) bits, each a
      * stable counter ranking (common.cl) and a reorder in local memory. */
@@ -671,14 +712,18 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
 #endif /* ranking */
 
     /* Global offset of each digit for this tile. */
-#if USE_PTX && EARLY && LOOKBACK
-    if (lid < BINS)
-        ldelta[lid] = (gpos_t)(early_base - lstart[lid]);
-#else
     for (uint d = lid; d < BINS; d += WG) {
 #if LOOKBACK
         const uint own = lcount[d];
-        const ulong gbase = offsets[off_index + d] + lookback(status, tile, d, own);
+#if USE_PTX && LB_AT == 2
+        const uint excl = lb_excl; /* d == lid: the warp ranking has WG >= BINS */
+#else
+#if !USE_PTX || LB_AT == 0
+        lb_publish(status, tile, d, own);
+#endif
+        const uint excl = lb_walk(status, tile, d, own);
+#endif
+        const ulong gbase = offsets[off_index + d] + excl;
         if (tile == num_tiles - 1)
             offsets[off_next + d] = gbase + own;
         ldelta[d] = (gpos_t)(gbase - lstart[d]);
@@ -686,19 +731,21 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         ldelta[d] = (gpos_t)(offsets[row + d * num_tiles] - lstart[d]);
 #endif
     }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Keys of one digit are contiguous in lkeys and go to contiguous global positions. */
 #if USE_PTX && HAS_VALUES
-    uchar dig[ITEMS];
+    /* The digits of the keys written, four to a register, for the values that follow them. */
+    uint dig4[(ITEMS + 3) / 4];
+    for (uint j = 0; j < (ITEMS + 3) / 4; j++)
+        dig4[j] = 0;
 #endif
     for (uint i = 0; i < ITEMS; i++) {
         uint p = i * WG + lid;
         key_t b = lkeys[p];
         uint d = digit_of(b, shift, 0xff);
 #if USE_PTX && HAS_VALUES
-        dig[i] = (uchar)d;
+        dig4[i >> 2] |= d << (8 * (i & 3));
 #endif
         if (p < count) {
             gpos_t dst = ldelta[d] + p;
@@ -712,12 +759,12 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     barrier(CLK_LOCAL_MEM_FENCE);
     __local VALUE_T *lvals = (__local VALUE_T *)lkeys;
     for (uint i = 0; i < ITEMS; i++)
-        lvals[rank[i]] = vals[i];
+        lvals[GET_RANK(i)] = vals[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = 0; i < ITEMS; i++) {
         uint p = i * WG + lid;
         if (p < count)
-            vals_out[ldelta[dig[i]] + p] = lvals[p];
+            vals_out[ldelta[(dig4[i >> 2] >> (8 * (i & 3))) & 0xffu] + p] = lvals[p];
     }
 #endif
 }

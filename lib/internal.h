@@ -40,7 +40,8 @@ typedef struct clsort_tuning {
     unsigned radix8_lookback; /* radix8 scan: 0 reduce-then-scan, 1 look-back, 2 look-back on PoCL/Oclgrind */
     unsigned radix8_ptx;      /* 1: NVIDIA inline PTX warp-match ranking (else portable ranking) */
     unsigned radix8_hist_copies; /* copies of the local histogram counters (atomic contention) */
-    unsigned radix8_early;    /* 1: onesweep tiles count digits by local atomics and look back first */
+    unsigned radix8_lb_at;    /* warp ranking, large inputs: when onesweep tiles publish their counts
+                               * and look back (LB_AT in cl/radix8.cl; 0 after the reorder) */
     unsigned sort_wg;         /* work-group size of the bitonic and odd-even tile kernels */
     unsigned sort_items;      /* keys per work-item there (a power of two; halved for pairs) */
     unsigned radix8_serial;   /* CPU devices: radix8 reduce-then-scan with one work-item per tile,
@@ -50,6 +51,9 @@ typedef struct clsort_tuning {
     unsigned bitonic_items;   /* and elements per work-item, 2..64 [sort_items; halved for pairs] */
     unsigned bitonic_global_items; /* its register passes over strides of a tile or more: elements
                                     * per work-item, 2..64 [bitonic_items; halved for pairs] */
+    /* radix8 with the warp ranking on inputs of 2^23 keys or more (0: radix8_wg x radix8_items) */
+    unsigned radix8_large_wg, radix8_large_items;           /* keys only */
+    unsigned radix8_large_pair_wg, radix8_large_pair_items; /* with values */
 } clsort_tuning;
 
 /* A built program and the options it was built with. */

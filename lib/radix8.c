@@ -21,11 +21,13 @@
 
 #define BINS 256
 #define MAX_HIST_TILES 64 /* tiles counted by one histogram work-group, at most */
+#define HIST_GROUPS_PER_CU 4
 
 typedef struct radix8_shape {
     unsigned wg, items, ptx, radix_bits, hist_copies;
     unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table */
     unsigned serial; /* reduce-then-scan with one work-item per tile (CPU devices) */
+    unsigned lb_at;  /* warp ranking: when tiles publish their counts (LB_AT in cl/radix8.cl) */
     size_t tile;
 } radix8_shape;
 
@@ -59,7 +61,7 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t
 {
     const clsort_tuning *t = &ctx->tuning;
     radix8_shape s = { t->radix8_wg, t->radix8_items, t->radix8_ptx, 8, t->radix8_hist_copies, 0, 0,
-                       0 };
+                       0, 0 };
     const char *e;
     unsigned per_cu = t->radix8_serial;
     size_t min_tile = SERIAL_MIN_TILE;
@@ -78,14 +80,22 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t
             s.tile = min_tile;
         return s;
     }
-    /* Warp ranking on large inputs: tiles 2.5 times as large for keys (twice with values, which need
-     * registers too; both as far as local memory allows, below) mean fewer tiles to look back over and
-     * longer runs of a digit per tile to write; small inputs keep smaller tiles, so that every compute
-     * unit gets some. On an H100 at 2^28 u32 keys 256 x 40 took 6.17 ms against 6.55 for 256 x 32
-     * (7.9 for 256 x 16; AND of 2 words 7.00 against 7.35, constant keys 5.50 against 5.79), with
-     * values 256 x 32 9.68 ms against 10.31 for 256 x 24 and 10.45 for 256 x 40. */
-    if (s.ptx && n >= LARGE_N)
-        s.items = value_size ? s.items * 2 : s.items * 5 / 2;
+    /* Warp ranking on large inputs: the tuning table's larger work-groups and tiles (as far as local
+     * memory allows, below) mean fewer tiles to look back over and longer runs of a digit per tile to
+     * write; small inputs keep smaller tiles, so that every compute unit gets some. The shapes are
+     * chosen for registers too: a compute unit holds as many work-groups as its registers allow, and
+     * the ones not waiting in the look-back keep it busy. On an H100 at 2^28 u32 keys, with the
+     * counts published before the reorder (LB_AT=1): 448 x 24 (80 registers, two work-groups per
+     * compute unit) 5.42 ms, 480 x 22 5.47, 416 x 26 5.50, 512 x 20 5.51, 384 x 28 5.52; with the
+     * publication after the reorder 256 x 40 (113 registers) 6.20, 448 x 24 5.82, 256 x 32 6.58.
+     * With u32 values 320 x 28 took 9.41 ms (AND of 2 words 8.76, of 4 words 7.94, constant keys
+     * 7.30), 384 x 28 9.34 (but 10.51, 10.04 and 8.02), 256 x 32 9.40 (9.47, 8.91, 7.49), 448 x 20
+     * 9.75, 512 x 16 10.93 (84 registers: one work-group per compute unit). */
+    if (s.ptx && n >= LARGE_N && t->radix8_large_wg) {
+        s.wg = value_size ? t->radix8_large_pair_wg : t->radix8_large_wg;
+        s.items = value_size ? t->radix8_large_pair_items : t->radix8_large_items;
+        s.lb_at = t->radix8_lb_at;
+    }
     /* Below 2^19 keys, halve them: more tiles to spread over the compute units. On an H100 at 2^18
      * keys 256 x 8 took 0.099 ms against 0.110 for 256 x 16 (pairs 0.100 against 0.114); at 2^20
      * 256 x 16 was faster (0.116 against 0.122). */
@@ -103,6 +113,8 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t
         s.ptx = (unsigned)atoi(e);
     if ((e = getenv("CLSORT_RADIX8_MATCH")) && *e && atoi(e) >= 0 && atoi(e) <= 2)
         s.match = (unsigned)atoi(e);
+    if ((e = getenv("CLSORT_RADIX8_LB_AT")) && *e && atoi(e) >= 0 && atoi(e) <= 2)
+        s.lb_at = (unsigned)atoi(e);
     if (!s.hist_copies)
         s.hist_copies = 1;
     while (s.wg > 1 && s.wg > ctx->max_wg)
@@ -223,15 +235,17 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                               vs == 8 ? "ulong" : "uint");
     if (s.ptx)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DUSE_PTX=1");
+    if (s.wg & (s.wg - 1)) /* the warp ranking takes any multiple of 32 */
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DWG_ANY=1");
     if (job->n > 0xffffffffu)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DWIDE=1");
-    const char *early = getenv("CLSORT_RADIX8_EARLY"), *win = getenv("CLSORT_RADIX8_LB_WIN");
+    const char *win = getenv("CLSORT_RADIX8_LB_WIN");
     if (win && atoi(win) > 0)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_WIN=%d", atoi(win));
     if (s.ptx && s.match)
         l += (size_t)snprintf(opts + l, sizeof opts - l, s.match == 1 ? " -DMATCH_ANY=1" : " -DMATCH_OR=1");
-    if (s.ptx && lookback && (early ? atoi(early) : (int)ctx->tuning.radix8_early))
-        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DEARLY=1");
+    if (s.ptx && lookback && s.lb_at)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_AT=%u", s.lb_at);
     if (s.hist_copies > 1)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHIST_COPIES=%u", s.hist_copies);
     if (s.serial)
@@ -274,14 +288,27 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
         const cl_uint portions = (cl_uint)((tiles + pt - 1) / pt);
         const size_t per_portion = tiles < pt ? tiles : pt;
         const cl_ulong portion_size = (cl_ulong)pt * s.tile;
-        /* Histogram work-groups: a few per compute unit, each over whole tiles dividing a portion. */
-        size_t hk = tiles / ((size_t)ctx->compute_units * 4 + 1);
-        size_t p2 = 1;
-        while (p2 * 2 <= hk && p2 * 2 <= MAX_HIST_TILES)
-            p2 *= 2;
-        while (pt % p2)
-            p2 /= 2;
-        const cl_ulong chunk = (cl_ulong)p2 * s.tile;
+        /* Histogram work-groups. One portion: HIST_GROUPS_PER_CU per compute unit over equal runs of
+         * keys, so that every compute unit gets the same work (H100, 2^28 keys: 0.563 ms, 0.571 with
+         * 16 per compute unit; 0.628 with runs of whole tiles, which left some compute units one
+         * run more than others). Several portions: a few per compute unit, each over whole tiles
+         * dividing a portion. */
+        cl_ulong chunk;
+        const char *hg = getenv("CLSORT_RADIX8_HIST_PER_CU");
+        const unsigned per_cu = hg && *hg && atoi(hg) >= 0 ? (unsigned)atoi(hg) : HIST_GROUPS_PER_CU;
+        if (portions == 1 && per_cu) {
+            const cl_ulong groups = (cl_ulong)(ctx->compute_units ? ctx->compute_units : 1) * per_cu;
+            const cl_ulong step = (cl_ulong)s.wg * 16; /* keys per round of the kernel's loop */
+            chunk = ((n + groups - 1) / groups + step - 1) / step * step;
+        } else {
+            size_t hk = tiles / ((size_t)ctx->compute_units * 4 + 1);
+            size_t p2 = 1;
+            while (p2 * 2 <= hk && p2 * 2 <= MAX_HIST_TILES)
+                p2 *= 2;
+            while (pt % p2)
+                p2 /= 2;
+            chunk = (cl_ulong)p2 * s.tile;
+        }
         const size_t hist_groups = (job->n + chunk - 1) / chunk;
         const size_t hist_words = (size_t)portions * places * BINS;
         const size_t region_words = (per_portion + 1) * BINS;
