@@ -1,6 +1,7 @@
 /*
- * 8-bit LSD radix sort of 32- or 64-bit keys (key_t, common.cl): one stable binning pass per 8-bit
- * digit place of the bit range (PLACES of them, at most 8).
+ * LSD radix sort of 32- or 64-bit keys (key_t, common.cl) in digits of DIGIT_BITS bits: 8 for radix8,
+ * 4 for radix4. One stable binning pass per digit place of the bit range (PLACES of them, at most 8
+ * bytes' worth).
  *
  * Onesweep (LOOKBACK=1): radix8_histogram counts the digits of all digit places in one read,
  * radix8_offsets turns the counts into global digit offsets per place and portion, and radix8_bin runs
@@ -21,13 +22,21 @@
  * OS thread) and on Oclgrind (work-groups run one after another in order). Elsewhere the host uses
  * reduce-then-scan, which never waits on another work-group.
  *
- * Options: WG, ITEMS (tile = WG * ITEMS keys), HAS_VALUES, VALUE_T, LOOKBACK, USE_PTX (NVIDIA inline
- * PTX warp match ranking; otherwise portable counter ranking in RADIX_SUB-wide sub-digits), RADIX (the
- * sub-digit radix of the portable ranking, 16 or 256), HIST_COPIES (copies of the histogram counters).
+ * Options: DIGIT_BITS (8 or 4), WG, ITEMS (tile = WG * ITEMS keys), HAS_VALUES, VALUE_T, LOOKBACK,
+ * USE_PTX (NVIDIA inline PTX warp match ranking; otherwise portable counter ranking in RADIX_SUB-wide
+ * sub-digits), RADIX (the sub-digit radix of the portable ranking, 16 or 256, at most BINS),
+ * HIST_COPIES (copies of the histogram counters).
  */
 
 #define TILE (WG * ITEMS)
-#define BINS 256u
+#ifndef DIGIT_BITS
+#define DIGIT_BITS 8
+#endif
+#define BINS (1u << DIGIT_BITS)
+#define DIGIT_MASK (BINS - 1)
+/* The up-front histogram counts whole bytes, 4-bit digit places are read off them (radix8_offsets). */
+#define HBINS 256u
+#define HIST_PLACES ((PLACES * DIGIT_BITS + 7) / 8)
 #define FLAG_AGG 0x40000000u
 #define FLAG_INC 0x80000000u
 #define FLAG_MASK 0xc0000000u
@@ -187,7 +196,7 @@ void radix8_serial_count(__global const key_t *keys, ulong n, uint shift, __glob
     for (uint d = 0; d < BINS; d++)
         c[d] = 0;
     for (ulong p = 0; p < count; p++)
-        c[digit_of(key_to_bits(in[p]), shift, 0xff)]++;
+        c[digit_of(key_to_bits(in[p]), shift, DIGIT_MASK)]++;
     for (uint d = 0; d < BINS; d++)
         table[row + d * tps] = c[d];
 }
@@ -207,7 +216,7 @@ void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_o
         next[d] = (gpos_t)table[row + d * tps];
     for (ulong p = start; p < start + count; p++) {
         const key_t k = keys_in[p];
-        const gpos_t dst = next[digit_of(key_to_bits(k), shift, 0xff)]++;
+        const gpos_t dst = next[digit_of(key_to_bits(k), shift, DIGIT_MASK)]++;
         keys_out[dst] = k; /* the mapping is one-to-one: the key itself goes, not its bits */
 #if HAS_VALUES
         vals_out[dst] = vals_in[p];
@@ -218,7 +227,7 @@ void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_o
 
 /* ---- up-front histogram of all digit places (onesweep) ---- */
 
-/* hist[(place * portions + portion) * 256 + digit], counts within a portion (< 2^30). Work-group g
+/* hist[(byte place * portions + portion) * 256 + byte], counts within a portion (< 2^30). Work-group g
  * counts keys [g * chunk, (g + 1) * chunk); chunk divides the portion size. */
 /* Digit places: PLACES 8-bit digits from bit RANGE_BEGIN of the mapped key (the bit range); the
  * histogram leaves the counts of unused places at zero. */
@@ -228,18 +237,18 @@ void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_o
 #ifndef PLACES
 #define PLACES 4
 #endif
-inline uint place_digit(key_t b, uint p) { return digit_of(b, RANGE_BEGIN + 8 * p, 0xff); }
+inline uint place_byte(key_t b, uint p) { return digit_of(b, RANGE_BEGIN + 8 * p, 0xff); }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong portion_size,
                       uint portions, __global uint *hist)
 {
-    __local uint h[HIST_COPIES * PLACES * BINS];
+    __local uint h[HIST_COPIES * HIST_PLACES * HBINS];
     const uint lid = get_local_id(0);
-    for (uint i = lid; i < HIST_COPIES * PLACES * BINS; i += WG)
+    for (uint i = lid; i < HIST_COPIES * HIST_PLACES * HBINS; i += WG)
         h[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local uint *mine = h + (lid % HIST_COPIES) * PLACES * BINS;
+    __local uint *mine = h + (lid % HIST_COPIES) * HIST_PLACES * HBINS;
 
     const ulong start = (ulong)get_group_id(0) * chunk;
     const ulong end = min(start + chunk, n);
@@ -263,11 +272,11 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
         for (uint j = 0; j < HIST_LOADS; j++) {
             key_t b0 = key_to_bits(k[j].x), b1 = key_to_bits(k[j].y), b2 = key_to_bits(k[j].z),
                   b3 = key_to_bits(k[j].w);
-            for (uint p = 0; p < PLACES; p++) {
-                atomic_inc(&mine[p * BINS + place_digit(b0, p)]);
-                atomic_inc(&mine[p * BINS + place_digit(b1, p)]);
-                atomic_inc(&mine[p * BINS + place_digit(b2, p)]);
-                atomic_inc(&mine[p * BINS + place_digit(b3, p)]);
+            for (uint p = 0; p < HIST_PLACES; p++) {
+                atomic_inc(&mine[p * HBINS + place_byte(b0, p)]);
+                atomic_inc(&mine[p * HBINS + place_byte(b1, p)]);
+                atomic_inc(&mine[p * HBINS + place_byte(b2, p)]);
+                atomic_inc(&mine[p * HBINS + place_byte(b3, p)]);
             }
         }
     }
@@ -275,27 +284,27 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
         key4_t k = vload4(0, keys + i);
         key_t b0 = key_to_bits(k.x), b1 = key_to_bits(k.y), b2 = key_to_bits(k.z),
               b3 = key_to_bits(k.w);
-        for (uint p = 0; p < PLACES; p++) {
-            atomic_inc(&mine[p * BINS + place_digit(b0, p)]);
-            atomic_inc(&mine[p * BINS + place_digit(b1, p)]);
-            atomic_inc(&mine[p * BINS + place_digit(b2, p)]);
-            atomic_inc(&mine[p * BINS + place_digit(b3, p)]);
+        for (uint p = 0; p < HIST_PLACES; p++) {
+            atomic_inc(&mine[p * HBINS + place_byte(b0, p)]);
+            atomic_inc(&mine[p * HBINS + place_byte(b1, p)]);
+            atomic_inc(&mine[p * HBINS + place_byte(b2, p)]);
+            atomic_inc(&mine[p * HBINS + place_byte(b3, p)]);
         }
     }
     for (; i < end; i++) {
         key_t b = key_to_bits(keys[i]);
-        for (uint p = 0; p < PLACES; p++)
-            atomic_inc(&mine[p * BINS + place_digit(b, p)]);
+        for (uint p = 0; p < HIST_PLACES; p++)
+            atomic_inc(&mine[p * HBINS + place_byte(b, p)]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint portion = (uint)(start / portion_size);
-    for (uint j = lid; j < PLACES * BINS; j += WG) {
+    for (uint j = lid; j < HIST_PLACES * HBINS; j += WG) {
         uint c = 0;
         for (uint k = 0; k < HIST_COPIES; k++)
-            c += h[k * PLACES * BINS + j];
+            c += h[k * HIST_PLACES * HBINS + j];
         if (c) {
-            uint place = j / BINS, d = j % BINS;
-            atomic_add(&hist[(place * portions + portion) * BINS + d], c);
+            uint place = j / HBINS, d = j % HBINS;
+            atomic_add(&hist[(place * portions + portion) * HBINS + d], c);
         }
     }
 }
@@ -304,7 +313,7 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
  * than 1/16 of the keys), 2 dominated (one digit holds at least 3/4 of them), else 0. */
 #define SPREAD_SLOT ((PLACES + 2) * BINS)
 
-/* offsets[place * 256 + d]: where the first key of digit d goes in the pass over `place`, from the
+/* offsets[place * BINS + d]: where the first key of digit d goes in the pass over `place`, from the
  * counts of all portions; offsets[SPREAD_SLOT + place]: how that place's digits fall (above). One
  * work-group per digit place, each work-item over a run of digits, and a work-group scan. */
 #define DIGITS_PER_ITEM ((BINS + WG - 1) / WG)
@@ -317,8 +326,17 @@ void radix8_offsets(__global const uint *hist, uint portions, __global ulong *of
     for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
         ulong c = 0;
         if (first + j < BINS)
-            for (uint p = 0; p < portions; p++)
-                c += hist[(place * portions + p) * BINS + first + j];
+            for (uint p = 0; p < portions; p++) {
+#if DIGIT_BITS == 8
+                c += hist[(place * portions + p) * HBINS + first + j];
+#else
+                /* A 4-bit place is one half of a byte place: add the bytes whose half is the digit. */
+                const uint d = first + j, low = (place & 1) == 0;
+                __global const uint *row = hist + ((place / 2) * portions + p) * HBINS;
+                for (uint o = 0; o < 16; o++)
+                    c += row[low ? (o << 4) | d : (d << 4) | o];
+#endif
+            }
         cnt[j] = c;
         sum += c;
         most = max(most, c);
@@ -351,7 +369,7 @@ void radix8_upsweep(__global const key_t *keys, ulong n, uint shift, __global ul
     ulong row;
     const ulong start = rts_tile(get_group_id(0), n, seg_len, tps, &count, &row);
     for (uint p = lid; p < count; p += WG)
-        atomic_inc(&h[digit_of(key_to_bits(keys[start + p]), shift, 0xff)]);
+        atomic_inc(&h[digit_of(key_to_bits(keys[start + p]), shift, DIGIT_MASK)]);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < BINS; d += WG)
         table[row + d * tps] = h[d];
@@ -378,7 +396,7 @@ inline uint warp_match_digit(uint d)
     m = warp_match_any(d);
 #else
     m = 0xffffffffu;
-    for (uint b = 0; b < 8; b++) {
+    for (uint b = 0; b < DIGIT_BITS; b++) {
         uint agree;
         asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
                      "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t@!p not.b32 %0, %0;\n\t}"
@@ -566,7 +584,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     barrier(CLK_LOCAL_MEM_FENCE);
     __local uint *mywc = wc + warp * BINS;
 #if MATCH_OR && LOOKBACK
-    const ulong mode = offsets[SPREAD_SLOT + (shift - RANGE_BEGIN) / 8];
+    const ulong mode = offsets[SPREAD_SLOT + (shift - RANGE_BEGIN) / DIGIT_BITS];
     __local uint *mywm = wc + (WARPS + warp) * BINS;
     for (uint j = lane; j < BINS; j += 32)
         mywm[j] = 0;
@@ -580,7 +598,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         const uint lt = popcount((peers) & lt_mask), c = popcount(peers);                          \
         uint old = 0;                                                                              \
         if (lt == c - 1)                                                                           \
-            old = atomic_add(&mywc[digit_of(bits[i], shift, 0xff)], c);                            \
+            old = atomic_add(&mywc[digit_of(bits[i], shift, DIGIT_MASK)], c);                            \
         SET_RANK(i, warp_shfl(old, 31 - clz(peers)) + lt);                                         \
     } while (0)
 #if MATCH_OR && LOOKBACK
@@ -588,19 +606,19 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
      * the pass, a warp's digits take few values, which is where the match instruction is fast. */
     if (mode == 1) {
         for (uint i = 0; i < ITEMS; i++) {
-            const uint peers = warp_match_or(digit_of(bits[i], shift, 0xff), mywm);
+            const uint peers = warp_match_or(digit_of(bits[i], shift, DIGIT_MASK), mywm);
             RANK_ONE(i, peers);
         }
     } else if (mode == 2) {
         for (uint i = 0; i < ITEMS; i++) {
-            const uint peers = warp_match_any(digit_of(bits[i], shift, 0xff));
+            const uint peers = warp_match_any(digit_of(bits[i], shift, DIGIT_MASK));
             RANK_ONE(i, peers);
         }
     } else
 #endif
     {
         for (uint i = 0; i < ITEMS; i++) {
-            const uint peers = warp_match_digit(digit_of(bits[i], shift, 0xff));
+            const uint peers = warp_match_digit(digit_of(bits[i], shift, DIGIT_MASK));
             RANK_ONE(i, peers);
         }
     }
@@ -623,7 +641,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         }
         /* Keys past the end were ranked as all-ones keys, after every real key: do not count them.
          * Their digit is the largest one the bit range allows at this place. */
-        if (lid == digit_of(KEY_ONES, shift, 0xff))
+        if (lid == digit_of(KEY_ONES, shift, DIGIT_MASK))
             run -= TILE - count;
         my_count = run;
         lcount[lid] = run;
@@ -644,14 +662,14 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     barrier(CLK_LOCAL_MEM_FENCE);
 #if PACK_RANKS
     for (uint i = 0; i < ITEMS; i += 2) {
-        uint add = mywc[digit_of(bits[i], shift, 0xff)];
+        uint add = mywc[digit_of(bits[i], shift, DIGIT_MASK)];
         if (i + 1 < ITEMS)
-            add |= mywc[digit_of(bits[i + 1], shift, 0xff)] << 16;
+            add |= mywc[digit_of(bits[i + 1], shift, DIGIT_MASK)] << 16;
         rank2[i >> 1] += add; /* no carry: each half stays below 2^16 */
     }
 #else
     for (uint i = 0; i < ITEMS; i++)
-        rank[i] += mywc[digit_of(bits[i], shift, 0xff)];
+        rank[i] += mywc[digit_of(bits[i], shift, DIGIT_MASK)];
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = 0; i < ITEMS; i++)
@@ -671,7 +689,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         idx[i] = pos;
 #endif
     }
-    for (uint sub = 0; sub < 8; sub += RADIX_BITS) {
+    for (uint sub = 0; sub < DIGIT_BITS; sub += RADIX_BITS) {
         rank_clear(counters);
         for (uint i = 0; i < ITEMS; i++)
             before[i] = rank_count(counters, digit_of(bits[i], shift + sub, RADIX - 1));
@@ -685,7 +703,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
 #endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (sub + RADIX_BITS < 8) {
+        if (sub + RADIX_BITS < DIGIT_BITS) {
             for (uint i = 0; i < ITEMS; i++) {
                 bits[i] = lkeys[lid * ITEMS + i];
 #if HAS_VALUES
@@ -700,10 +718,10 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         lstart[d] = lend[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint p = lid; p < count; p += WG) {
-        uint d = digit_of(lkeys[p], shift, 0xff);
-        if (p == 0 || digit_of(lkeys[p - 1], shift, 0xff) != d)
+        uint d = digit_of(lkeys[p], shift, DIGIT_MASK);
+        if (p == 0 || digit_of(lkeys[p - 1], shift, DIGIT_MASK) != d)
             lstart[d] = p;
-        if (p == count - 1 || digit_of(lkeys[p + 1], shift, 0xff) != d)
+        if (p == count - 1 || digit_of(lkeys[p + 1], shift, DIGIT_MASK) != d)
             lend[d] = p + 1;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -743,7 +761,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     for (uint i = 0; i < ITEMS; i++) {
         uint p = i * WG + lid;
         key_t b = lkeys[p];
-        uint d = digit_of(b, shift, 0xff);
+        uint d = digit_of(b, shift, DIGIT_MASK);
 #if USE_PTX && HAS_VALUES
         dig4[i >> 2] |= d << (8 * (i & 3));
 #endif

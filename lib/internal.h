@@ -31,8 +31,6 @@ typedef enum clsort_slot {
 typedef struct clsort_tuning {
     const char *match_vendor; /* substring of the vendor name; NULL matches any */
     const char *match_device; /* substring of the device name; NULL matches any */
-    unsigned radix4_wg;       /* work-group size of the radix4 kernels */
-    unsigned radix4_items;    /* keys per work-item in radix4 */
     unsigned scan_wg;         /* work-group size of the generic scan */
     unsigned scan_items;      /* elements per work-item in the generic scan */
     unsigned radix8_wg;       /* work-group size of the radix8 kernels */
@@ -170,7 +168,7 @@ void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size);
 
 /* ---- program.c ---- */
 /* Build (or fetch from the in-memory table or the disk cache) the program of a family with options.
- * sources: NULL-terminated list of embedded source names in order (e.g. common, radix4). */
+ * sources: NULL-terminated list of embedded source names in order (e.g. common, radix8). */
 clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *const *sources,
                                  const size_t *lengths, size_t n_sources, const char *options,
                                  cl_program *out);
@@ -266,8 +264,6 @@ extern const char clsort_cl_bitonic[];
 extern const size_t clsort_cl_bitonic_len;
 extern const char clsort_cl_oddeven[];
 extern const size_t clsort_cl_oddeven_len;
-extern const char clsort_cl_radix4[];
-extern const size_t clsort_cl_radix4_len;
 extern const char clsort_cl_radix8[];
 extern const size_t clsort_cl_radix8_len;
 extern const char clsort_cl_keys[];

@@ -1,10 +1,12 @@
 /*
- * 8-bit LSD radix sort (cl/radix8.cl): one stable binning pass per 8-bit digit place of the bit range
- * (four for 32-bit keys, eight for 64-bit ones), ping-ponging between the caller's buffers and scratch
+ * LSD radix sorts (cl/radix8.cl): radix8 with 8-bit digits, radix4 with 4-bit ones, on the same
+ * kernels. One stable binning pass per digit place of the bit range (radix8: four for 32-bit keys,
+ * eight for 64-bit ones; radix4 twice as many), ping-ponging between the caller's buffers and scratch
  * buffers; after an odd number of passes the result is copied back.
  *
  * Two ways to find each tile's global digit offsets, sharing the ranking and scatter kernel:
- * - onesweep: one up-front histogram of all four digit places, then one binning kernel per digit
+ * - onesweep: one up-front histogram of all digit places (of whole bytes; a 4-bit place is read off
+ *   the low or high half of a byte's counts), then one binning kernel per digit
  *   place with decoupled look-back over per-(tile, digit) status words (about 2n traffic per pass);
  * - reduce-then-scan: per pass a tile histogram, a scan of the digit-major table, the binning kernel.
  *
@@ -19,11 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BINS 256
+#define HIST_BINS 256 /* the up-front histogram counts whole bytes */
 #define MAX_HIST_TILES 64 /* tiles counted by one histogram work-group, at most */
 #define HIST_GROUPS_PER_CU 4
 
 typedef struct radix8_shape {
+    unsigned digit_bits, bins; /* 8 and 256 for radix8, 4 and 16 for radix4 */
     unsigned wg, items, ptx, radix_bits, hist_copies;
     unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table */
     unsigned serial; /* reduce-then-scan with one work-item per tile (CPU devices) */
@@ -36,15 +39,15 @@ static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_s
     if (s->serial) /* counts and offsets live in private arrays */
         return 0;
     size_t tile = (size_t)s->wg * s->items;
-    size_t b = BINS * (4 + 4 + 8) + 16;
+    size_t b = s->bins * (4 + 4 + 8) + 16;
     if (s->ptx) { /* the per-warp counters, reordered keys and reordered values share memory */
-        size_t wc = (size_t)(s->wg / 32) * BINS * 4 * (s->match == 2 ? 2 : 1);
+        size_t wc = (size_t)(s->wg / 32) * s->bins * 4 * (s->match == 2 ? 2 : 1);
         size_t kv = tile * (key_size > value_size ? key_size : value_size);
         return b + (kv > wc ? kv : wc) + (s->wg / 32) * 4;
     }
     /* The counter table has a spare word per 32 (RANK_AT in cl/common.cl). */
     const size_t counters = ((size_t)1 << s->radix_bits) * s->wg * 33 / 32 + 1;
-    return b + tile * key_size + counters * 4 + s->wg * 4 + BINS * 4 + (value_size ? tile * 4 : 0);
+    return b + tile * key_size + counters * 4 + s->wg * 4 + s->bins * 4 + (value_size ? tile * 4 : 0);
 }
 
 /* With the warp ranking, inputs of at least LARGE_N keys take larger tiles, inputs below SMALL_N
@@ -56,12 +59,12 @@ static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_s
  * share the work evenly, and not so few keys that counting a tile's 256 digits dominates. */
 #define SERIAL_MIN_TILE 4096
 
-static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t value_size,
-                              size_t n, int lookback)
+static radix8_shape shape_for(const clsort_context *ctx, unsigned digit_bits, size_t key_size,
+                              size_t value_size, size_t n, int lookback)
 {
     const clsort_tuning *t = &ctx->tuning;
-    radix8_shape s = { t->radix8_wg, t->radix8_items, t->radix8_ptx, 8, t->radix8_hist_copies, 0, 0,
-                       0, 0 };
+    radix8_shape s = { digit_bits, 1u << digit_bits, t->radix8_wg, t->radix8_items, t->radix8_ptx, 8,
+                       t->radix8_hist_copies, 0, 0, 0, 0 };
     const char *e;
     unsigned per_cu = t->radix8_serial;
     size_t min_tile = SERIAL_MIN_TILE;
@@ -103,8 +106,8 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t
         s.items /= 2;
     /* Lane masks from a table in local memory instead of eight ballots per key: on an H100 at 2^28
      * keys a binning pass took 1.43 ms against 1.64; at 2^24 and below it was slower. */
-    if (s.ptx && n >= LARGE_N)
-        s.match = 2;
+    if (s.ptx && n >= LARGE_N && digit_bits == 8)
+        s.match = 2; /* 4-bit digits keep the ballots: four per key */
     if ((e = getenv("CLSORT_RADIX8_WG")) && atoi(e) > 0)
         s.wg = (unsigned)atoi(e);
     if ((e = getenv("CLSORT_RADIX8_ITEMS")) && atoi(e) > 0)
@@ -122,7 +125,7 @@ static radix8_shape shape_for(const clsort_context *ctx, size_t key_size, size_t
     if (s.wg < 256 || s.wg % 32)
         s.ptx = 0; /* the warp ranking has one work-item per digit */
     /* Portable ranking: one 8-bit counter pass if its table is small, else two 4-bit passes. */
-    s.radix_bits = (size_t)BINS * s.wg * 4 <= 16384 ? 8 : 4;
+    s.radix_bits = digit_bits == 8 && (size_t)s.bins * s.wg * 4 <= 16384 ? 8 : 4;
     while (local_bytes(&s, key_size, value_size) > ctx->local_mem && s.items > 1)
         s.items /= 2;
     s.tile = (size_t)s.wg * s.items;
@@ -163,12 +166,12 @@ static size_t status_regions(size_t places, size_t portions, size_t per_portion)
     return portions == 1 && per_portion <= 4096 ? places : 1;
 }
 
-/* Digit places of the bit range, and the key size. */
-static unsigned places_of(const clsort_spec *spec)
+/* Digit places of the bit range. */
+static unsigned places_of(const clsort_spec *spec, unsigned digit_bits)
 {
     unsigned begin, end;
     clsort_key_range(spec, &begin, &end);
-    return (end - begin + 7) / 8;
+    return (end - begin + digit_bits - 1) / digit_bits;
 }
 
 /* Tiles per onesweep portion: the most whole tiles below 2^30 keys, a multiple of MAX_HIST_TILES
@@ -198,37 +201,57 @@ clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_s
     return use_lookback(ctx, spec) ? CLSORT_ALGO_ONESWEEP : CLSORT_ALGO_RADIX8_RTS;
 }
 
-size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+/* Byte places the up-front histogram counts for `places` digit places. */
+static size_t hist_places(size_t places, unsigned digit_bits)
 {
-    const size_t ks = clsort_key_width(spec->key_type) / 8, places = places_of(spec);
-    radix8_shape s = shape_for(ctx, ks, spec->value_size, n, use_lookback(ctx, spec));
-    size_t tiles = rts_tiles(&s, spec, n, NULL);
+    return (places * digit_bits + 7) / 8;
+}
+
+static size_t lsd_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n,
+                          unsigned digit_bits)
+{
+    const size_t ks = clsort_key_width(spec->key_type) / 8, places = places_of(spec, digit_bits);
+    radix8_shape s = shape_for(ctx, digit_bits, ks, spec->value_size, n, use_lookback(ctx, spec));
+    const size_t bins = s.bins, tiles = rts_tiles(&s, spec, n, NULL);
     size_t data = n * (ks + spec->value_size);
     if (use_lookback(ctx, spec)) {
         size_t pt = portion_tiles_for(&s);
         size_t portions = (tiles + pt - 1) / pt;
         size_t per_portion = tiles < pt ? tiles : pt;
-        return data + status_regions(places, portions, per_portion) * (per_portion + 1) * BINS * 4 +
-               portions * places * BINS * 4 + ((places + 2) * BINS + places) * 8;
+        return data + status_regions(places, portions, per_portion) * (per_portion + 1) * bins * 4 +
+               portions * hist_places(places, digit_bits) * HIST_BINS * 4 +
+               ((places + 2) * bins + places) * 8;
     }
-    return data + BINS * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, BINS * tiles);
+    return data + bins * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, bins * tiles);
 }
 
-clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
+size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    return lsd_scratch(ctx, spec, n, 8);
+}
+
+size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    return lsd_scratch(ctx, spec, n, 4);
+}
+
+static clsort_status lsd_enqueue(clsort_context *ctx, const clsort_job *job, unsigned digit_bits)
 {
     const size_t vs = job->spec->value_size, ks = clsort_key_width(job->spec->key_type) / 8;
     const int lookback = use_lookback(ctx, job->spec);
-    const radix8_shape s = shape_for(ctx, ks, vs, job->n, lookback);
+    const radix8_shape s = shape_for(ctx, digit_bits, ks, vs, job->n, lookback);
+    const char *fam = digit_bits == 8 ? "radix8" : "radix4";
+    const unsigned bins = s.bins;
     if (local_bytes(&s, ks, vs) > ctx->local_mem)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
-                           "radix8 needs %zu bytes of local memory; %s has %llu",
+                           "%s needs %zu bytes of local memory; %s has %llu", fam,
                            local_bytes(&s, ks, vs), ctx->display_name,
                            (unsigned long long)ctx->local_mem);
 
     /* Options left out take the kernel's defaults (keys only, portable ranking, one copy). */
     char opts[512];
-    int len0 = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DLOOKBACK=%d -DRADIX=%u", s.wg,
-                        s.items, lookback, 1u << s.radix_bits);
+    int len0 = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DLOOKBACK=%d -DRADIX=%u -DDIGIT_BITS=%u",
+                        s.wg, s.items, lookback, 1u << s.radix_bits, digit_bits);
     size_t l = (size_t)len0;
     if (vs)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHAS_VALUES=1 -DVALUE_T=%s",
@@ -253,13 +276,13 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
     /* The bit range: PLACES 8-bit digit places from bit RANGE_BEGIN. */
     unsigned begin, end;
     clsort_key_range(job->spec, &begin, &end);
-    const unsigned places = places_of(job->spec);
+    const unsigned places = places_of(job->spec, digit_bits);
     l += (size_t)snprintf(opts + l, sizeof opts - l, " -DRANGE_BEGIN=%u -DPLACES=%u ", begin, places);
     clsort_key_options(job->spec, opts + l, sizeof opts - l);
     const char *src[] = { clsort_cl_common, clsort_cl_radix8 };
     const size_t len[] = { clsort_cl_common_len, clsort_cl_radix8_len };
     cl_program prog;
-    clsort_status st = clsort_get_program(ctx, "radix8", src, len, 2, opts, &prog);
+    clsort_status st = clsort_get_program(ctx, fam, src, len, 2, opts, &prog);
     if (st != CLSORT_OK)
         return st;
 
@@ -310,15 +333,15 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
             chunk = (cl_ulong)p2 * s.tile;
         }
         const size_t hist_groups = (job->n + chunk - 1) / chunk;
-        const size_t hist_words = (size_t)portions * places * BINS;
-        const size_t region_words = (per_portion + 1) * BINS;
+        const size_t hist_words = (size_t)portions * hist_places(places, digit_bits) * HIST_BINS;
+        const size_t region_words = (per_portion + 1) * bins;
         const size_t regions = status_regions(places, portions, per_portion);
         const size_t work_bytes = (hist_words + (regions > 1 ? regions * region_words : 0)) * 4;
         if ((st = clsort_create_kernel(ctx, prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
             (st = clsort_create_kernel(ctx, prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
             (st = clsort_scratch(ctx, CLSORT_SLOT_WORK, work_bytes, &work, "radix8 histogram")) !=
                 CLSORT_OK ||
-            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, ((places + 2) * BINS + places) * 8,
+            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, ((places + 2) * bins + places) * 8,
                                  &offsets, "radix8 offsets")) != CLSORT_OK ||
             (regions == 1 && (st = clsort_scratch(ctx, CLSORT_SLOT_STATUS, region_words * 4, &status,
                                                   "radix8 status words")) != CLSORT_OK))
@@ -329,28 +352,28 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 CLSORT_OK ||
             (st = clsort_launch(ctx, hist_k, hist_groups * s.wg, s.wg)) != CLSORT_OK)
             goto done;
-        clsort_profile_last(ctx, "radix8", "histogram", 0);
+        clsort_profile_last(ctx, fam, "histogram", 0);
         if ((st = clsort_set_args(ctx, offs_k, "radix8_offsets", 3, ARG(work), ARG(portions),
                                   ARG(offsets))) != CLSORT_OK ||
             (st = clsort_launch(ctx, offs_k, (size_t)places * s.wg, s.wg)) != CLSORT_OK)
             goto done;
-        clsort_profile_last(ctx, "radix8", "offsets", 0);
+        clsort_profile_last(ctx, fam, "offsets", 0);
         /* Digit places where every key has the same digit would move every key to where it is:
          * when the caller waits anyway, read the offsets back and leave those passes out. */
-        int skip[8] = { 0 };
+        int skip[16] = { 0 };
         if (job->may_block) {
-            cl_ulong off[8 * BINS];
+            cl_ulong off[8 * HIST_BINS]; /* places x bins: 8 x 256 or 16 x 16 at most */
             cl_int err = clEnqueueReadBuffer(ctx->queue, offsets, CL_TRUE, 0,
-                                             places * BINS * sizeof off[0], off, 1,
+                                             places * bins * sizeof off[0], off, 1,
                                              &ctx->last_event, NULL);
             if (err != CL_SUCCESS) {
                 st = clsort_fail_cl(ctx, err, "clEnqueueReadBuffer(radix8 offsets)");
                 goto done;
             }
             for (unsigned place = 0; place < places; place++)
-                for (unsigned d = 0; d < BINS; d++) {
-                    cl_ulong next = d + 1 < BINS ? off[place * BINS + d + 1] : n;
-                    if (next - off[place * BINS + d] == n)
+                for (unsigned d = 0; d < bins; d++) {
+                    cl_ulong next = d + 1 < bins ? off[place * bins + d + 1] : n;
+                    if (next - off[place * bins + d] == n)
                         skip[place] = 1;
                 }
         }
@@ -359,7 +382,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 ctx->passes_skipped++;
                 continue;
             }
-            const cl_uint shift = begin + pass * 8;
+            const cl_uint shift = begin + pass * digit_bits;
             const unsigned io = done_passes++;
             cl_mem kin = keys[io & 1], kout = keys[(io + 1) & 1];
             cl_mem vin = vals[io & 1], vout = vals[(io + 1) & 1];
@@ -370,15 +393,15 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                 /* Portion 0 starts at the pass's offsets; later ones at what the one before left in
                  * one of two running slots after the passes' offsets. */
                 const cl_ulong off_index =
-                    p == 0 ? (cl_ulong)pass * BINS : (places + ((p + 1) & 1)) * BINS;
-                const cl_ulong off_next = (places + (p & 1)) * BINS;
+                    p == 0 ? (cl_ulong)pass * bins : (places + ((p + 1) & 1)) * bins;
+                const cl_ulong off_next = (places + (p & 1)) * bins;
                 const cl_ulong ntiles = ptiles;
                 /* The region's first word is the tile counter, the status words follow; both start
                  * at zero: the first fill cleared every region, a reused one is cleared again. */
                 const cl_ulong status_off = regions > 1 ? hist_words + pass * region_words : 0;
                 cl_mem sbuf = regions > 1 ? work : status;
                 if (regions == 1)
-                    st = clsort_fill(ctx, status, 0, (ptiles + 1) * BINS * 4);
+                    st = clsort_fill(ctx, status, 0, (ptiles + 1) * bins * 4);
                 if (st == CLSORT_OK) {
                     if (vs)
                         st = clsort_set_args(ctx, bin_k, "radix8_bin", 14, ARG(kin), ARG(kout),
@@ -395,18 +418,18 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                     st = clsort_launch(ctx, bin_k, ptiles * s.wg, s.wg);
                 if (st != CLSORT_OK)
                     goto done;
-                clsort_profile_last(ctx, "radix8", "onesweep", pass);
+                clsort_profile_last(ctx, fam, "onesweep", pass);
             }
         }
     } else {
         const cl_ulong ntiles = tps, tile_len = s.tile;
         if ((st = clsort_create_kernel(ctx, prog, up_name, &up_k)) != CLSORT_OK ||
-            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, (size_t)BINS * tiles * sizeof(cl_ulong),
+            (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, (size_t)bins * tiles * sizeof(cl_ulong),
                                  &offsets, "radix8 tile counts")) != CLSORT_OK ||
-            (st = clsort_scan_init(ctx, &scan, (size_t)BINS * tiles)) != CLSORT_OK)
+            (st = clsort_scan_init(ctx, &scan, (size_t)bins * tiles)) != CLSORT_OK)
             goto done;
         for (cl_uint pass = 0; pass < places; pass++) {
-            const cl_uint shift = begin + pass * 8;
+            const cl_uint shift = begin + pass * digit_bits;
             const unsigned io = done_passes++;
             cl_mem kin = keys[io & 1], kout = keys[(io + 1) & 1];
             cl_mem vin = vals[io & 1], vout = vals[(io + 1) & 1];
@@ -416,8 +439,8 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                                       ARG(tile_len))) != CLSORT_OK ||
                 (st = clsort_launch(ctx, up_k, tiles * s.wg, s.wg)) != CLSORT_OK)
                 goto done;
-            clsort_profile_last(ctx, "radix8", "upsweep", pass);
-            if ((st = clsort_scan_enqueue(ctx, &scan, offsets, (size_t)BINS * tiles)) != CLSORT_OK)
+            clsort_profile_last(ctx, fam, "upsweep", pass);
+            if ((st = clsort_scan_enqueue(ctx, &scan, offsets, (size_t)bins * tiles)) != CLSORT_OK)
                 goto done;
             /* status and counter are unused without look-back: any buffer will do. */
             if (s.serial) {
@@ -440,7 +463,7 @@ clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
                                      ARG(zero), ARG(zero), ARG(ntiles), ARG(seg_len));
             if (st != CLSORT_OK || (st = clsort_launch(ctx, bin_k, tiles * s.wg, s.wg)) != CLSORT_OK)
                 goto done;
-            clsort_profile_last(ctx, "radix8", "bin", pass);
+            clsort_profile_last(ctx, fam, "bin", pass);
         }
     }
     /* An odd number of passes left the result in the scratch buffers. */
@@ -461,4 +484,14 @@ done:
         if (ms[i])
             clReleaseMemObject(ms[i]);
     return st;
+}
+
+clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job)
+{
+    return lsd_enqueue(ctx, job, 8);
+}
+
+clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job)
+{
+    return lsd_enqueue(ctx, job, 4);
 }
