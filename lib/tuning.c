@@ -87,7 +87,8 @@ void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size)
         snprintf(large, sizeof large, "; from 2^23 keys %u x %u, pairs %u x %u", t->radix8_large_wg,
                  t->radix8_large_items, t->radix8_large_pair_wg, t->radix8_large_pair_items);
     snprintf(buf, size,
-             "radix8 and radix4 (%s%s), bitonic (wg %u x %u keys, %u per register pass), "
+             "radix8 (%s%s), radix4 (radix8's kernels with 4-bit digits), bitonic (wg %u x %u keys, "
+             "%u per register pass), "
              "oddeven (wg %u x %u keys)",
              r8, large, t->bitonic_wg, t->bitonic_items,
              t->bitonic_global_items, t->sort_wg, t->sort_items);
