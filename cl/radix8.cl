@@ -229,8 +229,8 @@ void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_o
 
 /* hist[(byte place * portions + portion) * 256 + byte], counts within a portion (< 2^30). Work-group g
  * counts keys [g * chunk, (g + 1) * chunk); chunk divides the portion size. */
-/* Digit places: PLACES 8-bit digits from bit RANGE_BEGIN of the mapped key (the bit range); the
- * histogram leaves the counts of unused places at zero. */
+/* Digit places: PLACES digits of DIGIT_BITS bits from bit RANGE_BEGIN of the mapped key (the bit
+ * range); the histogram counts the HIST_PLACES bytes they cover. */
 #ifndef RANGE_BEGIN
 #define RANGE_BEGIN 0
 #endif
@@ -238,6 +238,12 @@ void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_o
 #define PLACES 4
 #endif
 inline uint place_byte(key_t b, uint p) { return digit_of(b, RANGE_BEGIN + 8 * p, 0xff); }
+/* Count every byte place of one key. */
+inline void count_bytes(__local uint *h, key_t b)
+{
+    for (uint p = 0; p < HIST_PLACES; p++)
+        atomic_inc(&h[p * HBINS + place_byte(b, p)]);
+}
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong portion_size,
@@ -259,7 +265,7 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
     typedef uint4 key4_t;
 #endif
 #ifndef HIST_LOADS
-#define HIST_LOADS 4
+#error "HIST_LOADS (vector loads in flight per work-item) must be defined by the host"
 #endif
     /* HIST_LOADS vector loads in flight per work-item before their counts: one at a time leaves the
      * memory system idle between a load and the atomics that need it (H100, 2^28 keys: 0.629 ms
@@ -270,32 +276,22 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
         for (uint j = 0; j < HIST_LOADS; j++)
             k[j] = vload4(0, keys + i + (ulong)j * WG * 4);
         for (uint j = 0; j < HIST_LOADS; j++) {
-            key_t b0 = key_to_bits(k[j].x), b1 = key_to_bits(k[j].y), b2 = key_to_bits(k[j].z),
-                  b3 = key_to_bits(k[j].w);
-            for (uint p = 0; p < HIST_PLACES; p++) {
-                atomic_inc(&mine[p * HBINS + place_byte(b0, p)]);
-                atomic_inc(&mine[p * HBINS + place_byte(b1, p)]);
-                atomic_inc(&mine[p * HBINS + place_byte(b2, p)]);
-                atomic_inc(&mine[p * HBINS + place_byte(b3, p)]);
-            }
+            count_bytes(mine, key_to_bits(k[j].x));
+            count_bytes(mine, key_to_bits(k[j].y));
+            count_bytes(mine, key_to_bits(k[j].z));
+            count_bytes(mine, key_to_bits(k[j].w));
         }
     }
+    /* Then single vector loads, and the last up to 3 keys, which one work-item finds at i. */
     for (; i + 3 < end; i += (ulong)WG * 4) {
-        key4_t k = vload4(0, keys + i);
-        key_t b0 = key_to_bits(k.x), b1 = key_to_bits(k.y), b2 = key_to_bits(k.z),
-              b3 = key_to_bits(k.w);
-        for (uint p = 0; p < HIST_PLACES; p++) {
-            atomic_inc(&mine[p * HBINS + place_byte(b0, p)]);
-            atomic_inc(&mine[p * HBINS + place_byte(b1, p)]);
-            atomic_inc(&mine[p * HBINS + place_byte(b2, p)]);
-            atomic_inc(&mine[p * HBINS + place_byte(b3, p)]);
-        }
+        const key4_t k = vload4(0, keys + i);
+        count_bytes(mine, key_to_bits(k.x));
+        count_bytes(mine, key_to_bits(k.y));
+        count_bytes(mine, key_to_bits(k.z));
+        count_bytes(mine, key_to_bits(k.w));
     }
-    for (; i < end; i++) {
-        key_t b = key_to_bits(keys[i]);
-        for (uint p = 0; p < HIST_PLACES; p++)
-            atomic_inc(&mine[p * HBINS + place_byte(b, p)]);
-    }
+    for (; i < end; i++)
+        count_bytes(mine, key_to_bits(keys[i]));
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint portion = (uint)(start / portion_size);
     for (uint j = lid; j < HIST_PLACES * HBINS; j += WG) {
@@ -598,7 +594,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         const uint lt = popcount((peers) & lt_mask), c = popcount(peers);                          \
         uint old = 0;                                                                              \
         if (lt == c - 1)                                                                           \
-            old = atomic_add(&mywc[digit_of(bits[i], shift, DIGIT_MASK)], c);                            \
+            old = atomic_add(&mywc[digit_of(bits[i], shift, DIGIT_MASK)], c);                      \
         SET_RANK(i, warp_shfl(old, 31 - clz(peers)) + lt);                                         \
     } while (0)
 #if MATCH_OR && LOOKBACK

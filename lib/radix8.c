@@ -24,9 +24,10 @@
 #define HIST_BINS 256 /* the up-front histogram counts whole bytes */
 #define MAX_HIST_TILES 64 /* tiles counted by one histogram work-group, at most */
 #define HIST_GROUPS_PER_CU 4
+#define HIST_LOADS 4 /* vector loads of 4 keys in flight per histogram work-item (cl/radix8.cl) */
 
 typedef struct radix8_shape {
-    unsigned digit_bits, bins; /* 8 and 256 for radix8, 4 and 16 for radix4 */
+    unsigned digit_bits; /* 8 for radix8, 4 for radix4 */
     unsigned wg, items, ptx, radix_bits, hist_copies;
     unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table */
     unsigned serial; /* reduce-then-scan with one work-item per tile (CPU devices) */
@@ -39,15 +40,16 @@ static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_s
     if (s->serial) /* counts and offsets live in private arrays */
         return 0;
     size_t tile = (size_t)s->wg * s->items;
-    size_t b = s->bins * (4 + 4 + 8) + 16;
+    const size_t bins = (size_t)1 << s->digit_bits;
+    size_t b = bins * (4 + 4 + 8) + 16;
     if (s->ptx) { /* the per-warp counters, reordered keys and reordered values share memory */
-        size_t wc = (size_t)(s->wg / 32) * s->bins * 4 * (s->match == 2 ? 2 : 1);
+        size_t wc = (size_t)(s->wg / 32) * bins * 4 * (s->match == 2 ? 2 : 1);
         size_t kv = tile * (key_size > value_size ? key_size : value_size);
         return b + (kv > wc ? kv : wc) + (s->wg / 32) * 4;
     }
     /* The counter table has a spare word per 32 (RANK_AT in cl/common.cl). */
     const size_t counters = ((size_t)1 << s->radix_bits) * s->wg * 33 / 32 + 1;
-    return b + tile * key_size + counters * 4 + s->wg * 4 + s->bins * 4 + (value_size ? tile * 4 : 0);
+    return b + tile * key_size + counters * 4 + s->wg * 4 + bins * 4 + (value_size ? tile * 4 : 0);
 }
 
 /* With the warp ranking, inputs of at least LARGE_N keys take larger tiles, inputs below SMALL_N
@@ -63,7 +65,7 @@ static radix8_shape shape_for(const clsort_context *ctx, unsigned digit_bits, si
                               size_t value_size, size_t n, int lookback)
 {
     const clsort_tuning *t = &ctx->tuning;
-    radix8_shape s = { digit_bits, 1u << digit_bits, t->radix8_wg, t->radix8_items, t->radix8_ptx, 8,
+    radix8_shape s = { digit_bits, t->radix8_wg, t->radix8_items, t->radix8_ptx, 8,
                        t->radix8_hist_copies, 0, 0, 0, 0 };
     const char *e;
     unsigned per_cu = t->radix8_serial;
@@ -125,7 +127,7 @@ static radix8_shape shape_for(const clsort_context *ctx, unsigned digit_bits, si
     if (s.wg < 256 || s.wg % 32)
         s.ptx = 0; /* the warp ranking has one work-item per digit */
     /* Portable ranking: one 8-bit counter pass if its table is small, else two 4-bit passes. */
-    s.radix_bits = digit_bits == 8 && (size_t)s.bins * s.wg * 4 <= 16384 ? 8 : 4;
+    s.radix_bits = digit_bits == 8 && (size_t)256 * s.wg * 4 <= 16384 ? 8 : 4;
     while (local_bytes(&s, key_size, value_size) > ctx->local_mem && s.items > 1)
         s.items /= 2;
     s.tile = (size_t)s.wg * s.items;
@@ -212,7 +214,7 @@ static size_t lsd_scratch(const clsort_context *ctx, const clsort_spec *spec, si
 {
     const size_t ks = clsort_key_width(spec->key_type) / 8, places = places_of(spec, digit_bits);
     radix8_shape s = shape_for(ctx, digit_bits, ks, spec->value_size, n, use_lookback(ctx, spec));
-    const size_t bins = s.bins, tiles = rts_tiles(&s, spec, n, NULL);
+    const size_t bins = (size_t)1 << digit_bits, tiles = rts_tiles(&s, spec, n, NULL);
     size_t data = n * (ks + spec->value_size);
     if (use_lookback(ctx, spec)) {
         size_t pt = portion_tiles_for(&s);
@@ -241,7 +243,7 @@ static clsort_status lsd_enqueue(clsort_context *ctx, const clsort_job *job, uns
     const int lookback = use_lookback(ctx, job->spec);
     const radix8_shape s = shape_for(ctx, digit_bits, ks, vs, job->n, lookback);
     const char *fam = digit_bits == 8 ? "radix8" : "radix4";
-    const unsigned bins = s.bins;
+    const unsigned bins = 1u << digit_bits;
     if (local_bytes(&s, ks, vs) > ctx->local_mem)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
                            "%s needs %zu bytes of local memory; %s has %llu", fam,
@@ -250,8 +252,9 @@ static clsort_status lsd_enqueue(clsort_context *ctx, const clsort_job *job, uns
 
     /* Options left out take the kernel's defaults (keys only, portable ranking, one copy). */
     char opts[512];
-    int len0 = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u -DLOOKBACK=%d -DRADIX=%u -DDIGIT_BITS=%u",
-                        s.wg, s.items, lookback, 1u << s.radix_bits, digit_bits);
+    int len0 = snprintf(opts, sizeof opts,
+                        "-DWG=%u -DITEMS=%u -DLOOKBACK=%d -DRADIX=%u -DDIGIT_BITS=%u -DHIST_LOADS=%u",
+                        s.wg, s.items, lookback, 1u << s.radix_bits, digit_bits, HIST_LOADS);
     size_t l = (size_t)len0;
     if (vs)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DHAS_VALUES=1 -DVALUE_T=%s",
@@ -321,7 +324,7 @@ static clsort_status lsd_enqueue(clsort_context *ctx, const clsort_job *job, uns
         const unsigned per_cu = hg && *hg && atoi(hg) >= 0 ? (unsigned)atoi(hg) : HIST_GROUPS_PER_CU;
         if (portions == 1 && per_cu) {
             const cl_ulong groups = (cl_ulong)(ctx->compute_units ? ctx->compute_units : 1) * per_cu;
-            const cl_ulong step = (cl_ulong)s.wg * 16; /* keys per round of the kernel's loop */
+            const cl_ulong step = (cl_ulong)s.wg * 4 * HIST_LOADS; /* keys per round of its loop */
             chunk = ((n + groups - 1) / groups + step - 1) / step * step;
         } else {
             size_t hk = tiles / ((size_t)ctx->compute_units * 4 + 1);
