@@ -60,6 +60,11 @@
 #ifndef USE_PTX
 #define USE_PTX 0
 #endif
+/* KV_TOGETHER (warp ranking with values): the reordered keys and values share local memory, so
+ * both go out in one loop after one reorder, at the price of tiles half the size. */
+#ifndef KV_TOGETHER
+#define KV_TOGETHER 0
+#endif
 #ifndef PACK_RANKS
 #define PACK_RANKS (WG * ITEMS <= 65536)
 #endif
@@ -498,9 +503,16 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
 #define LMEM_K (TILE * sizeof(key_t) / 8)
 #define LMEM_V (HAS_VALUES ? TILE * sizeof(VALUE_T) / 8 : 0)
 #define LMEM_C (WARPS * BINS / 2 * (1 + MATCH_OR))
+#if KV_TOGETHER
+#define LMEM_KV (LMEM_K + LMEM_V)
+#else
 #define LMEM_KV (LMEM_K > LMEM_V ? LMEM_K : LMEM_V)
+#endif
     __local ulong lmem[LMEM_KV > LMEM_C ? LMEM_KV : LMEM_C];
     __local key_t *const lkeys = (__local key_t *)lmem;
+#if HAS_VALUES && KV_TOGETHER
+    __local VALUE_T *const lvals = (__local VALUE_T *)(lmem + LMEM_K);
+#endif
     __local uint *const wc = (__local uint *)lmem;
 #else
     __local key_t lkeys[TILE];
@@ -668,8 +680,12 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         rank[i] += mywc[digit_of(bits[i], shift, DIGIT_MASK)];
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = 0; i < ITEMS; i++)
+    for (uint i = 0; i < ITEMS; i++) {
         lkeys[GET_RANK(i)] = bits[i];
+#if HAS_VALUES && KV_TOGETHER
+        lvals[GET_RANK(i)] = vals[i];
+#endif
+    }
 #else /* portable ranking */
     /* Blocked: work-item lid holds keys lid*ITEMS + i. Sub-digit passes of log2(RADIX) bits, each a
      * stable counter ranking (common.cl) and a reorder in local memory. */
@@ -748,7 +764,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Keys of one digit are contiguous in lkeys and go to contiguous global positions. */
-#if USE_PTX && HAS_VALUES
+#if USE_PTX && HAS_VALUES && !KV_TOGETHER
     /* The digits of the keys written, four to a register, for the values that follow them. */
     uint dig4[(ITEMS + 3) / 4];
     for (uint j = 0; j < (ITEMS + 3) / 4; j++)
@@ -758,7 +774,7 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
         uint p = i * WG + lid;
         key_t b = lkeys[p];
         uint d = digit_of(b, shift, DIGIT_MASK);
-#if USE_PTX && HAS_VALUES
+#if USE_PTX && HAS_VALUES && !KV_TOGETHER
         dig4[i >> 2] |= d << (8 * (i & 3));
 #endif
         if (p < count) {
@@ -766,10 +782,12 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
             keys_out[dst] = bits_to_key(b);
 #if HAS_VALUES && !USE_PTX
             vals_out[dst] = vals_in[tstart + lidx[p]];
+#elif HAS_VALUES && KV_TOGETHER
+            vals_out[dst] = lvals[p];
 #endif
         }
     }
-#if USE_PTX && HAS_VALUES
+#if USE_PTX && HAS_VALUES && !KV_TOGETHER
     barrier(CLK_LOCAL_MEM_FENCE);
     __local VALUE_T *lvals = (__local VALUE_T *)lkeys;
     for (uint i = 0; i < ITEMS; i++)

@@ -52,6 +52,10 @@ typedef struct clsort_tuning {
     /* radix8 with the warp ranking on inputs of 2^23 keys or more (0: radix8_wg x radix8_items) */
     unsigned radix8_large_wg, radix8_large_items;           /* keys only */
     unsigned radix8_large_pair_wg, radix8_large_pair_items; /* with values */
+    /* radix4 there (0: radix8's large shapes) */
+    unsigned radix4_large_wg, radix4_large_items;
+    unsigned radix4_large_pair_wg, radix4_large_pair_items;
+    unsigned radix4_large_pair_kv; /* 1: its values reordered with the keys (KV_TOGETHER) */
 } clsort_tuning;
 
 /* A built program and the options it was built with. */

@@ -32,6 +32,7 @@ typedef struct radix8_shape {
     unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table */
     unsigned serial; /* reduce-then-scan with one work-item per tile (CPU devices) */
     unsigned lb_at;  /* warp ranking: when tiles publish their counts (LB_AT in cl/radix8.cl) */
+    unsigned kv;     /* warp ranking with values: keys and values reordered together (KV_TOGETHER) */
     size_t tile;
 } radix8_shape;
 
@@ -44,7 +45,8 @@ static size_t local_bytes(const radix8_shape *s, size_t key_size, size_t value_s
     size_t b = bins * (4 + 4 + 8) + 16;
     if (s->ptx) { /* the per-warp counters, reordered keys and reordered values share memory */
         size_t wc = (size_t)(s->wg / 32) * bins * 4 * (s->match == 2 ? 2 : 1);
-        size_t kv = tile * (key_size > value_size ? key_size : value_size);
+        size_t kv = tile * (s->kv ? key_size + value_size
+                                  : key_size > value_size ? key_size : value_size);
         return b + (kv > wc ? kv : wc) + (s->wg / 32) * 4;
     }
     /* The counter table has a spare word per 32 (RANK_AT in cl/common.cl). */
@@ -66,7 +68,7 @@ static radix8_shape shape_for(const clsort_context *ctx, unsigned digit_bits, si
 {
     const clsort_tuning *t = &ctx->tuning;
     radix8_shape s = { digit_bits, t->radix8_wg, t->radix8_items, t->radix8_ptx, 8,
-                       t->radix8_hist_copies, 0, 0, 0, 0 };
+                       t->radix8_hist_copies, 0, 0, 0, 0, 0 };
     const char *e;
     unsigned per_cu = t->radix8_serial;
     size_t min_tile = SERIAL_MIN_TILE;
@@ -100,6 +102,19 @@ static radix8_shape shape_for(const clsort_context *ctx, unsigned digit_bits, si
         s.wg = value_size ? t->radix8_large_pair_wg : t->radix8_large_wg;
         s.items = value_size ? t->radix8_large_pair_items : t->radix8_large_items;
         s.lb_at = t->radix8_lb_at;
+        /* 4-bit digits: 16 counters per warp and 16 look-back chains per tile leave the tile's
+         * ranking cheaper, so the best shapes differ. Twice the passes make the values' second
+         * reorder in local memory cost more than halving the tile does, so with values the keys
+         * and values share it (KV_TOGETHER). H100, radix4 at 2^28 keys (GKey/s; uniform, AND of 4
+         * words, of 8, constant): keys 256 x 24 32.4, 33.1, -, 34.6 (448 x 24 30.6, 31.3, 32.4,
+         * 32.9); pairs 384 x 15 together 19.8, 20.4, 21.0, 21.4, 448 x 13 19.0, 19.5, 20.1, 20.4,
+         * 256 x 22 18.2, 18.3, 19.2, 19.6, apart 384 x 31 17.0, 17.6, 18.9, 19.7, 384 x 28 16.7,
+         * 17.0, 18.3, 19.2. radix8 pairs lose by it: 384 x 14 together 25.2 against 28.5. */
+        if (digit_bits == 4 && t->radix4_large_wg) {
+            s.wg = value_size ? t->radix4_large_pair_wg : t->radix4_large_wg;
+            s.items = value_size ? t->radix4_large_pair_items : t->radix4_large_items;
+            s.kv = t->radix4_large_pair_kv;
+        }
     }
     /* Below 2^19 keys, halve them: more tiles to spread over the compute units. On an H100 at 2^18
      * keys 256 x 8 took 0.099 ms against 0.110 for 256 x 16 (pairs 0.100 against 0.114); at 2^20
@@ -107,9 +122,11 @@ static radix8_shape shape_for(const clsort_context *ctx, unsigned digit_bits, si
     if (s.ptx && n < SMALL_N && s.items > 4)
         s.items /= 2;
     /* Lane masks from a table in local memory instead of eight ballots per key: on an H100 at 2^28
-     * keys a binning pass took 1.43 ms against 1.64; at 2^24 and below it was slower. */
-    if (s.ptx && n >= LARGE_N && digit_bits == 8)
-        s.match = 2; /* 4-bit digits keep the ballots: four per key */
+     * keys a binning pass took 1.43 ms against 1.64; at 2^24 and below it was slower. With 4-bit
+     * digits (four ballots otherwise), radix4 at 2^28 keys: uniform 30.6 -> 31.0 GKey/s, AND of 4
+     * words 31.3 -> 31.7, constant 32.9 -> 35.0; pairs 15.0 -> 15.4, 15.5 -> 15.7, 16.6 -> 17.6. */
+    if (s.ptx && n >= LARGE_N)
+        s.match = 2;
     if ((e = getenv("CLSORT_RADIX8_WG")) && atoi(e) > 0)
         s.wg = (unsigned)atoi(e);
     if ((e = getenv("CLSORT_RADIX8_ITEMS")) && atoi(e) > 0)
@@ -120,6 +137,10 @@ static radix8_shape shape_for(const clsort_context *ctx, unsigned digit_bits, si
         s.match = (unsigned)atoi(e);
     if ((e = getenv("CLSORT_RADIX8_LB_AT")) && *e && atoi(e) >= 0 && atoi(e) <= 2)
         s.lb_at = (unsigned)atoi(e);
+    if ((e = getenv("CLSORT_RADIX8_KV")) && *e)
+        s.kv = atoi(e) > 0;
+    if (!value_size)
+        s.kv = 0;
     if (!s.hist_copies)
         s.hist_copies = 1;
     while (s.wg > 1 && s.wg > ctx->max_wg)
@@ -270,6 +291,8 @@ static clsort_status lsd_enqueue(clsort_context *ctx, const clsort_job *job, uns
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_WIN=%d", atoi(win));
     if (s.ptx && s.match)
         l += (size_t)snprintf(opts + l, sizeof opts - l, s.match == 1 ? " -DMATCH_ANY=1" : " -DMATCH_OR=1");
+    if (s.ptx && s.kv)
+        l += (size_t)snprintf(opts + l, sizeof opts - l, " -DKV_TOGETHER=1");
     if (s.ptx && lookback && s.lb_at)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_AT=%u", s.lb_at);
     if (s.hist_copies > 1)
