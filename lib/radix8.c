@@ -139,14 +139,14 @@ static radix8_shape shape_for(const clsort_context *ctx, unsigned digit_bits, si
         s.lb_at = (unsigned)atoi(e);
     if ((e = getenv("CLSORT_RADIX8_KV")) && *e)
         s.kv = atoi(e) > 0;
-    if (!value_size)
-        s.kv = 0;
     if (!s.hist_copies)
         s.hist_copies = 1;
     while (s.wg > 1 && s.wg > ctx->max_wg)
         s.wg /= 2;
     if (s.wg < 256 || s.wg % 32)
         s.ptx = 0; /* the warp ranking has one work-item per digit */
+    if (!s.ptx || !value_size)
+        s.kv = 0; /* only the warp ranking reorders values with the keys */
     /* Portable ranking: one 8-bit counter pass if its table is small, else two 4-bit passes. */
     s.radix_bits = digit_bits == 8 && (size_t)256 * s.wg * 4 <= 16384 ? 8 : 4;
     while (local_bytes(&s, key_size, value_size) > ctx->local_mem && s.items > 1)
@@ -291,7 +291,7 @@ static clsort_status lsd_enqueue(clsort_context *ctx, const clsort_job *job, uns
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_WIN=%d", atoi(win));
     if (s.ptx && s.match)
         l += (size_t)snprintf(opts + l, sizeof opts - l, s.match == 1 ? " -DMATCH_ANY=1" : " -DMATCH_OR=1");
-    if (s.ptx && s.kv)
+    if (s.kv)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DKV_TOGETHER=1");
     if (s.ptx && lookback && s.lb_at)
         l += (size_t)snprintf(opts + l, sizeof opts - l, " -DLB_AT=%u", s.lb_at);
