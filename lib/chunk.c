@@ -10,39 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The order of a key as an unsigned integer, as the kernels see it (see cl/common.cl). */
-static uint64_t order_bits(const clsort_spec *spec, const unsigned char *key)
-{
-    const unsigned w = clsort_key_width(spec->key_type);
-    const uint64_t sign = 1ull << (w - 1), ones = w == 64 ? ~0ull : 0xffffffffull;
-    uint64_t k;
-    if (w == 64) {
-        memcpy(&k, key, 8);
-    } else {
-        uint32_t k32;
-        memcpy(&k32, key, 4);
-        k = k32;
-    }
-    switch (spec->key_type) {
-    case CLSORT_KEY_I32:
-    case CLSORT_KEY_I64:
-        k ^= sign;
-        break;
-    case CLSORT_KEY_F32:
-    case CLSORT_KEY_F64:
-        k = (k & sign) ? (~k & ones) : (k | sign);
-        break;
-    default:
-        break;
-    }
-    if (spec->descending)
-        k = ~k & ones;
-    unsigned begin, end;
-    clsort_key_range(spec, &begin, &end);
-    const uint64_t mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
-    return k & mask;
-}
-
 clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                   void *values, size_t n, size_t chunk, clsort_stats *stats)
 {
@@ -84,7 +51,7 @@ clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, 
     /* k-way merge; the chunks are few (each is as large as the device allows). */
     for (size_t c = 0; c < chunks; c++) {
         head[c] = c * chunk;
-        front[c] = order_bits(spec, tk + head[c] * ks);
+        front[c] = clsort_key_order(spec, tk + head[c] * ks);
     }
     unsigned char *ok = keys, *ov = values;
     for (size_t i = 0; i < n; i++) {
@@ -100,7 +67,7 @@ clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, 
             memcpy(ov + i * vs, tv + src * vs, vs);
         const size_t end = (best + 1) * chunk < n ? (best + 1) * chunk : n;
         if (head[best] < end)
-            front[best] = order_bits(spec, tk + head[best] * ks);
+            front[best] = clsort_key_order(spec, tk + head[best] * ks);
     }
     if (stats) {
         total.n = n;

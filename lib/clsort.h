@@ -331,6 +331,23 @@ CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algorithm);
 /** Look up an algorithm by name. @return ::CLSORT_OK or ::CLSORT_ERROR_INVALID_ARGUMENT */
 CLSORT_API clsort_status clsort_algorithm_from_name(const char *name, clsort_algorithm *algorithm);
 
+/** Name of a key type ("u32", "i32", "f32", "u64", "i64", "f64"), or NULL for a value that names none. */
+CLSORT_API const char *clsort_key_type_name(clsort_key_type type);
+
+/** Look up a key type by name. @return ::CLSORT_OK or ::CLSORT_ERROR_INVALID_ARGUMENT */
+CLSORT_API clsort_status clsort_key_type_from_name(const char *name, clsort_key_type *type);
+
+/** Bytes of one key of a type: 4 or 8 (0 for a value that names no type). */
+CLSORT_API size_t clsort_key_type_size(clsort_key_type type);
+
+/**
+ * A key's place in a spec's order as an unsigned integer: with spec's key type, order and bit range,
+ * key a sorts before key b exactly when clsort_key_order(spec, a) < clsort_key_order(spec, b), and the
+ * two are equal exactly when the sort treats them as equal. key points at the key's stored bytes
+ * (host byte order, any alignment). For host-side merges and checks of sorted data.
+ */
+CLSORT_API uint64_t clsort_key_order(const clsort_spec *spec, const void *key);
+
 /** The library's version, CLSORT_VERSION_STRING of the build that is linked. */
 CLSORT_API const char *clsort_version(void);
 

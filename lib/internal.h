@@ -133,7 +133,6 @@ void clsort_set_thread_detail(const char *text);
     } while (0)
 
 /* ---- keys.c: key types, order, bit ranges ---- */
-const char *clsort_key_type_name(clsort_key_type t);
 unsigned clsort_key_width(clsort_key_type t); /* 32 or 64 bits */
 #define clsort_key_size(t) (clsort_key_width(t) / 8)
 /* The bit range that decides the order, end_bit 0 resolved to the width. */

@@ -6,11 +6,31 @@
 
 #include <stdio.h>
 
+#include <string.h>
+
 static const char *const type_names[] = { "u32", "i32", "f32", "u64", "i64", "f64" };
+#define N_TYPES (sizeof type_names / sizeof type_names[0])
 
 const char *clsort_key_type_name(clsort_key_type t)
 {
-    return (unsigned)t < sizeof type_names / sizeof type_names[0] ? type_names[t] : NULL;
+    return (unsigned)t < N_TYPES ? type_names[t] : NULL;
+}
+
+clsort_status clsort_key_type_from_name(const char *name, clsort_key_type *out)
+{
+    if (!name || !out)
+        return CLSORT_ERROR_INVALID_ARGUMENT;
+    for (unsigned i = 0; i < N_TYPES; i++)
+        if (!strcmp(name, type_names[i])) {
+            *out = (clsort_key_type)i;
+            return CLSORT_OK;
+        }
+    return CLSORT_ERROR_INVALID_ARGUMENT;
+}
+
+size_t clsort_key_type_size(clsort_key_type t)
+{
+    return clsort_key_type_name(t) ? clsort_key_width(t) / 8 : 0;
 }
 
 unsigned clsort_key_width(clsort_key_type t)
@@ -37,6 +57,37 @@ void clsort_key_range(const clsort_spec *spec, unsigned *begin, unsigned *end)
 {
     *begin = spec->begin_bit;
     *end = spec->end_bit ? spec->end_bit : clsort_key_width(spec->key_type);
+}
+
+/* The host's copy of the mapping in cl/common.cl (key_to_bits), with the order and the range mask. */
+uint64_t clsort_key_order(const clsort_spec *spec, const void *key)
+{
+    const unsigned w = clsort_key_width(spec->key_type);
+    const uint64_t sign = 1ull << (w - 1), ones = w == 64 ? ~0ull : 0xffffffffull;
+    uint64_t k;
+    if (w == 64) {
+        memcpy(&k, key, 8);
+    } else {
+        uint32_t k32;
+        memcpy(&k32, key, 4);
+        k = k32;
+    }
+    switch (key_kind(spec->key_type)) {
+    case 1:
+        k ^= sign;
+        break;
+    case 2:
+        k = (k & sign) ? (~k & ones) : (k | sign);
+        break;
+    default:
+        break;
+    }
+    if (spec->descending)
+        k = ~k & ones;
+    unsigned begin, end;
+    clsort_key_range(spec, &begin, &end);
+    const uint64_t mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
+    return k & mask;
 }
 
 int clsort_key_full_range(const clsort_spec *spec)

@@ -294,6 +294,47 @@ static void test_bit_ranges(void **state)
             }
 }
 
+/* clsort_key_order() against the reference comparison: every type, both orders, full keys and bit
+ * windows, on pairs drawn from the special values, few distinct values and random bits. Host only. */
+static void test_key_order(void **state)
+{
+    (void)state;
+    static const unsigned win[][2] = { { 0, 0 }, { 3, 13 }, { 16, 32 }, { 0, 8 } };
+    static const unsigned win64[][2] = { { 0, 0 }, { 29, 47 }, { 40, 64 }, { 0, 8 } };
+    uint64_t keys[512];
+    for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++) {
+        assert_int_equal(clsort_key_type_size(t), wide(t) ? 8 : 4);
+        clsort_key_type back;
+        assert_int_equal(clsort_key_type_from_name(clsort_key_type_name(t), &back), CLSORT_OK);
+        assert_int_equal(back, t);
+        fill(t, keys, 512, 77 + t);
+        for (int w = 0; w < 4; w++)
+            for (int desc = 0; desc < 2; desc++) {
+                order o = { t, desc, wide(t) ? win64[w][0] : win[w][0], wide(t) ? win64[w][1] : win[w][1] };
+                clsort_spec spec;
+                clsort_spec_default(&spec);
+                spec.key_type = t;
+                spec.descending = desc;
+                spec.begin_bit = o.begin;
+                spec.end_bit = o.end;
+                for (size_t i = 0; i + 1 < 512; i++) {
+                    const unsigned char *a = (const unsigned char *)keys + i * clsort_key_type_size(t);
+                    const unsigned char *b = a + clsort_key_type_size(t);
+                    uint64_t x = clsort_key_order(&spec, a), y = clsort_key_order(&spec, b);
+                    int c = x < y ? -1 : x > y;
+                    int want = cmp_keys(&o, key_at(keys, t, i), key_at(keys, t, i + 1));
+                    if (c != want)
+                        fail_msg("%s desc %d bits %u:%u, keys %zu and %zu: order %d, expected %d",
+                                 clsort_key_type_name(t), desc, o.begin, o.end, i, i + 1, c, want);
+                }
+            }
+    }
+    clsort_key_type none;
+    assert_int_equal(clsort_key_type_from_name("u16", &none), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_null(clsort_key_type_name((clsort_key_type)6));
+    assert_int_equal(clsort_key_type_size((clsort_key_type)6), 0);
+}
+
 /* What an algorithm does not take is refused with a message that says so, nothing touched. */
 static void test_refusals(void **state)
 {
@@ -345,6 +386,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_bit_ranges),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_key_order),
     };
     return cmocka_run_group_tests_name(argv[1], all, setup, teardown);
 }
