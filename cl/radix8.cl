@@ -473,33 +473,174 @@ inline uint bins_exclusive_scan(uint v, __local uint *wsum)
 }
 #endif
 
-/*
- * One binning pass over a tile: rank the tile's keys by the digit at `shift` (stable), find the
- * tile's global offset of each digit (look-back or the scanned table), reorder the keys in local
- * memory so keys of one digit are contiguous, and write them out with consecutive work-items writing
- * consecutive positions.
+/* ---- the binning kernel's steps ----
  *
- * Keys [base, base + portion_n) form this launch's portion. Onesweep: status_buf + status_off holds the
- * next tile id and then 256 words per tile of the portion (all zeroed), offsets + off_index the portion's digit
- * offsets; the portion's last tile writes those of the next portion to offsets + off_next (portions
- * of one pass run one launch after another, so the next portion's offsets depend on this one's).
- * Reduce-then-scan: base is 0, portion_n is n, offsets is the scanned table of rts_tile(), num_tiles
- * the tiles per segment of seg_len keys.
+ * radix8_bin runs these in order; the ranking has two forms, chosen once by USE_PTX:
+ *   bin_tile          which tile the work-group bins, its first key and its key count
+ *   rank the tile     warp form: load_striped, warp_rank, load_values_striped, warp_tile_counts,
+ *                     ranks_add_bases, reorder_striped; portable form: load_blocked, rank_sub_digit
+ *                     per sub-digit, tile_bounds. Both leave the tile's keys ordered by digit in
+ *                     local memory (lkeys), each digit's count (lcount) and first position (lstart)
+ *   tile_offsets      the global position of each digit's first key (look-back or the scanned table)
+ *   scatter_keys      the reordered keys (and the values that go with them) to their positions
+ *   scatter_values_after_keys   warp form with values apart: the values, through the same memory
  */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
+
+/* Values: the kernel arguments where the pass has them; null pointers otherwise, so that the steps
+ * need no variants of their own (their value code is dead without values). */
 #if HAS_VALUES
-                __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
+#define VALUE_PARAMS __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
+#define VALUES_ABSENT
+#else
+#define VALUE_PARAMS
+#define VALUES_ABSENT                                                                              \
+    __global const VALUE_T *const vals_in = 0;                                                     \
+    __global VALUE_T *const vals_out = 0;
 #endif
-                ulong base, ulong portion_n, uint shift, __global uint *status_buf, ulong status_off,
-                __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles,
-                ulong seg_len)
+#define BIN_PARAMS                                                                                 \
+    __global const key_t *keys_in, __global key_t *keys_out, VALUE_PARAMS ulong base,              \
+        ulong portion_n, uint shift, __global uint *status_buf, ulong status_off,                  \
+        __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles, ulong seg_len
+
+/* How the values travel: by the index each key carries (portable ranking), reordered with the keys
+ * (warp ranking, KV_TOGETHER) or reordered after the keys have gone out (warp ranking). */
+#define VALUES_BY_INDEX (HAS_VALUES && !USE_PTX)
+#define VALUES_WITH_KEYS (HAS_VALUES && USE_PTX && KV_TOGETHER)
+#define VALUES_AFTER_KEYS (HAS_VALUES && USE_PTX && !KV_TOGETHER)
+
+/* When the look-back runs (LB_AT, warp ranking): publish as soon as the counts are known, and walk
+ * then too; else the tile publishes in tile_offsets. */
+#define LB_EARLY_PUBLISH (LOOKBACK && USE_PTX && (LB_AT == 1 || LB_AT == 2))
+#define LB_EARLY_WALK (LOOKBACK && USE_PTX && LB_AT == 2)
+#define LB_LATE_PUBLISH (!USE_PTX || LB_AT == 0)
+
+#ifdef STALL_TILE
+/* Test hook (-DSTALL_TILE=t): the work-group of tile t dawdles before it publishes anything, as one
+ * the device has set aside would; the tiles after it must wait for it, not deadlock. Adding 0 to the
+ * tile counter is a side effect the compiler cannot drop. */
+inline void stall_tile(__global uint *counter, ulong tile)
 {
+    if (tile == STALL_TILE && get_local_id(0) == 0)
+        for (uint i = 0; i < 100000; i++)
+            atomic_add(counter, 0u);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+}
+#else
+inline void stall_tile(__global uint *counter, ulong tile) {}
+#endif
+
+#if LOOKBACK
+/* Onesweep: tile ids come from the counter in the order work-groups start (see the top of the
+ * file); the tile's digit counts go through the look-back, so *row is not used. */
+inline ulong bin_tile(__global uint *counter, __local uint *ltile, ulong base, ulong portion_n,
+                      ulong seg_len, ulong num_tiles, ulong *tstart, uint *count, ulong *row)
+{
+    const uint lid = get_local_id(0);
+    if (lid == 0)
+        *ltile = atomic_inc(counter);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong tile = *ltile;
+    stall_tile(counter, tile);
+    *tstart = base + tile * TILE;
+    *count = (uint)min((ulong)TILE, portion_n - tile * TILE);
+    *row = 0;
+    return tile;
+}
+
+/* Where the tile's first key of digit d goes: the portion's offset of d plus the keys of d in
+ * earlier tiles, by look-back (walked already where LB_EARLY_WALK: early_excl). The portion's last
+ * tile leaves the next portion's offset of d. */
+inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __global uint *status,
+                        ulong tile, __global ulong *offsets, ulong off_index, ulong off_next,
+                        ulong num_tiles, ulong row)
+{
+    const uint own = lcount[d];
+    uint excl;
+    if (LB_EARLY_WALK) {
+        excl = early_excl; /* d == lid: the warp ranking has WG >= BINS */
+    } else {
+        if (LB_LATE_PUBLISH)
+            lb_publish(status, tile, d, own);
+        excl = lb_walk(status, tile, d, own);
+    }
+    const ulong gbase = offsets[off_index + d] + excl;
+    if (tile == num_tiles - 1)
+        offsets[off_next + d] = gbase + own;
+    return gbase;
+}
+#else
+/* Reduce-then-scan: tiles of rts_tile(), in launch order. */
+inline ulong bin_tile(__global uint *counter, __local uint *ltile, ulong base, ulong portion_n,
+                      ulong seg_len, ulong num_tiles, ulong *tstart, uint *count, ulong *row)
+{
+    const ulong tile = get_group_id(0);
+    *tstart = rts_tile(tile, portion_n, seg_len, num_tiles, count, row);
+    return tile;
+}
+
+/* Where the tile's first key of digit d goes: the scanned table's entry. */
+inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __global uint *status,
+                        ulong tile, __global ulong *offsets, ulong off_index, ulong off_next,
+                        ulong num_tiles, ulong row)
+{
+    return offsets[row + d * num_tiles];
+}
+#endif
+
+/* Each digit's global offset minus its tile start, in ldelta: key p of the reordered tile goes to
+ * ldelta[its digit] + p. */
+inline void tile_offsets(__local const uint *lcount, __local const uint *lstart, __local gpos_t *ldelta,
+                         uint early_excl, __global uint *status, ulong tile, __global ulong *offsets,
+                         ulong off_index, ulong off_next, ulong num_tiles, ulong row)
+{
+    const uint lid = get_local_id(0);
+    for (uint d = lid; d < BINS; d += WG) {
+        const ulong gbase = digit_base(d, lcount, early_excl, status, tile, offsets, off_index,
+                                       off_next, num_tiles, row);
+        ldelta[d] = (gpos_t)(gbase - lstart[d]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Keys of one digit are contiguous in lkeys and go to contiguous global positions, consecutive
+ * work-items writing consecutive positions. Values go along by index (lidx) or from lvals; where they
+ * follow later, dig4 keeps the digits of the keys written, four to a word. */
+inline void scatter_keys(__local const key_t *lkeys, __local const gpos_t *ldelta, uint count,
+                         uint shift, __global key_t *keys_out, __global const VALUE_T *vals_in,
+                         __global VALUE_T *vals_out, ulong tstart, __local const uint *lidx,
+                         __local const VALUE_T *lvals, uint *dig4)
+{
+    const uint lid = get_local_id(0);
+    if (VALUES_AFTER_KEYS)
+        for (uint j = 0; j < (ITEMS + 3) / 4; j++)
+            dig4[j] = 0;
+    for (uint i = 0; i < ITEMS; i++) {
+        uint p = i * WG + lid;
+        key_t b = lkeys[p];
+        uint d = digit_of(b, shift, DIGIT_MASK);
+        if (VALUES_AFTER_KEYS)
+            dig4[i >> 2] |= d << (8 * (i & 3));
+        if (p < count) {
+            gpos_t dst = ldelta[d] + p;
+            keys_out[dst] = bits_to_key(b); /* the mapping is one-to-one */
+            if (VALUES_BY_INDEX)
+                vals_out[dst] = vals_in[tstart + lidx[p]];
+            else if (VALUES_WITH_KEYS)
+                vals_out[dst] = lvals[p];
+        }
+    }
+}
+
 #if USE_PTX
-    /* The per-warp digit counters are dead once every key has its tile rank, before the keys are
-     * reordered: they share local memory with the reordered tile. */
+/* ---- the warp form of the ranking (NVIDIA) ----
+ * Warp-striped: warp w holds keys w*32*ITEMS + i*32 + lane, so (warp, i, lane) is input order. Each
+ * key's rank among the warp's keys of its digit comes from the lanes that share the digit (warp
+ * match) and a per-warp counter per digit (wc); the counters' prefixes over warps and digits then
+ * make the ranks tile ranks. */
 #define WARPS (WG / 32)
-    /* In 64-bit words: the reordered keys, the reordered values or the counters, whichever is largest. */
+/* The per-warp digit counters are dead once every key has its tile rank, before the keys are
+ * reordered: they share local memory with the reordered tile. In 64-bit words: the reordered keys,
+ * the reordered values or the counters, whichever is largest. */
 #define LMEM_K (TILE * sizeof(key_t) / 8)
 #define LMEM_V (HAS_VALUES ? TILE * sizeof(VALUE_T) / 8 : 0)
 #define LMEM_C (WARPS * BINS / 2 * (1 + MATCH_OR))
@@ -508,137 +649,132 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
 #else
 #define LMEM_KV (LMEM_K > LMEM_V ? LMEM_K : LMEM_V)
 #endif
-    __local ulong lmem[LMEM_KV > LMEM_C ? LMEM_KV : LMEM_C];
-    __local key_t *const lkeys = (__local key_t *)lmem;
-#if HAS_VALUES && KV_TOGETHER
-    __local VALUE_T *const lvals = (__local VALUE_T *)(lmem + LMEM_K);
-#endif
-    __local uint *const wc = (__local uint *)lmem;
-#else
-    __local key_t lkeys[TILE];
-#endif
-    __local uint lcount[BINS];
-    __local uint lstart[BINS];
-    __local gpos_t ldelta[BINS];
-    __local uint ltile;
-#if USE_PTX
-    __local uint wsum[WARPS];
-#else
-    __local uint counters[RANK_COUNTERS];
-    __local uint scan_scratch[WG];
-    __local uint lend[BINS];
-#if HAS_VALUES
-    __local uint lidx[TILE];
-#endif
-#endif
-    const uint lid = get_local_id(0);
+#define LMEM_WORDS (LMEM_KV > LMEM_C ? LMEM_KV : LMEM_C)
 
-#if LOOKBACK
-    /* status_buf[0] hands out tile ids; the status words follow. */
-    status_buf += status_off;
-    __global uint *status = status_buf + BINS;
-    if (lid == 0)
-        ltile = atomic_inc(status_buf);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const ulong tile = ltile;
-#ifdef STALL_TILE
-    /* Test hook (-DSTALL_TILE=t): the work-group of tile t dawdles before it publishes anything, as
-     * one the device has set aside would; the tiles after it must wait for it, not deadlock. Adding
-     * 0 to the tile counter is a side effect the compiler cannot drop. */
-    if (tile == STALL_TILE && lid == 0)
-        for (uint i = 0; i < 100000; i++)
-            atomic_add(status_buf, 0u);
-    barrier(CLK_GLOBAL_MEM_FENCE);
-#endif
-#else
-    const ulong tile = get_group_id(0);
-#endif
-#if LOOKBACK
-    const ulong tstart = base + tile * TILE;
-    const uint count = (uint)min((ulong)TILE, portion_n - tile * TILE);
-#else
-    uint count;
-    ulong row;
-    const ulong tstart = rts_tile(tile, portion_n, seg_len, num_tiles, &count, &row);
-#endif
-
-#if USE_PTX
-    /* Warp-striped: warp w holds keys w*32*ITEMS + i*32 + lane, so (warp, i, lane) is input order. */
-    const uint lane = lid & 31, warp = lid >> 5;
-    const uint wbase = warp * 32 * ITEMS + lane;
-    key_t bits[ITEMS];
-#if HAS_VALUES
-    VALUE_T vals[ITEMS];
-#endif
-    /* Tile ranks (< TILE <= 2^16), two to a register: registers decide how many work-groups share a
-     * compute unit, and so how well one waiting in the look-back is covered by the others. */
+/* Tile ranks (< TILE <= 2^16) two to a register where PACK_RANKS: registers decide how many
+ * work-groups share a compute unit, and so how well one waiting in the look-back is covered by the
+ * others. */
 #if PACK_RANKS
-    uint rank2[(ITEMS + 1) / 2];
-    for (uint j = 0; j < (ITEMS + 1) / 2; j++)
-        rank2[j] = 0;
-#define SET_RANK(i, r) (rank2[(i) >> 1] |= (r) << (16 * ((i) & 1)))
-#define GET_RANK(i) ((rank2[(i) >> 1] >> (16 * ((i) & 1))) & 0xffffu)
+#define RANK_WORDS ((ITEMS + 1) / 2)
+inline void ranks_clear(uint *ranks)
+{
+    for (uint j = 0; j < RANK_WORDS; j++)
+        ranks[j] = 0;
+}
+inline void rank_set(uint *ranks, uint i, uint r) { ranks[i >> 1] |= r << (16 * (i & 1)); }
+inline uint rank_get(const uint *ranks, uint i) { return (ranks[i >> 1] >> (16 * (i & 1))) & 0xffffu; }
+/* Add to each rank the tile rank of the warp's first key of its digit. */
+inline void ranks_add_bases(uint *ranks, const key_t *bits, uint shift, __local const uint *mywc)
+{
+    for (uint i = 0; i < ITEMS; i += 2) {
+        uint add = mywc[digit_of(bits[i], shift, DIGIT_MASK)];
+        if (i + 1 < ITEMS)
+            add |= mywc[digit_of(bits[i + 1], shift, DIGIT_MASK)] << 16;
+        ranks[i >> 1] += add; /* no carry: each half stays below 2^16 */
+    }
+}
 #else
-    uint rank[ITEMS];
-#define SET_RANK(i, r) (rank[i] = (r))
-#define GET_RANK(i) rank[i]
+#define RANK_WORDS ITEMS
+inline void ranks_clear(uint *ranks) {}
+inline void rank_set(uint *ranks, uint i, uint r) { ranks[i] = r; }
+inline uint rank_get(const uint *ranks, uint i) { return ranks[i]; }
+inline void ranks_add_bases(uint *ranks, const key_t *bits, uint shift, __local const uint *mywc)
+{
+    for (uint i = 0; i < ITEMS; i++)
+        ranks[i] += mywc[digit_of(bits[i], shift, DIGIT_MASK)];
+}
 #endif
+
+/* The tile's keys as mapped bits, warp-striped; keys past the end read as all-ones keys. */
+inline void load_striped(key_t *bits, __global const key_t *keys_in, ulong tstart, uint count,
+                         uint wbase)
+{
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = wbase + i * 32;
         bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : KEY_ONES;
     }
-    for (uint j = lid; j < WARPS * BINS; j += WG)
-        wc[j] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    __local uint *mywc = wc + warp * BINS;
-#if MATCH_OR && LOOKBACK
-    const ulong mode = offsets[SPREAD_SLOT + (shift - RANGE_BEGIN) / DIGIT_BITS];
-    __local uint *mywm = wc + (WARPS + warp) * BINS;
-    for (uint j = lane; j < BINS; j += 32)
-        mywm[j] = 0;
-    warp_sync();
-#endif
-    const uint lt_mask = lanemask_lt();
-    /* Rank key i among the warp's keys of its digit, given the lanes that share it: the highest lane
-     * of each digit adds the digit's count for the warp. */
-#define RANK_ONE(i, peers)                                                                         \
-    do {                                                                                           \
-        const uint lt = popcount((peers) & lt_mask), c = popcount(peers);                          \
-        uint old = 0;                                                                              \
-        if (lt == c - 1)                                                                           \
-            old = atomic_add(&mywc[digit_of(bits[i], shift, DIGIT_MASK)], c);                      \
-        SET_RANK(i, warp_shfl(old, 31 - clz(peers)) + lt);                                         \
-    } while (0)
-#if MATCH_OR && LOOKBACK
-    /* One loop per way, so that each unrolls with its arrays in registers. Where one digit dominates
-     * the pass, a warp's digits take few values, which is where the match instruction is fast. */
-    if (mode == 1) {
-        for (uint i = 0; i < ITEMS; i++) {
-            const uint peers = warp_match_or(digit_of(bits[i], shift, DIGIT_MASK), mywm);
-            RANK_ONE(i, peers);
-        }
-    } else if (mode == 2) {
-        for (uint i = 0; i < ITEMS; i++) {
-            const uint peers = warp_match_any(digit_of(bits[i], shift, DIGIT_MASK));
-            RANK_ONE(i, peers);
-        }
-    } else
-#endif
-    {
-        for (uint i = 0; i < ITEMS; i++) {
-            const uint peers = warp_match_digit(digit_of(bits[i], shift, DIGIT_MASK));
-            RANK_ONE(i, peers);
-        }
-    }
-#undef RANK_ONE
-#if HAS_VALUES
+}
+inline void load_values_striped(VALUE_T *vals, __global const VALUE_T *vals_in, ulong tstart,
+                                uint count, uint wbase)
+{
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = wbase + i * 32;
         vals[i] = pos < count ? vals_in[tstart + pos] : 0;
     }
-#endif
+}
+
+/* Zero the warps' digit counters. */
+inline void warp_counters_clear(__local uint *wc)
+{
+    for (uint j = get_local_id(0); j < WARPS * BINS; j += WG)
+        wc[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Per digit: exclusive prefix over the warps, and the tile's count. */
+}
+
+/* MATCH_OR: how this pass's digits fall (radix8_offsets: 1 spread, 2 dominated), with this warp's
+ * lane-mask table zeroed; else 0. */
+inline ulong match_mode(__global const ulong *offsets, uint shift, __local uint *mywm)
+{
+#if MATCH_OR && LOOKBACK
+    const ulong mode = offsets[SPREAD_SLOT + (shift - RANGE_BEGIN) / DIGIT_BITS];
+    for (uint j = get_local_id(0) & 31; j < BINS; j += 32)
+        mywm[j] = 0;
+    warp_sync();
+    return mode;
+#else
+    return 0;
+#endif
+}
+
+/* Rank a key of digit d among the warp's keys of its digit, given the lanes that share it: the
+ * highest lane of each digit adds the digit's count for the warp. */
+inline void rank_in_warp(uint *ranks, uint i, uint d, uint peers, uint lt_mask, __local uint *mywc)
+{
+    const uint lt = popcount(peers & lt_mask), c = popcount(peers);
+    uint old = 0;
+    if (lt == c - 1)
+        old = atomic_add(&mywc[d], c);
+    rank_set(ranks, i, warp_shfl(old, 31 - clz(peers)) + lt);
+}
+
+/* Rank every key of the work-item, finding the lanes of each digit one way (a constant after
+ * inlining): 1 the lane-mask table, 2 the match instruction, 0 warp_match_digit. */
+inline void warp_rank_by(uint way, const key_t *bits, uint *ranks, uint shift, uint lt_mask,
+                         __local uint *mywc, __local uint *mywm)
+{
+    for (uint i = 0; i < ITEMS; i++) {
+        const uint d = digit_of(bits[i], shift, DIGIT_MASK);
+        const uint peers = way == 1 ? warp_match_or(d, mywm)
+                           : way == 2 ? warp_match_any(d)
+                                      : warp_match_digit(d);
+        rank_in_warp(ranks, i, d, peers, lt_mask, mywc);
+    }
+}
+
+/* One loop per way, so that each unrolls with its arrays in registers. Where one digit dominates the
+ * pass (mode 2), a warp's digits take few values, which is where the match instruction is fast. */
+inline void warp_rank(ulong mode, const key_t *bits, uint *ranks, uint shift, __local uint *mywc,
+                      __local uint *mywm)
+{
+    const uint lt_mask = lanemask_lt();
+    if (MATCH_OR && LOOKBACK && mode == 1)
+        warp_rank_by(1, bits, ranks, shift, lt_mask, mywc, mywm);
+    else if (MATCH_OR && LOOKBACK && mode == 2)
+        warp_rank_by(2, bits, ranks, shift, lt_mask, mywc, mywm);
+    else
+        warp_rank_by(0, bits, ranks, shift, lt_mask, mywc, mywm);
+}
+
+/* After the ranking: per digit (work-item lid < BINS) the warps' counters become exclusive prefixes
+ * over the warps, the tile's count goes to lcount (and, LB_EARLY_PUBLISH, to the status words), the
+ * digit's start in the tile to lstart, and the counters become the tile rank of each warp's first
+ * key of the digit. Returns the look-back's exclusive prefix where LB_EARLY_WALK. */
+inline uint warp_tile_counts(__local uint *wc, __local uint *lcount, __local uint *lstart,
+                             __local uint *wsum, uint count, uint shift, __global uint *status,
+                             ulong tile)
+{
+    const uint lid = get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
     uint my_count = 0, lb_excl = 0;
     if (lid < BINS) {
         uint run = 0;
@@ -653,79 +789,103 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
             run -= TILE - count;
         my_count = run;
         lcount[lid] = run;
-#if LOOKBACK && (LB_AT == 1 || LB_AT == 2)
-        lb_publish(status, tile, lid, run);
-#endif
-#if LOOKBACK && LB_AT == 2
-        lb_excl = lb_walk(status, tile, lid, run);
-#endif
+        if (LB_EARLY_PUBLISH)
+            lb_publish(status, tile, lid, run);
+        if (LB_EARLY_WALK)
+            lb_excl = lb_walk(status, tile, lid, run);
     }
     uint my_start = bins_exclusive_scan(my_count, wsum);
     if (lid < BINS) {
         lstart[lid] = my_start;
-        /* Each warp's counter becomes the tile rank of its first key of the digit. */
         for (uint w = 0; w < WARPS; w++)
             wc[w * BINS + lid] += my_start;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-#if PACK_RANKS
-    for (uint i = 0; i < ITEMS; i += 2) {
-        uint add = mywc[digit_of(bits[i], shift, DIGIT_MASK)];
-        if (i + 1 < ITEMS)
-            add |= mywc[digit_of(bits[i + 1], shift, DIGIT_MASK)] << 16;
-        rank2[i >> 1] += add; /* no carry: each half stays below 2^16 */
+    return lb_excl;
+}
+
+/* Each key (and, VALUES_WITH_KEYS, its value) to its tile rank in local memory. */
+inline void reorder_striped(const key_t *bits, const VALUE_T *vals, const uint *ranks,
+                            __local key_t *lkeys, __local VALUE_T *lvals)
+{
+    for (uint i = 0; i < ITEMS; i++) {
+        lkeys[rank_get(ranks, i)] = bits[i];
+        if (VALUES_WITH_KEYS)
+            lvals[rank_get(ranks, i)] = vals[i];
     }
-#else
+}
+
+/* The values, once the keys have gone out: reordered through the keys' local memory, then written
+ * where their keys went (the digits from dig4). */
+inline void scatter_values_after_keys(const VALUE_T *vals, const uint *ranks, const uint *dig4,
+                                      __local VALUE_T *lvals, __local const gpos_t *ldelta,
+                                      uint count, __global VALUE_T *vals_out)
+{
+    const uint lid = get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = 0; i < ITEMS; i++)
-        rank[i] += mywc[digit_of(bits[i], shift, DIGIT_MASK)];
-#endif
+        lvals[rank_get(ranks, i)] = vals[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = 0; i < ITEMS; i++) {
-        lkeys[GET_RANK(i)] = bits[i];
-#if HAS_VALUES && KV_TOGETHER
-        lvals[GET_RANK(i)] = vals[i];
-#endif
+        uint p = i * WG + lid;
+        if (p < count)
+            vals_out[ldelta[(dig4[i >> 2] >> (8 * (i & 3))) & 0xffu] + p] = lvals[p];
     }
-#else /* portable ranking */
-    /* Blocked: work-item lid holds keys lid*ITEMS + i. Sub-digit passes of log2(RADIX) bits, each a
-     * stable counter ranking (common.cl) and a reorder in local memory. */
-    key_t bits[ITEMS];
-    uint before[ITEMS];
-#if HAS_VALUES
-    uint idx[ITEMS];
-#endif
+}
+
+#else /* !USE_PTX */
+/* ---- the portable form of the ranking ----
+ * Blocked: work-item lid holds keys lid*ITEMS + i. Sub-digit passes of log2(RADIX) bits, each a
+ * stable counter ranking (common.cl) and a reorder in local memory. With values, each key carries
+ * its index in the tile (idx, lidx), which finds its value when it goes out. */
+
+/* The tile's keys as mapped bits, blocked; keys past the end read as all-ones keys. */
+inline void load_blocked(key_t *bits, uint *idx, __global const key_t *keys_in, ulong tstart,
+                         uint count)
+{
+    const uint lid = get_local_id(0);
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = lid * ITEMS + i;
         bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : KEY_ONES;
-#if HAS_VALUES
-        idx[i] = pos;
-#endif
+        if (HAS_VALUES)
+            idx[i] = pos;
     }
-    for (uint sub = 0; sub < DIGIT_BITS; sub += RADIX_BITS) {
-        rank_clear(counters);
-        for (uint i = 0; i < ITEMS; i++)
-            before[i] = rank_count(counters, digit_of(bits[i], shift + sub, RADIX - 1));
-        barrier(CLK_LOCAL_MEM_FENCE);
-        rank_scan(counters, scan_scratch);
-        for (uint i = 0; i < ITEMS; i++) {
-            uint r = rank_base(counters, digit_of(bits[i], shift + sub, RADIX - 1), lid) + before[i];
-            lkeys[r] = bits[i];
-#if HAS_VALUES
+}
+
+/* One stable pass over the sub-digit at shift + sub: the keys go to their ranks in lkeys (indices to
+ * lidx) and, unless it is the last sub-digit, come back blocked for the next pass. */
+inline void rank_sub_digit(key_t *bits, uint *idx, uint shift, uint sub, __local uint *counters,
+                           __local uint *scan_scratch, __local key_t *lkeys, __local uint *lidx)
+{
+    const uint lid = get_local_id(0);
+    uint before[ITEMS];
+    rank_clear(counters);
+    for (uint i = 0; i < ITEMS; i++)
+        before[i] = rank_count(counters, digit_of(bits[i], shift + sub, RADIX - 1));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    rank_scan(counters, scan_scratch);
+    for (uint i = 0; i < ITEMS; i++) {
+        uint r = rank_base(counters, digit_of(bits[i], shift + sub, RADIX - 1), lid) + before[i];
+        lkeys[r] = bits[i];
+        if (HAS_VALUES)
             lidx[r] = idx[i];
-#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (sub + RADIX_BITS < DIGIT_BITS) {
+        for (uint i = 0; i < ITEMS; i++) {
+            bits[i] = lkeys[lid * ITEMS + i];
+            if (HAS_VALUES)
+                idx[i] = lidx[lid * ITEMS + i];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (sub + RADIX_BITS < DIGIT_BITS) {
-            for (uint i = 0; i < ITEMS; i++) {
-                bits[i] = lkeys[lid * ITEMS + i];
-#if HAS_VALUES
-                idx[i] = lidx[lid * ITEMS + i];
-#endif
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
     }
-    /* Digit boundaries of the reordered tile give its counts and starts. */
+}
+
+/* Digit boundaries of the reordered tile give its counts and starts. */
+inline void tile_bounds(__local const key_t *lkeys, uint count, uint shift, __local uint *lcount,
+                        __local uint *lstart, __local uint *lend)
+{
+    const uint lid = get_local_id(0);
     for (uint d = lid; d < BINS; d += WG)
         lstart[d] = lend[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -739,65 +899,100 @@ void radix8_bin(__global const key_t *keys_in, __global key_t *keys_out,
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < BINS; d += WG)
         lcount[d] = lend[d] - lstart[d];
-#endif /* ranking */
-
-    /* Global offset of each digit for this tile. */
-    for (uint d = lid; d < BINS; d += WG) {
-#if LOOKBACK
-        const uint own = lcount[d];
-#if USE_PTX && LB_AT == 2
-        const uint excl = lb_excl; /* d == lid: the warp ranking has WG >= BINS */
-#else
-#if !USE_PTX || LB_AT == 0
-        lb_publish(status, tile, d, own);
-#endif
-        const uint excl = lb_walk(status, tile, d, own);
-#endif
-        const ulong gbase = offsets[off_index + d] + excl;
-        if (tile == num_tiles - 1)
-            offsets[off_next + d] = gbase + own;
-        ldelta[d] = (gpos_t)(gbase - lstart[d]);
-#else
-        ldelta[d] = (gpos_t)(offsets[row + d * num_tiles] - lstart[d]);
-#endif
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    /* Keys of one digit are contiguous in lkeys and go to contiguous global positions. */
-#if USE_PTX && HAS_VALUES && !KV_TOGETHER
-    /* The digits of the keys written, four to a register, for the values that follow them. */
-    uint dig4[(ITEMS + 3) / 4];
-    for (uint j = 0; j < (ITEMS + 3) / 4; j++)
-        dig4[j] = 0;
-#endif
-    for (uint i = 0; i < ITEMS; i++) {
-        uint p = i * WG + lid;
-        key_t b = lkeys[p];
-        uint d = digit_of(b, shift, DIGIT_MASK);
-#if USE_PTX && HAS_VALUES && !KV_TOGETHER
-        dig4[i >> 2] |= d << (8 * (i & 3));
-#endif
-        if (p < count) {
-            gpos_t dst = ldelta[d] + p;
-            keys_out[dst] = bits_to_key(b);
-#if HAS_VALUES && !USE_PTX
-            vals_out[dst] = vals_in[tstart + lidx[p]];
-#elif HAS_VALUES && KV_TOGETHER
-            vals_out[dst] = lvals[p];
-#endif
-        }
-    }
-#if USE_PTX && HAS_VALUES && !KV_TOGETHER
-    barrier(CLK_LOCAL_MEM_FENCE);
-    __local VALUE_T *lvals = (__local VALUE_T *)lkeys;
-    for (uint i = 0; i < ITEMS; i++)
-        lvals[GET_RANK(i)] = vals[i];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = 0; i < ITEMS; i++) {
-        uint p = i * WG + lid;
-        if (p < count)
-            vals_out[ldelta[(dig4[i >> 2] >> (8 * (i & 3))) & 0xffu] + p] = lvals[p];
-    }
-#endif
 }
+#endif /* USE_PTX */
+
+/*
+ * One binning pass over a tile: rank the tile's keys by the digit at `shift` (stable), find the
+ * tile's global offset of each digit (look-back or the scanned table), reorder the keys in local
+ * memory so keys of one digit are contiguous, and write them out with consecutive work-items writing
+ * consecutive positions.
+ *
+ * Keys [base, base + portion_n) form this launch's portion. Onesweep: status_buf + status_off holds the
+ * next tile id and then 256 words per tile of the portion (all zeroed), offsets + off_index the portion's digit
+ * offsets; the portion's last tile writes those of the next portion to offsets + off_next (portions
+ * of one pass run one launch after another, so the next portion's offsets depend on this one's).
+ * Reduce-then-scan: base is 0, portion_n is n, offsets is the scanned table of rts_tile(), num_tiles
+ * the tiles per segment of seg_len keys.
+ */
+#if USE_PTX
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_bin(BIN_PARAMS)
+{
+    VALUES_ABSENT
+    __local ulong lmem[LMEM_WORDS];
+    __local key_t *const lkeys = (__local key_t *)lmem;
+    __local VALUE_T *const lvals = (__local VALUE_T *)(lmem + (VALUES_WITH_KEYS ? LMEM_K : 0));
+    __local uint *const wc = (__local uint *)lmem;
+    __local uint lcount[BINS];
+    __local uint lstart[BINS];
+    __local gpos_t ldelta[BINS];
+    __local uint ltile;
+    __local uint wsum[WARPS];
+    __global uint *const status = status_buf + status_off + BINS;
+    ulong tstart, row;
+    uint count;
+    const ulong tile = bin_tile(status_buf + status_off, &ltile, base, portion_n, seg_len, num_tiles,
+                                &tstart, &count, &row);
+
+    const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const uint wbase = warp * 32 * ITEMS + lane;
+    key_t bits[ITEMS];
+    VALUE_T vals[HAS_VALUES ? ITEMS : 1];
+    uint ranks[RANK_WORDS], dig4[(ITEMS + 3) / 4];
+    ranks_clear(ranks);
+    load_striped(bits, keys_in, tstart, count, wbase);
+    warp_counters_clear(wc);
+    __local uint *const mywc = wc + warp * BINS, *const mywm = wc + (WARPS + warp) * BINS;
+    const ulong mode = match_mode(offsets, shift, mywm);
+    warp_rank(mode, bits, ranks, shift, mywc, mywm);
+    if (HAS_VALUES)
+        load_values_striped(vals, vals_in, tstart, count, wbase);
+    const uint lb_excl = warp_tile_counts(wc, lcount, lstart, wsum, count, shift, status, tile);
+    ranks_add_bases(ranks, bits, shift, mywc);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    reorder_striped(bits, vals, ranks, lkeys, lvals);
+
+    tile_offsets(lcount, lstart, ldelta, lb_excl, status, tile, offsets, off_index, off_next,
+                 num_tiles, row);
+    scatter_keys(lkeys, ldelta, count, shift, keys_out, vals_in, vals_out, tstart, 0, lvals, dig4);
+    if (VALUES_AFTER_KEYS)
+        scatter_values_after_keys(vals, ranks, dig4, lvals, ldelta, count, vals_out);
+}
+#else
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_bin(BIN_PARAMS)
+{
+    VALUES_ABSENT
+    __local key_t lkeys[TILE];
+    __local uint lcount[BINS];
+    __local uint lstart[BINS];
+    __local gpos_t ldelta[BINS];
+    __local uint ltile;
+    __local uint counters[RANK_COUNTERS];
+    __local uint scan_scratch[WG];
+    __local uint lend[BINS];
+#if HAS_VALUES
+    __local uint lidx[TILE];
+#else
+    __local uint *const lidx = 0;
+#endif
+    __global uint *const status = status_buf + status_off + BINS;
+    ulong tstart, row;
+    uint count;
+    const ulong tile = bin_tile(status_buf + status_off, &ltile, base, portion_n, seg_len, num_tiles,
+                                &tstart, &count, &row);
+
+    key_t bits[ITEMS];
+    uint idx[HAS_VALUES ? ITEMS : 1];
+    load_blocked(bits, idx, keys_in, tstart, count);
+    for (uint sub = 0; sub < DIGIT_BITS; sub += RADIX_BITS)
+        rank_sub_digit(bits, idx, shift, sub, counters, scan_scratch, lkeys, lidx);
+    tile_bounds(lkeys, count, shift, lcount, lstart, lend);
+
+    tile_offsets(lcount, lstart, ldelta, 0, status, tile, offsets, off_index, off_next, num_tiles,
+                 row);
+    scatter_keys(lkeys, ldelta, count, shift, keys_out, vals_in, vals_out, tstart, lidx, 0, 0);
+}
+#endif
 #endif /* SERIAL */
