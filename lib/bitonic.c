@@ -160,7 +160,8 @@ static clsort_status bitonic_sort(clsort_context *ctx, const clsort_job *job)
     clsort_profile_last(ctx, "bitonic", "tile", 0);
     if (p.lp > p.lt &&
         ((st = clsort_create_kernel(ctx, p.prog, "bitonic_merge_local", &local_k)) != CLSORT_OK ||
-         (st = clsort_create_kernel(ctx, p.prog, wide ? "bitonic_merge_wide" : "bitonic_merge_global",
+         (st = clsort_create_kernel(ctx, p.prog,
+                                    wide ? "bitonic_merge_wide" : "bitonic_merge_global",
                                     &global_k)) != CLSORT_OK ||
          (st = merge_stages(ctx, &p, local_k, global_k, wide)) != CLSORT_OK))
         goto done;

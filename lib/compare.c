@@ -41,10 +41,12 @@ clsort_status clsort_tile_shape_for(const clsort_context *ctx, const clsort_spec
     s->global_items = per_bytes(s->global_items, bytes, 2);
     while (s->wg > 1 && s->wg > ctx->max_wg)
         s->wg /= 2;
-    while (clsort_tile_local_bytes((size_t)s->wg * s->items, ks, vs) > ctx->local_mem && s->items > 4)
+#define TOO_BIG (clsort_tile_local_bytes((size_t)s->wg * s->items, ks, vs) > ctx->local_mem)
+    while (TOO_BIG && s->items > 4)
         s->items /= 2;
-    while (clsort_tile_local_bytes((size_t)s->wg * s->items, ks, vs) > ctx->local_mem && s->wg > 1)
+    while (TOO_BIG && s->wg > 1)
         s->wg /= 2;
+#undef TOO_BIG
     s->tile = (size_t)s->wg * s->items;
     if (clsort_tile_local_bytes(s->tile, ks, vs) > ctx->local_mem)
         return CLSORT_ERROR_DEVICE_UNSUITABLE;

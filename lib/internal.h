@@ -272,7 +272,7 @@ void clsort_profile_last(clsort_context *ctx, const char *family, const char *wh
 /* Set count kernel arguments from index first: pairs of (size, pointer), see ARG. */
 clsort_status clsort_set_args_at(clsort_context *ctx, cl_kernel k, const char *kname, int first,
                                  int count, ...);
-#define clsort_set_args(ctx, k, kname, count, ...)                                                  \
+#define clsort_set_args(ctx, k, kname, count, ...)                                               \
     clsort_set_args_at(ctx, k, kname, 0, count, __VA_ARGS__)
 /* A kernel's data arguments from index 0: `per` key buffers, then as many value buffers when values
  * is not NULL; *count receives how many were set. */

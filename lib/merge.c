@@ -1,6 +1,6 @@
 /*
- * K-way merge of sorted runs with a binary min-heap of run heads, keyed by (key order, run index) so
- * that equal keys leave in run order (stable). O(n log k) comparisons of cached 64-bit key orders.
+ * K-way merge of sorted runs with a binary min-heap of run heads, keyed by (key order, run index)
+ * so that equal keys leave in run order (stable). O(n log k) comparisons of cached 64-bit key orders.
  * Calls: keys.c (clsort_key_order, key sizes).
  */
 #include "merge.h"

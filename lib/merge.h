@@ -1,7 +1,7 @@
 /*
- * K-way merge of sorted runs on the host (merge.c): for the chunked sort, and reusable by an external
- * sort. Records are fixed-size: a key of the spec's key type and spec->value_size bytes of value, in
- * separate key and value arrays. Keys compare by clsort_key_order(spec, key) (type, order and bit
+ * K-way merge of sorted runs on the host (merge.c): for the chunked sort, and reusable by an
+ * external sort. Records are fixed-size: a key of the spec's key type and spec->value_size bytes of
+ * value, in separate key and value arrays. Keys compare by clsort_key_order(spec, key) (type, order and bit
  * range); the merge is stable: on equal keys the earlier run's record goes first. Not installed.
  */
 #ifndef CLSORT_MERGE_H

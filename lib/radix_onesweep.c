@@ -1,8 +1,8 @@
 /*
- * The onesweep chain of the radix sorts: one up-front histogram of all digit places (of whole bytes;
- * a 4-bit place is read off the low or high half of a byte's counts), the digit offsets, then one
- * binning kernel per digit place with decoupled look-back over per-(tile, digit) status words (about
- * 2n traffic per pass). A status word packs a 2-bit flag and a 30-bit count, so it bins at most
+ * The onesweep chain of the radix sorts: one up-front histogram of all digit places (of whole
+ * bytes; a 4-bit place is read off the low or high half of a byte's counts), the digit offsets, then
+ * one binning kernel per digit place with decoupled look-back over per-(tile, digit) status words
+ * (about 2n traffic per pass). A status word packs a 2-bit flag and a 30-bit count, so it bins at most
  * 2^30 - 1 keys per launch: larger inputs are split into portions of whole tiles, each with its own
  * offsets from the histogram.
  * Calls: radix_shape.c, buffers.c, program.c, chain.c.
@@ -18,8 +18,8 @@ typedef struct onesweep {
 } onesweep;
 
 /*
- * Keys per histogram work-group. One portion: HIST_GROUPS_PER_CU per compute unit over equal runs of
- * keys, so that every compute unit gets the same work (H100, 2^28 keys: 0.563 ms, 0.571 with 16 per
+ * Keys per histogram work-group. One portion: HIST_GROUPS_PER_CU per compute unit over equal runs
+ * of keys, so that every compute unit gets the same work (H100, 2^28 keys: 0.563 ms, 0.571 with 16 per
  * compute unit; 0.628 with runs of whole tiles, which left some compute units one run more than
  * others). Several portions: a few per compute unit, each over whole tiles dividing a portion.
  */

@@ -221,7 +221,8 @@ size_t clsort_radix_hist_places(size_t places, unsigned digit_bits)
 size_t clsort_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n,
                             unsigned digit_bits)
 {
-    const size_t ks = clsort_key_size(spec->key_type), places = clsort_radix_places(spec, digit_bits);
+    const size_t ks = clsort_key_size(spec->key_type);
+    const size_t places = clsort_radix_places(spec, digit_bits);
     const int lookback = clsort_radix_lookback(ctx, spec);
     radix_shape s = clsort_radix_shape(ctx, digit_bits, ks, spec->value_size, n, lookback);
     const size_t bins = (size_t)1 << digit_bits, tiles = clsort_radix_tiles(&s, spec, n, NULL);

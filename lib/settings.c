@@ -1,8 +1,8 @@
 /*
  * Settings read once from the environment: every CLSORT_* override (and XDG_CACHE_HOME / HOME for
  * the cache directory) is parsed here when a context opens and travels in the context, so no other
- * file reads the environment and a sort's behaviour does not change under it. The parsing keeps each
- * variable's historical rules (an unparsable value falls back to the default, silently).
+ * file reads the environment and a sort's behaviour does not change under it. The parsing keeps
+ * each variable's historical rules (an unparsable value falls back to the default, silently).
  * Calls: nothing in the library (the C library only).
  */
 #include "internal.h"
@@ -66,6 +66,11 @@ static void sort_tuning(clsort_settings *s)
         s->sort_global_items = gitems;
 }
 
+static int in_0_2(const char *e)
+{
+    return atoi(e) >= 0 && atoi(e) <= 2;
+}
+
 /* The radix overrides: -1 where unset (each with the range it accepted before). */
 static void radix(clsort_settings *s)
 {
@@ -75,8 +80,8 @@ static void radix(clsort_settings *s)
     s->radix_items = (e = getenv("CLSORT_RADIX8_ITEMS")) && atoi(e) > 0 ? atoi(e) : -1;
     s->radix_ptx_set = (e = getenv("CLSORT_RADIX8_PTX")) != NULL; /* even empty: 0 */
     s->radix_ptx = e ? (unsigned)atoi(e) : 0;
-    s->radix_match = (e = env("CLSORT_RADIX8_MATCH")) && atoi(e) >= 0 && atoi(e) <= 2 ? atoi(e) : -1;
-    s->radix_lb_at = (e = env("CLSORT_RADIX8_LB_AT")) && atoi(e) >= 0 && atoi(e) <= 2 ? atoi(e) : -1;
+    s->radix_match = (e = env("CLSORT_RADIX8_MATCH")) && in_0_2(e) ? atoi(e) : -1;
+    s->radix_lb_at = (e = env("CLSORT_RADIX8_LB_AT")) && in_0_2(e) ? atoi(e) : -1;
     s->radix_kv = (e = env("CLSORT_RADIX8_KV")) ? atoi(e) > 0 : -1;
     s->radix_lb_win = (e = getenv("CLSORT_RADIX8_LB_WIN")) && atoi(e) > 0 ? atoi(e) : 0;
     s->radix_hist_per_cu = (e = env("CLSORT_RADIX8_HIST_PER_CU")) && atoi(e) >= 0 ? atoi(e) : -1;
