@@ -1,11 +1,12 @@
 /*
  * On-disk cache of program binaries.
  *
- * Entries live in $CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort, else ~/.cache/clsort, one file per
- * key: a header (magic, key, payload size, payload hash) and the binary. The key hashes everything
+ * Entries live in the settings' cache directory ($CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort, else
+ * ~/.cache/clsort, resolved by settings.c), one file per key: a header (magic, key, payload size, payload hash) and the binary. The key hashes everything
  * that decides the binary (sources, options, platform, device, driver), so a stale entry is simply
  * never looked up again. Files are written to a temporary name and renamed, so readers never see a
  * partial entry; anything that fails the header checks is treated as absent and rebuilt.
+ * Calls: nothing in the library.
  */
 #include "internal.h"
 
@@ -36,24 +37,11 @@ uint64_t clsort_hash64(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-int clsort_cache_enabled(void)
+static int cache_dir(const clsort_settings *s, char *buf, size_t size)
 {
-    const char *off = getenv("CLSORT_NO_CACHE");
-    return !(off && *off && strcmp(off, "0") != 0);
-}
-
-static int cache_dir(char *buf, size_t size)
-{
-    const char *dir = getenv("CLSORT_CACHE_DIR");
-    if (dir && *dir)
-        return snprintf(buf, size, "%s", dir) < (int)size ? 0 : -1;
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg)
-        return snprintf(buf, size, "%s/clsort", xdg) < (int)size ? 0 : -1;
-    const char *home = getenv("HOME");
-    if (home && *home)
-        return snprintf(buf, size, "%s/.cache/clsort", home) < (int)size ? 0 : -1;
-    return -1;
+    if (!s->cache_dir[0])
+        return -1;
+    return snprintf(buf, size, "%s", s->cache_dir) < (int)size ? 0 : -1;
 }
 
 /* mkdir -p */
@@ -73,18 +61,18 @@ static int make_dirs(const char *path)
     return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int entry_path(uint64_t key, char *buf, size_t size)
+static int entry_path(const clsort_settings *s, uint64_t key, char *buf, size_t size)
 {
     char dir[4000];
-    if (cache_dir(dir, sizeof dir) != 0)
+    if (cache_dir(s, dir, sizeof dir) != 0)
         return -1;
     return snprintf(buf, size, "%s/%016llx.bin", dir, (unsigned long long)key) < (int)size ? 0 : -1;
 }
 
-int clsort_cache_load(uint64_t key, unsigned char **binary, size_t *size)
+int clsort_cache_load(const clsort_settings *s, uint64_t key, unsigned char **binary, size_t *size)
 {
     char path[4096];
-    if (!clsort_cache_enabled() || entry_path(key, path, sizeof path) != 0)
+    if (!s->cache_enabled || entry_path(s, key, path, sizeof path) != 0)
         return -1;
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -108,11 +96,12 @@ int clsort_cache_load(uint64_t key, unsigned char **binary, size_t *size)
     return 0;
 }
 
-int clsort_cache_store(uint64_t key, const unsigned char *binary, size_t size)
+int clsort_cache_store(const clsort_settings *s, uint64_t key, const unsigned char *binary,
+                       size_t size)
 {
     char dir[4000], path[4096], tmp[4096];
-    if (!clsort_cache_enabled() || cache_dir(dir, sizeof dir) != 0 || make_dirs(dir) != 0 ||
-        entry_path(key, path, sizeof path) != 0)
+    if (!s->cache_enabled || cache_dir(s, dir, sizeof dir) != 0 || make_dirs(dir) != 0 ||
+        entry_path(s, key, path, sizeof path) != 0)
         return -1;
     if (snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir) >= (int)sizeof tmp)
         return -1;

@@ -40,7 +40,8 @@ extern "C" {
  *
  * A context is not thread-safe: use one context per thread, or serialise calls on a shared one.
  *
- * Environment variables read by the library:
+ * Environment variables read by the library, once, when a context opens (a sort never reads them;
+ * `CLSORT_DEVICE` is also read by clsort_list_devices()):
  * - `CLSORT_DEVICE`: device selection used when clsort_open() is given NULL (same syntax).
  * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.

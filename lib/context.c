@@ -1,4 +1,8 @@
-/* Opening and closing contexts. */
+/*
+ * Entry points that open and close contexts: the device, its description and tuning, the settings
+ * read once from the environment, the OpenCL context and queue.
+ * Calls: device.c, settings.c, buffers.c, program.c, status.c.
+ */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -9,6 +13,8 @@ static clsort_context *new_context(void)
     clsort_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         clsort_fail(NULL, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    else
+        clsort_settings_read(&ctx->settings);
     return ctx;
 }
 

@@ -1,4 +1,8 @@
-/* Device enumeration, device strings ("P:D") and the default choice. */
+/*
+ * Device enumeration, device strings ("P:D") and the default choice; the device description a
+ * context keeps, and its tuning row.
+ * Calls: settings.c ($CLSORT_DEVICE), tuning.c, status.c.
+ */
 #include "internal.h"
 
 #include <ctype.h>
@@ -146,7 +150,7 @@ clsort_status clsort_find_device(const char *spec, clsort_device_ref *out)
 
     const char *source = "device string";
     if (!spec || !*spec) {
-        spec = getenv("CLSORT_DEVICE");
+        spec = clsort_settings_device();
         source = "CLSORT_DEVICE";
     }
     if (!spec || !*spec) {

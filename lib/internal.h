@@ -1,4 +1,21 @@
-/* Internal declarations shared by the library's source files. Not installed. */
+/*
+ * Internal declarations of libclsort. Its layers, top down (calls flow downwards only; the sections
+ * below go bottom up):
+ *   entry points   api.c (sorts, specs), context.c (open/close)
+ *   host runs      chunk.c (bigger than the device: runs + merge.c), run.c (one device sort of
+ *                  host arrays: upload, dispatch, read back)
+ *   dispatch       dispatch.c: the table of algorithm families and their names, `auto`, checks,
+ *                  the chain's ends
+ *   families       radix.c (+ radix_shape.c, radix_onesweep.c, radix_rts.c; radix.h), bitonic.c,
+ *                  oddeven.c (+ compare.c, what they share), keys.c (key mapping), scan.c,
+ *                  merge.c (host k-way merge; merge.h)
+ *   helpers        chain.c (command chain, events, kernel arguments), buffers.c (buffers, kept
+ *                  scratch, fault injection), program.c + cache.c (programs, disk cache),
+ *                  options.c (-D builder), tuning.c, device.c, settings.c (the environment, read
+ *                  once), status.c (error details)
+ *
+ * Not installed.
+ */
 #ifndef CLSORT_INTERNAL_H
 #define CLSORT_INTERNAL_H
 
@@ -14,6 +31,99 @@
  * allocation is small against the sort. */
 #define CLSORT_SCRATCH_KEEP ((size_t)256 << 20)
 
+/* ==== helpers ==== */
+
+/* ---- settings.c: the environment, read once when a context opens ---- */
+typedef struct clsort_settings {
+    int cache_enabled;          /* not CLSORT_NO_CACHE */
+    char cache_dir[4000];       /* resolved cache directory; "" for none */
+    char build_options[2048];   /* CLSORT_BUILD_OPTIONS, appended to every build */
+    int build_options_too_long; /* ... and did not fit: every build fails as too long */
+    size_t scratch_keep;        /* CLSORT_SCRATCH_KEEP, in bytes */
+    size_t chunk_keys;          /* CLSORT_CHUNK_KEYS; 0 unset */
+    unsigned long fault_alloc;  /* CLSORT_FAULT_ALLOC; 0 unset */
+    int profile;                /* CLSORT_PROFILE or CLSORT_RADIX8_PROFILE */
+    /* CLSORT_SORT_TUNING (0: unset) */
+    unsigned sort_wg, sort_items, sort_global_items;
+    /* CLSORT_BITONIC_WIDE, CLSORT_BITONIC_CARRY (-1: unset) */
+    int bitonic_wide_set;
+    unsigned long bitonic_wide;
+    int bitonic_carry;
+    /* CLSORT_RADIX8_*: -1 (or 0 where 0 is not a value) for unset */
+    int radix_serial, radix_wg, radix_items, radix_match, radix_lb_at, radix_kv;
+    int radix_ptx_set;
+    unsigned radix_ptx;
+    int radix_lb_win, radix_hist_per_cu;
+    size_t radix_portion_tiles;
+} clsort_settings;
+void clsort_settings_read(clsort_settings *s);
+/* $CLSORT_DEVICE, for device selection without a context. */
+const char *clsort_settings_device(void);
+
+/* ---- options.c: the -D option builder ---- */
+typedef struct clsort_opts {
+    char text[1024];
+    size_t len;
+    int overflow; /* an option did not fit: the build fails rather than run without it */
+} clsort_opts;
+void clsort_opts_init(clsort_opts *b);
+/* Append -DNAME=value. */
+void clsort_opts_add(clsort_opts *b, const char *name, unsigned long long value);
+void clsort_opts_add_text(clsort_opts *b, const char *name, const char *value);
+/* Append -DNAME=value when cond holds; options left out take the kernel's defaults. */
+void clsort_opts_add_if(clsort_opts *b, int cond, const char *name, unsigned long long value);
+
+/* ---- tuning.c: per-device parameters, vendor -> device -> default ---- */
+typedef struct clsort_tuning {
+    const char *match_vendor;   /* substring of the vendor name; NULL matches any */
+    const char *match_device;   /* substring of the device name; NULL matches any */
+    cl_device_type match_type;  /* 0 matches any type */
+    struct {
+        unsigned wg;            /* work-group size of the generic scan (and the key mapping) */
+        unsigned items;         /* elements per work-item */
+    } scan;
+    struct {
+        unsigned wg;            /* work-group size of the radix kernels */
+        unsigned items;         /* keys per work-item in binning */
+        unsigned lookback;      /* 0 reduce-then-scan, 1 look-back, 2 look-back on PoCL/Oclgrind */
+        unsigned ptx;           /* 1: NVIDIA inline PTX warp-match ranking (else portable) */
+        unsigned hist_copies;   /* copies of the local histogram counters (atomic contention) */
+        unsigned lb_at;         /* warp ranking, large inputs: when onesweep tiles publish their
+                                 * counts and look back (LB_AT in cl/radix8.cl; 0 after the
+                                 * reorder) */
+        unsigned serial;        /* CPU devices: reduce-then-scan with one work-item per tile,
+                                 * walking its keys in order; this many tiles per compute unit
+                                 * (0 off) */
+        /* With the warp ranking on inputs of 2^23 keys or more (0: wg x items). */
+        struct {
+            unsigned wg, items;           /* keys only */
+            unsigned pair_wg, pair_items; /* with values */
+        } large;
+        /* radix4 there (0: the radix8 shapes above) */
+        struct {
+            unsigned wg, items, pair_wg, pair_items;
+            unsigned pair_kv; /* 1: its values reordered with the keys (KV_TOGETHER) */
+        } large4;
+    } radix;
+    struct {
+        unsigned wg, items;     /* the odd-even tile kernels; keys per work-item a power of two,
+                                 * halved for pairs */
+    } oddeven;
+    /* Bitonic; a row's 0 becomes the value in brackets when the row is looked up. */
+    struct {
+        unsigned wg;            /* its tile kernels: work-group size [oddeven.wg] */
+        unsigned items;         /* and elements per work-item, 2..64 [oddeven.items] */
+        unsigned global_items;  /* its register passes over strides of a tile or more: elements
+                                 * per work-item, 2..64 [items] */
+    } bitonic;
+} clsort_tuning;
+void clsort_tuning_lookup(const char *vendor, const char *device, cl_device_type type,
+                          clsort_tuning *out);
+/* Algorithms the library runs on such a device, for listings. */
+void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size);
+
+/* ---- the context (filled by context.c and device.c) ---- */
+
 /* What a kept scratch buffer is for: one slot per buffer a sort may need at once. */
 typedef enum clsort_slot {
     CLSORT_SLOT_KEYS,       /* clsort_sort()'s device copy of the keys */
@@ -26,37 +136,6 @@ typedef enum clsort_slot {
     CLSORT_SLOT_SCAN,       /* partial sums of the device scan */
     CLSORT_SLOTS
 } clsort_slot;
-
-/* Per-device tuning: one row of the table in tuning.c. */
-typedef struct clsort_tuning {
-    const char *match_vendor; /* substring of the vendor name; NULL matches any */
-    const char *match_device; /* substring of the device name; NULL matches any */
-    unsigned scan_wg;         /* work-group size of the generic scan */
-    unsigned scan_items;      /* elements per work-item in the generic scan */
-    unsigned radix8_wg;       /* work-group size of the radix8 kernels */
-    unsigned radix8_items;    /* keys per work-item in radix8 binning */
-    unsigned radix8_lookback; /* radix8 scan: 0 reduce-then-scan, 1 look-back, 2 look-back on PoCL/Oclgrind */
-    unsigned radix8_ptx;      /* 1: NVIDIA inline PTX warp-match ranking (else portable ranking) */
-    unsigned radix8_hist_copies; /* copies of the local histogram counters (atomic contention) */
-    unsigned radix8_lb_at;    /* warp ranking, large inputs: when onesweep tiles publish their counts
-                               * and look back (LB_AT in cl/radix8.cl; 0 after the reorder) */
-    unsigned sort_wg;         /* work-group size of the bitonic and odd-even tile kernels */
-    unsigned sort_items;      /* keys per work-item there (a power of two; halved for pairs) */
-    unsigned radix8_serial;   /* CPU devices: radix8 reduce-then-scan with one work-item per tile,
-                               * walking its keys in order; this many tiles per compute unit (0 off) */
-    /* Bitonic; a row's 0 becomes the value in brackets when the row is looked up. */
-    unsigned bitonic_wg;      /* its tile kernels: work-group size [sort_wg] */
-    unsigned bitonic_items;   /* and elements per work-item, 2..64 [sort_items; halved for pairs] */
-    unsigned bitonic_global_items; /* its register passes over strides of a tile or more: elements
-                                    * per work-item, 2..64 [bitonic_items; halved for pairs] */
-    /* radix8 with the warp ranking on inputs of 2^23 keys or more (0: radix8_wg x radix8_items) */
-    unsigned radix8_large_wg, radix8_large_items;           /* keys only */
-    unsigned radix8_large_pair_wg, radix8_large_pair_items; /* with values */
-    /* radix4 there (0: radix8's large shapes) */
-    unsigned radix4_large_wg, radix4_large_items;
-    unsigned radix4_large_pair_wg, radix4_large_pair_items;
-    unsigned radix4_large_pair_kv; /* 1: its values reordered with the keys (KV_TOGETHER) */
-} clsort_tuning;
 
 /* A built program and the options it was built with. */
 typedef struct clsort_program {
@@ -87,6 +166,7 @@ struct clsort_context {
     cl_uint mem_base_align; /* bytes */
 
     clsort_tuning tuning;
+    clsort_settings settings;
 
     clsort_program programs[CLSORT_MAX_PROGRAMS];
     unsigned n_programs;
@@ -132,69 +212,36 @@ void clsort_set_thread_detail(const char *text);
                                __func__, #cond);                                                     \
     } while (0)
 
-/* ---- keys.c: key types, order, bit ranges ---- */
-unsigned clsort_key_width(clsort_key_type t); /* 32 or 64 bits */
-#define clsort_key_size(t) (clsort_key_width(t) / 8)
-/* The bit range that decides the order, end_bit 0 resolved to the width. */
-void clsort_key_range(const clsort_spec *spec, unsigned *begin, unsigned *end);
-int clsort_key_full_range(const clsort_spec *spec);
-/* -D options selecting the key transform of cl/common.cl (KEY_BITS, KEY_KIND, DESCENDING). */
-int clsort_key_options(const clsort_spec *spec, char *buf, size_t size);
-/* Map keys in place to their unsigned order bits (inverse = 0) or back (1), chained. */
-clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
-                                    size_t n, int inverse);
-
-/* ---- chunk.c ---- */
-/* clsort_sort() of n keys in chunks of at most `chunk` keys, merged on the host. */
-clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, void *keys,
-                                  void *values, size_t n, size_t chunk, clsort_stats *stats);
-
-/* ---- fault.c ---- */
-/* Non-zero when this device allocation is to fail ($CLSORT_FAULT_ALLOC, for tests). */
-int clsort_fault_alloc(void);
-
 /* ---- device.c ---- */
 typedef struct clsort_device_ref {
     cl_platform_id platform;
     cl_device_id device;
 } clsort_device_ref;
-/* Resolve a device string (NULL or "" = default) to a device. Detail goes to the thread slot. */
+/* Resolve a device string (NULL or "" = $CLSORT_DEVICE, else the default) to a device. Detail goes
+ * to the thread slot. */
 clsort_status clsort_find_device(const char *spec, clsort_device_ref *out);
-/* Fill the context's device description fields from ctx->device / ctx->platform. */
+/* Fill the context's device description fields and tuning from ctx->device / ctx->platform. */
 clsort_status clsort_read_device_info(clsort_context *ctx);
 
-/* ---- tuning.c ---- */
-void clsort_tuning_lookup(const char *vendor, const char *device, cl_device_type type,
-                          clsort_tuning *out);
-/* Algorithms the library runs on such a device, for listings. */
-void clsort_tuning_describe(const clsort_tuning *t, char *buf, size_t size);
+/* ---- cache.c: disk cache of program binaries ---- */
+uint64_t clsort_hash64(uint64_t h, const void *data, size_t len);
+#define CLSORT_HASH_SEED 0xcbf29ce484222325ull
+/* Both return 0 on success. A load that finds a missing, corrupt or stale entry returns non-zero and
+ * the caller rebuilds. */
+int clsort_cache_load(const clsort_settings *s, uint64_t key, unsigned char **binary, size_t *size);
+int clsort_cache_store(const clsort_settings *s, uint64_t key, const unsigned char *binary,
+                       size_t size);
 
 /* ---- program.c ---- */
-/* Build (or fetch from the in-memory table or the disk cache) the program of a family with options.
- * sources: NULL-terminated list of embedded source names in order (e.g. common, radix8). */
-clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *const *sources,
-                                 const size_t *lengths, size_t n_sources, const char *options,
-                                 cl_program *out);
+/* Build (or fetch from the in-memory table or the disk cache) the program of a family: cl/common.cl
+ * followed by the family's embedded source, with the options built by options.c. */
+clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *source,
+                                 size_t length, const clsort_opts *opts, cl_program *out);
 clsort_status clsort_create_kernel(clsort_context *ctx, cl_program program, const char *name,
                                    cl_kernel *out);
 void clsort_release_programs(clsort_context *ctx);
 
-/* ---- cache.c ---- */
-uint64_t clsort_hash64(uint64_t h, const void *data, size_t len);
-#define CLSORT_HASH_SEED 0xcbf29ce484222325ull
-/* Disk cache of program binaries. Both return 0 on success. A load that finds a missing, corrupt or
- * stale entry returns non-zero and the caller rebuilds. */
-int clsort_cache_load(uint64_t key, unsigned char **binary, size_t *size);
-int clsort_cache_store(uint64_t key, const unsigned char *binary, size_t size);
-int clsort_cache_enabled(void);
-
-/* ---- sort.c: helpers for the algorithm files ---- */
-/* Launch a kernel, chained after the previous command of this sort. */
-clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local);
-/* Fill bytes (a multiple of 4) of a buffer with a 32-bit pattern, chained likewise. */
-clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes);
-/* Copy between buffers, chained likewise. */
-clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes);
+/* ---- buffers.c: device buffers, kept scratch, fault injection ---- */
 clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what);
 /* The same for a scratch buffer of a slot: the context's kept buffer when it is large enough (the
  * caller still releases what it gets; the context holds a reference of its own). Sorts on an in-order
@@ -203,14 +250,54 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
                              const char *what);
 /* Release the kept scratch buffers. */
 void clsort_scratch_release(clsort_context *ctx);
-/* With CLSORT_PROFILE (or CLSORT_RADIX8_PROFILE) set, wait for the chain's newest command and print its
- * device time to stderr (profiling queues only); for tuning runs. */
+/* Release each non-NULL buffer of a list. */
+void clsort_release_mems(cl_mem *list, size_t count);
+
+/* ---- chain.c: the command chain of one sort, and kernel arguments ---- */
+void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wait);
+/* Make ev (a command enqueued after the chain's waits) the chain's newest. */
+void clsort_chain_push(clsort_context *ctx, cl_event ev);
+/* Give the caller an event that follows its wait list when the chain enqueued nothing. */
+clsort_status clsort_chain_marker(clsort_context *ctx);
+void clsort_chain_drop(clsort_context *ctx);
+/* Launch a kernel, chained after the previous command of this sort. */
+clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local);
+/* Fill bytes (a multiple of 4) of a buffer with a 32-bit pattern, chained likewise. */
+clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes);
+/* Copy between buffers, chained likewise. */
+clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes);
+/* With the profile setting, wait for the chain's newest command and print its device time to stderr
+ * (profiling queues only); for tuning runs. */
 void clsort_profile_last(clsort_context *ctx, const char *family, const char *what, unsigned pass);
-clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *kname, int count, ...);
-/* Argument kinds for clsort_set_args: pairs of (size, pointer) are passed explicitly. */
+/* Set count kernel arguments from index first: pairs of (size, pointer), see ARG. */
+clsort_status clsort_set_args_at(clsort_context *ctx, cl_kernel k, const char *kname, int first,
+                                 int count, ...);
+#define clsort_set_args(ctx, k, kname, count, ...)                                               \
+    clsort_set_args_at(ctx, k, kname, 0, count, __VA_ARGS__)
+/* A kernel's data arguments from index 0: `per` key buffers, then as many value buffers when values
+ * is not NULL; *count receives how many were set. */
+clsort_status clsort_set_data_args(clsort_context *ctx, cl_kernel k, const char *kname, int per,
+                                   const cl_mem *keys, const cl_mem *values, int *count);
 #define ARG(x) sizeof(x), (const void *)&(x)
 
-/* ---- scan.c: exclusive prefix sum over a device array of cl_ulong or cl_uint ---- */
+/* ==== algorithm families ==== */
+
+/* ---- keys.c: key types, order, bit ranges, and the key mapping pass ---- */
+unsigned clsort_key_width(clsort_key_type t); /* 32 or 64 bits */
+#define clsort_key_size(t) (clsort_key_width(t) / 8)
+/* The bit range that decides the order, end_bit 0 resolved to the width. */
+void clsort_key_range(const clsort_spec *spec, unsigned *begin, unsigned *end);
+int clsort_key_full_range(const clsort_spec *spec);
+/* Length of the runs sorted independently: spec->segment, or n for a whole array. */
+size_t clsort_segment_length(const clsort_spec *spec, size_t n);
+/* -D options selecting the key transform of cl/common.cl (KEY_BITS, KEY_KIND, DESCENDING,
+ * KEY_RANGE_MASK). */
+void clsort_key_options(const clsort_spec *spec, clsort_opts *b);
+/* Map keys in place to their unsigned order bits (inverse = 0) or back (1), chained. */
+clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                    size_t n, int inverse);
+
+/* ---- scan.c: exclusive prefix sum over a device array of cl_ulong ---- */
 typedef struct clsort_scan {
     cl_kernel reduce, spine, downsweep;
     cl_mem partials;
@@ -224,7 +311,7 @@ size_t clsort_scan_scratch(const clsort_context *ctx, size_t max_n);
 /* In-place exclusive scan of n cl_ulong at data. */
 clsort_status clsort_scan_enqueue(clsort_context *ctx, clsort_scan *scan, cl_mem data, size_t n);
 
-/* ---- algorithm families ---- */
+/* ---- what dispatch hands a family ---- */
 typedef struct clsort_job {
     const clsort_spec *spec;
     cl_mem keys, values;
@@ -233,32 +320,70 @@ typedef struct clsort_job {
      * mid-sort to decide what to enqueue next. Never set for clsort_enqueue, whose wait list may hold
      * events that complete only after it returns. */
     int may_block;
+    /* keys/values are the library's own (clsort_sort): a family whose passes end in its ping-pong
+     * partners may leave the result there (CUB's double-buffer selector) and name them in
+     * result_keys/result_values (retained: the caller releases them) instead of copying back. */
+    int may_swap;
+    cl_mem result_keys, result_values;
 } clsort_job;
-clsort_status clsort_radix4_enqueue(clsort_context *ctx, const clsort_job *job);
+
+/* ---- radix.c: LSD radix sorts (radix8, onesweep, radix8-rts; radix4) ---- */
+clsort_status clsort_radix8_enqueue(clsort_context *ctx, clsort_job *job);
+clsort_status clsort_radix4_enqueue(clsort_context *ctx, clsort_job *job);
 /* Device bytes needed besides the keys/values buffers, to check memory before work. */
-size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
-/* radix8, onesweep and radix8-rts (lib/radix8.c). */
-clsort_status clsort_radix8_enqueue(clsort_context *ctx, const clsort_job *job);
 size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* The radix8 variant a spec runs as on this device: onesweep or radix8-rts. */
 clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec);
 
-/* bitonic.c: the tile shape shared by the comparison sorts (bitonic, oddeven). */
-typedef struct clsort_sort_shape_t {
+/* ---- compare.c: what the comparison sorts (bitonic, oddeven) share ---- */
+typedef struct clsort_tile_shape {
     unsigned wg, items, global_items;
     size_t tile;
-} clsort_sort_shape_t;
-clsort_status clsort_sort_shape(const clsort_context *ctx, const clsort_spec *spec, int bitonic,
-                                clsort_sort_shape_t *s);
+} clsort_tile_shape;
+clsort_status clsort_tile_shape_for(const clsort_context *ctx, const clsort_spec *spec,
+                                    int bitonic, clsort_tile_shape *s);
+/* Local memory of one tile: keys (and values) with one spare word per 32. */
+size_t clsort_tile_local_bytes(size_t tile, size_t key_size, size_t value_size);
 /* Their -D options after the shape: HAS_VALUES, VALUE_T, and KEY_BITS and KEY_RANGE_MASK for keys
- * already mapped to their order bits (clsort_keys_transform). */
-int clsort_sort_key_options(const clsort_spec *spec, char *buf, size_t size);
-/* Length of the runs sorted independently: spec->segment, or n for a whole array. */
-size_t clsort_segment_length(const clsort_spec *spec, size_t n);
-clsort_status clsort_bitonic_enqueue(clsort_context *ctx, const clsort_job *job);
-clsort_status clsort_oddeven_enqueue(clsort_context *ctx, const clsort_job *job);
+ * already mapped to their order bits. */
+void clsort_compare_key_options(const clsort_spec *spec, clsort_opts *b);
+/* Run sort on keys mapped to their order bits, mapping them back after. */
+clsort_status clsort_compare_run(clsort_context *ctx, const clsort_job *job,
+                                 clsort_status (*sort)(clsort_context *, const clsort_job *));
+
+/* ---- bitonic.c, oddeven.c ---- */
+clsort_status clsort_bitonic_enqueue(clsort_context *ctx, clsort_job *job);
+clsort_status clsort_oddeven_enqueue(clsort_context *ctx, clsort_job *job);
 /* The odd-even limit (CLSORT_ERROR_LIMIT) for n keys, checked before any work. */
 clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec, size_t n);
+
+/* ==== dispatch.c ==== */
+/* Unknown types, value sizes and algorithms, bit ranges and segments a family does not sort. */
+clsort_status clsort_dispatch_check_spec(clsort_context *ctx, const clsort_spec *spec);
+/* Limits that depend on n, checked before any work. */
+clsort_status clsort_dispatch_check_limits(clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* Would n keys fit? with_data: the key and value buffers are allocated by us too. */
+clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                                         int with_data);
+/* Largest n one device sort of this spec takes with our own data buffers, lowered to *chunk when
+ * that is set and smaller. Returns 0 when under 2. */
+int clsort_dispatch_max_fit(clsort_context *ctx, const clsort_spec *spec, size_t *chunk);
+/* The algorithm that runs for a spec on this device, variants resolved (for stats). */
+clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec);
+/* Enqueue the whole sort as a chain after the wait list; on success ctx->first_event/last_event
+ * hold its ends (a marker when there was nothing to do). */
+clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wait,
+                              const cl_event *wait);
+
+/* ==== host runs ==== */
+/* ---- run.c: one device sort of host arrays (checked to fit) ---- */
+clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                              void *values, size_t n, clsort_stats *stats);
+/* ---- chunk.c: n keys in runs of at most `chunk` keys, each sorted by clsort_run_host() and merged
+ * on the host (merge.h) ---- */
+clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                                  void *values, size_t n, size_t chunk, clsort_stats *stats);
 
 /* embedded sources (generated from cl/) */
 extern const char clsort_cl_common[];

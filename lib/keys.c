@@ -1,6 +1,8 @@
 /*
- * Key types, order and bit ranges: sizes, the build options that select the key transform in
- * cl/common.cl, and an in-place transform pass (cl/keys.cl) for the families that compare whole keys.
+ * Key types, order, bit ranges and segment lengths: sizes, the host's copy of the key order, the
+ * build options that select the key transform in cl/common.cl, and an in-place transform pass
+ * (cl/keys.cl) for the families that compare whole keys.
+ * Calls: options.c, program.c, chain.c.
  */
 #include "internal.h"
 
@@ -97,19 +99,25 @@ int clsort_key_full_range(const clsort_spec *spec)
     return b == 0 && e == clsort_key_width(spec->key_type);
 }
 
-int clsort_key_options(const clsort_spec *spec, char *buf, size_t size)
+size_t clsort_segment_length(const clsort_spec *spec, size_t n)
+{
+    return spec->segment && spec->segment < n ? spec->segment : n;
+}
+
+void clsort_key_options(const clsort_spec *spec, clsort_opts *b)
 {
     const unsigned width = clsort_key_width(spec->key_type);
-    int len = snprintf(buf, size, "-DKEY_BITS=%u -DKEY_KIND=%u -DDESCENDING=%d", width,
-                       key_kind(spec->key_type), spec->descending ? 1 : 0);
-    if (!clsort_key_full_range(spec) && len >= 0 && (size_t)len < size) {
+    clsort_opts_add(b, "KEY_BITS", width);
+    clsort_opts_add(b, "KEY_KIND", key_kind(spec->key_type));
+    clsort_opts_add(b, "DESCENDING", spec->descending ? 1 : 0);
+    if (!clsort_key_full_range(spec)) {
         unsigned begin, end;
         clsort_key_range(spec, &begin, &end);
         unsigned long long mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
-        len += snprintf(buf + len, size - (size_t)len, " -DKEY_RANGE_MASK=0x%llx%s", mask,
-                        width == 64 ? "ul" : "u");
+        char v[32];
+        snprintf(v, sizeof v, "0x%llx%s", mask, width == 64 ? "ul" : "u");
+        clsort_opts_add_text(b, "KEY_RANGE_MASK", v);
     }
-    return len;
 }
 
 clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
@@ -117,18 +125,18 @@ clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec
 {
     if (n == 0 || (key_kind(spec->key_type) == 0 && !spec->descending))
         return CLSORT_OK; /* the mapping is the identity */
-    char opts[160];
-    int len = snprintf(opts, sizeof opts, "-DWG=%u ", ctx->tuning.scan_wg);
-    clsort_key_options(spec, opts + len, sizeof opts - (size_t)len);
-    const char *src[] = { clsort_cl_common, clsort_cl_keys };
-    const size_t lens[] = { clsort_cl_common_len, clsort_cl_keys_len };
+    clsort_opts opts;
+    clsort_opts_init(&opts);
+    clsort_opts_add(&opts, "WG", ctx->tuning.scan.wg);
+    clsort_key_options(spec, &opts);
     cl_program prog;
     cl_kernel k = NULL;
-    clsort_status st = clsort_get_program(ctx, "keys", src, lens, 2, opts, &prog);
+    clsort_status st = clsort_get_program(ctx, "keys", clsort_cl_keys, clsort_cl_keys_len, &opts,
+                                          &prog);
     if (st == CLSORT_OK)
         st = clsort_create_kernel(ctx, prog, inverse ? "keys_from_bits" : "keys_to_bits", &k);
     const cl_ulong n64 = n;
-    const size_t wg = ctx->tuning.scan_wg;
+    const size_t wg = ctx->tuning.scan.wg;
     if (st == CLSORT_OK)
         st = clsort_set_args(ctx, k, "keys_transform", 2, ARG(keys), ARG(n64));
     if (st == CLSORT_OK)

@@ -5,11 +5,10 @@
  * segments go through blocks of half a tile: a block sort, then one merge-split phase per block
  * (alternating even and odd neighbour pairs), which sorts since a short last block behaves like a
  * full one padded with keys larger than any other. The cost is O(S²) per segment of S keys, hence
- * CLSORT_ODDEVEN_MAX_KEYS.
+ * CLSORT_ODDEVEN_MAX_KEYS. Keys arrive mapped to unsigned order bits (compare.c).
+ * Calls: compare.c (shape, key options, mapping), keys.c, options.c, program.c, chain.c.
  */
 #include "internal.h"
-
-#include <stdio.h>
 
 clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
@@ -23,58 +22,67 @@ clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec,
     return CLSORT_OK;
 }
 
-clsort_status clsort_oddeven_enqueue(clsort_context *ctx, const clsort_job *job)
+/* oddeven_block's own arguments, after the common ones (keys, values, n, seg_len) up to at. */
+static clsort_status block_args(clsort_context *ctx, cl_kernel k, const char *name, int at,
+                                cl_ulong blk, cl_uint span, cl_uint parity, cl_ulong gps)
 {
-    const size_t vs = job->spec->value_size;
+    return clsort_set_args_at(ctx, k, name, at, 4, ARG(blk), ARG(span), ARG(parity), ARG(gps));
+}
+
+static clsort_status oddeven_sort(clsort_context *ctx, const clsort_job *job)
+{
     const size_t seg = clsort_segment_length(job->spec, job->n);
     if (seg < 2)
         return CLSORT_OK;
-    clsort_sort_shape_t s;
-    if (clsort_sort_shape(ctx, job->spec, 0, &s) != CLSORT_OK)
+    clsort_tile_shape s;
+    if (clsort_tile_shape_for(ctx, job->spec, 0, &s) != CLSORT_OK)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE, "oddeven: %s has too little local memory",
                            ctx->display_name);
 
-    char opts[320];
-    int olen = snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u ", s.wg, s.items);
-    clsort_sort_key_options(job->spec, opts + olen, sizeof opts - (size_t)olen);
-    const char *src[] = { clsort_cl_common, clsort_cl_oddeven };
-    const size_t len[] = { clsort_cl_common_len, clsort_cl_oddeven_len };
+    clsort_opts opts;
+    clsort_opts_init(&opts);
+    clsort_opts_add(&opts, "WG", s.wg);
+    clsort_opts_add(&opts, "ITEMS", s.items);
+    clsort_compare_key_options(job->spec, &opts);
     cl_program prog;
-    clsort_status st = clsort_get_program(ctx, "oddeven", src, len, 2, opts, &prog);
+    clsort_status st = clsort_get_program(ctx, "oddeven", clsort_cl_oddeven, clsort_cl_oddeven_len,
+                                          &opts, &prog);
     if (st != CLSORT_OK)
         return st;
 
     const cl_ulong n = job->n, seg_len = seg, nseg = (job->n + seg - 1) / seg;
     const cl_mem keys = job->keys, vals = job->values;
+    const char *name = seg <= s.tile ? "oddeven_tile" : "oddeven_block";
     cl_kernel k = NULL;
-#define SET_ARGS(name, extra, ...)                                                                   \
-    (vs ? clsort_set_args(ctx, k, name, 4 + (extra), ARG(keys), ARG(vals), ARG(n), ARG(seg_len),     \
-                          __VA_ARGS__)                                                               \
-        : clsort_set_args(ctx, k, name, 3 + (extra), ARG(keys), ARG(n), ARG(seg_len), __VA_ARGS__))
+    int at;
+    if ((st = clsort_create_kernel(ctx, prog, name, &k)) != CLSORT_OK ||
+        (st = clsort_set_data_args(ctx, k, name, 1, &keys, job->spec->value_size ? &vals : NULL,
+                                   &at)) != CLSORT_OK ||
+        (st = clsort_set_args_at(ctx, k, name, at, 2, ARG(n), ARG(seg_len))) != CLSORT_OK)
+        goto done;
+    at += 2;
     if (seg <= s.tile) {
         const cl_uint spg = (cl_uint)(s.tile / seg);
         const size_t groups = (size_t)((nseg + spg - 1) / spg);
-        if ((st = clsort_create_kernel(ctx, prog, "oddeven_tile", &k)) == CLSORT_OK &&
-            (st = SET_ARGS("oddeven_tile", 1, ARG(spg))) == CLSORT_OK)
+        if ((st = clsort_set_args_at(ctx, k, name, at, 1, ARG(spg))) == CLSORT_OK)
             st = clsort_launch(ctx, k, groups * s.wg, s.wg);
-    } else if ((st = clsort_create_kernel(ctx, prog, "oddeven_block", &k)) == CLSORT_OK) {
-        const cl_ulong blk = s.tile / 2, blocks = (seg + blk - 1) / blk;
-        cl_uint span = 1, parity = 0;
-        cl_ulong gps = blocks;
-        st = SET_ARGS("oddeven_block", 4, ARG(blk), ARG(span), ARG(parity), ARG(gps));
-        if (st == CLSORT_OK)
-            st = clsort_launch(ctx, k, (size_t)(nseg * gps) * s.wg, s.wg);
-        span = 2;
-        gps = (blocks + 1) / 2;
-        for (cl_ulong phase = 0; phase < blocks && st == CLSORT_OK; phase++) {
-            parity = (cl_uint)(phase & 1);
-            if ((st = SET_ARGS("oddeven_block", 4, ARG(blk), ARG(span), ARG(parity), ARG(gps))) ==
+    } else {
+        /* A block sort, then one merge-split phase per block. */
+        const cl_ulong blk = s.tile / 2, blocks = (seg + blk - 1) / blk, pairs = (blocks + 1) / 2;
+        if ((st = block_args(ctx, k, name, at, blk, 1, 0, blocks)) == CLSORT_OK)
+            st = clsort_launch(ctx, k, (size_t)(nseg * blocks) * s.wg, s.wg);
+        for (cl_ulong phase = 0; phase < blocks && st == CLSORT_OK; phase++)
+            if ((st = block_args(ctx, k, name, at, blk, 2, (cl_uint)(phase & 1), pairs)) ==
                 CLSORT_OK)
-                st = clsort_launch(ctx, k, (size_t)(nseg * gps) * s.wg, s.wg);
-        }
+                st = clsort_launch(ctx, k, (size_t)(nseg * pairs) * s.wg, s.wg);
     }
-#undef SET_ARGS
+done:
     if (k)
         clReleaseKernel(k);
     return st;
+}
+
+clsort_status clsort_oddeven_enqueue(clsort_context *ctx, clsort_job *job)
+{
+    return clsort_compare_run(ctx, job, oddeven_sort);
 }

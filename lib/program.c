@@ -1,6 +1,8 @@
 /*
- * Programs: built once per (family, options) and context from the embedded sources, with their
- * binaries kept in the on-disk cache (cache.c) so later processes skip the compiler.
+ * Programs: built once per (family, options) and context from the embedded sources (cl/common.cl
+ * and the family's file), with their binaries kept in the on-disk cache so later processes skip the
+ * compiler. The settings' extra build options go last.
+ * Calls: cache.c, status.c.
  */
 #include "internal.h"
 
@@ -43,7 +45,7 @@ static cl_program load_cached(clsort_context *ctx, uint64_t key, const char *opt
 {
     unsigned char *bin = NULL;
     size_t size = 0;
-    if (clsort_cache_load(key, &bin, &size) != 0)
+    if (clsort_cache_load(&ctx->settings, key, &bin, &size) != 0)
         return NULL;
     cl_int err, bin_status;
     const unsigned char *bins[1] = { bin };
@@ -68,22 +70,51 @@ static void store_binary(clsort_context *ctx, cl_program prog, uint64_t key)
     unsigned char *bin = malloc(size);
     unsigned char *bins[1] = { bin };
     if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
-        clsort_cache_store(key, bin, size); /* best effort: a cache we cannot write is no error */
+        clsort_cache_store(&ctx->settings, key, bin, size); /* best effort: no error */
     free(bin);
-    (void)ctx;
 }
 
-clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *const *sources,
-                                 const size_t *lengths, size_t n_sources, const char *options,
-                                 cl_program *out)
+/* The options of a build: the family's, then the user's extra ones, which may override ours. */
+static clsort_status full_options(clsort_context *ctx, const clsort_opts *opts, char *buf,
+                                  size_t size)
 {
-    /* The user's extra options go last so they can override ours. */
-    const char *extra = getenv("CLSORT_BUILD_OPTIONS");
-    char opts[2048];
-    if (snprintf(opts, sizeof opts, "%s%s%s", options, extra && *extra ? " " : "",
-                 extra ? extra : "") >= (int)sizeof opts)
-        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "build options too long: %s", options);
+    const char *extra = ctx->settings.build_options;
+    if (opts->overflow || ctx->settings.build_options_too_long ||
+        snprintf(buf, size, "%s%s%s", opts->text, *extra ? " " : "", extra) >= (int)size)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "build options too long: %s",
+                           opts->text);
+    return CLSORT_OK;
+}
 
+/* A new program from source, or the build log as the context's detail. */
+static clsort_status build_program(clsort_context *ctx, const char *family,
+                                   const char *const *sources, const size_t *lengths,
+                                   const char *opts, cl_program *out)
+{
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx->context, 2, (const char **)sources, lengths,
+                                                &err);
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(ctx, err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        clsort_status st = build_log(ctx, prog, family, opts, err);
+        clReleaseProgram(prog);
+        return st;
+    }
+    *out = prog;
+    return CLSORT_OK;
+}
+
+clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *source,
+                                 size_t length, const clsort_opts *options, cl_program *out)
+{
+    const char *const sources[] = { clsort_cl_common, source };
+    const size_t lengths[] = { clsort_cl_common_len, length };
+    char opts[2048];
+    clsort_status st = full_options(ctx, options, opts, sizeof opts);
+    if (st != CLSORT_OK)
+        return st;
     for (unsigned i = 0; i < ctx->n_programs; i++) {
         clsort_program *p = &ctx->programs[i];
         if (!strcmp(p->family, family) && !strcmp(p->options, opts)) {
@@ -94,22 +125,13 @@ clsort_status clsort_get_program(clsort_context *ctx, const char *family, const 
     if (ctx->n_programs == CLSORT_MAX_PROGRAMS)
         clsort_release_programs(ctx); /* a context that cycles through many specs rebuilds */
 
-    uint64_t key = program_key(ctx, sources, lengths, n_sources, opts);
+    uint64_t key = program_key(ctx, sources, lengths, 2, opts);
     cl_program prog = load_cached(ctx, key, opts);
     if (prog) {
         ctx->programs_cached++;
     } else {
-        cl_int err;
-        prog = clCreateProgramWithSource(ctx->context, (cl_uint)n_sources, (const char **)sources,
-                                         lengths, &err);
-        if (err != CL_SUCCESS)
-            return clsort_fail_cl(ctx, err, "clCreateProgramWithSource");
-        err = clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL);
-        if (err != CL_SUCCESS) {
-            clsort_status st = build_log(ctx, prog, family, opts, err);
-            clReleaseProgram(prog);
+        if ((st = build_program(ctx, family, sources, lengths, opts, &prog)) != CLSORT_OK)
             return st;
-        }
         ctx->programs_built++;
         store_binary(ctx, prog, key);
     }

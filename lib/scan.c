@@ -1,11 +1,14 @@
-/* Exclusive prefix sums of cl_ulong device arrays (cl/scan.cl), used by the radix passes. */
+/*
+ * Exclusive prefix sums of cl_ulong device arrays (cl/scan.cl), used by the radix passes.
+ * Calls: options.c, program.c, buffers.c, chain.c.
+ */
 #include "internal.h"
 
 #include <stdio.h>
 
 static size_t scan_tile(const clsort_context *ctx)
 {
-    return (size_t)ctx->tuning.scan_wg * ctx->tuning.scan_items;
+    return (size_t)ctx->tuning.scan.wg * ctx->tuning.scan.items;
 }
 
 size_t clsort_scan_scratch(const clsort_context *ctx, size_t max_n)
@@ -17,14 +20,15 @@ size_t clsort_scan_scratch(const clsort_context *ctx, size_t max_n)
 clsort_status clsort_scan_init(clsort_context *ctx, clsort_scan *scan, size_t max_n)
 {
     *scan = (clsort_scan){ 0 };
-    scan->wg = ctx->tuning.scan_wg;
+    scan->wg = ctx->tuning.scan.wg;
     scan->tile = scan_tile(ctx);
-    char opts[128];
-    snprintf(opts, sizeof opts, "-DWG=%u -DITEMS=%u", ctx->tuning.scan_wg, ctx->tuning.scan_items);
-    const char *src[] = { clsort_cl_common, clsort_cl_scan };
-    const size_t len[] = { clsort_cl_common_len, clsort_cl_scan_len };
+    clsort_opts opts;
+    clsort_opts_init(&opts);
+    clsort_opts_add(&opts, "WG", ctx->tuning.scan.wg);
+    clsort_opts_add(&opts, "ITEMS", ctx->tuning.scan.items);
     cl_program prog;
-    clsort_status st = clsort_get_program(ctx, "scan", src, len, 2, opts, &prog);
+    clsort_status st = clsort_get_program(ctx, "scan", clsort_cl_scan, clsort_cl_scan_len, &opts,
+                                          &prog);
     if (st == CLSORT_OK)
         st = clsort_create_kernel(ctx, prog, "scan_reduce", &scan->reduce);
     if (st == CLSORT_OK)
@@ -32,7 +36,8 @@ clsort_status clsort_scan_init(clsort_context *ctx, clsort_scan *scan, size_t ma
     if (st == CLSORT_OK)
         st = clsort_create_kernel(ctx, prog, "scan_downsweep", &scan->downsweep);
     if (st == CLSORT_OK)
-        st = clsort_scratch(ctx, CLSORT_SLOT_SCAN, clsort_scan_scratch(ctx, max_n), &scan->partials, "scan partials");
+        st = clsort_scratch(ctx, CLSORT_SLOT_SCAN, clsort_scan_scratch(ctx, max_n), &scan->partials,
+                            "scan partials");
     if (st != CLSORT_OK)
         clsort_scan_release(scan);
     return st;

@@ -1,4 +1,8 @@
-/* Status codes, their names, and the error details kept for the caller. */
+/*
+ * Status codes, their names, and the error details kept for the caller (per context, or per thread
+ * where there is no context).
+ * Calls: nothing in the library.
+ */
 #include "internal.h"
 
 #include <stdio.h>

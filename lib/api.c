@@ -1,0 +1,135 @@
+/*
+ * Entry points that sort: argument validation, the choice between one device run and chunks, and
+ * statistics. Nothing algorithmic: the checks and the work are dispatch's and the host runs'.
+ * Calls: chunk.c, run.c, dispatch.c, chain.c (the caller's done event), status.c.
+ */
+#include "internal.h"
+
+#include <string.h>
+#include <time.h>
+
+void clsort_spec_default(clsort_spec *spec)
+{
+    if (!spec)
+        return;
+    memset(spec, 0, sizeof *spec);
+    spec->key_type = CLSORT_KEY_U32;
+    spec->value_size = 0;
+    spec->algorithm = CLSORT_ALGO_AUTO;
+}
+
+/* The checks every sort makes before any work: the spec, then the limits on n. */
+static clsort_status check_sort(clsort_context *ctx, const clsort_spec *spec, const void *values,
+                           size_t n)
+{
+    clsort_status st = clsort_dispatch_check_spec(ctx, spec);
+    if (st != CLSORT_OK)
+        return st;
+    VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
+    return clsort_dispatch_check_limits(ctx, spec, n);
+}
+
+clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n)
+{
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    VALIDATE(ctx, ctx && max_n);
+    clsort_status st = clsort_dispatch_check_spec(ctx, spec);
+    if (st != CLSORT_OK)
+        return st;
+    size_t n = 0;
+    clsort_dispatch_max_fit(ctx, spec, &n);
+    clsort_clear_detail(ctx);
+    *max_n = n;
+    return CLSORT_OK;
+}
+
+clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys, cl_mem values,
+                             size_t n, cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (done)
+        *done = NULL;
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, keys || n == 0);
+    VALIDATE(ctx, (wait != NULL) == (n_wait > 0) || (wait && n_wait == 0));
+    clsort_status st;
+    if ((st = check_sort(ctx, spec, values, n)) != CLSORT_OK ||
+        (st = clsort_dispatch_check_fits(ctx, spec, n, 0)) != CLSORT_OK)
+        return st;
+    /* The caller's buffers: the result ends in them (no swap), and nothing may block. */
+    clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n };
+    if ((st = clsort_dispatch(ctx, &job, n_wait, wait)) != CLSORT_OK)
+        return st;
+    if (done) {
+        *done = ctx->last_event;
+        ctx->last_event = NULL;
+    }
+    clsort_chain_drop(ctx);
+    return CLSORT_OK;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* More than the device takes at once (or than the chunk_keys setting, for tests): the run length
+ * that fits, else 0 for one run. Segments are left to the device. */
+static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                               size_t *chunk)
+{
+    *chunk = ctx->settings.chunk_keys;
+    clsort_status st = clsort_dispatch_check_fits(ctx, spec, n, 1);
+    if (st != CLSORT_OK) {
+        if (st != CLSORT_ERROR_TOO_LARGE || spec->segment || n < 2 ||
+            !clsort_dispatch_max_fit(ctx, spec, chunk))
+            return st;
+        clsort_clear_detail(ctx);
+    }
+    if (!(*chunk >= 2 && *chunk < n && !spec->segment))
+        *chunk = 0;
+    return CLSORT_OK;
+}
+
+clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
+                          size_t n, clsort_stats *stats)
+{
+    const double t0 = now_ms();
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, keys || n == 0);
+    size_t chunk;
+    clsort_status st;
+    if ((st = check_sort(ctx, spec, values, n)) != CLSORT_OK ||
+        (st = chunk_for(ctx, spec, n, &chunk)) != CLSORT_OK)
+        return st;
+    if (chunk)
+        st = clsort_sort_chunked(ctx, spec, keys, values, n, chunk, stats);
+    else
+        st = clsort_run_host(ctx, spec, keys, values, n, stats);
+    if (stats && st == CLSORT_OK) {
+        stats->total_ms = now_ms() - t0;
+        /* Chunks: kernel time only (the host merge is not the device's). */
+        const double ms = chunk || stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
+        stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
+    }
+    return st;
+}

@@ -1,0 +1,156 @@
+/*
+ * The command chain of one sort: each command waits for the one before (so out-of-order queues work
+ * too), the first for the caller's events; ctx->first_event / last_event hold its ends. Also kernel
+ * arguments and the profile printout, which every family's launches go through.
+ * Calls: status.c.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+
+void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wait)
+{
+    ctx->chain_wait = wait;
+    ctx->chain_n_wait = n_wait;
+    ctx->first_event = ctx->last_event = NULL;
+}
+
+void clsort_chain_push(clsort_context *ctx, cl_event ev)
+{
+    if (!ctx->first_event) {
+        ctx->first_event = ev;
+        clRetainEvent(ev);
+    }
+    if (ctx->last_event)
+        clReleaseEvent(ctx->last_event);
+    ctx->last_event = ev;
+}
+
+/* The wait list of the chain's next command: the caller's events first, then the newest command
+ * (none on an in-order queue, which orders the chain by itself and runs it without waits). */
+static void chain_waits(const clsort_context *ctx, cl_uint *n, const cl_event **list)
+{
+    if (ctx->last_event) {
+        *n = ctx->out_of_order ? 1 : 0;
+        *list = ctx->out_of_order ? &ctx->last_event : NULL;
+    } else {
+        *n = ctx->chain_n_wait;
+        *list = ctx->chain_n_wait ? ctx->chain_wait : NULL;
+    }
+}
+
+void clsort_chain_drop(clsort_context *ctx)
+{
+    if (ctx->first_event)
+        clReleaseEvent(ctx->first_event);
+    if (ctx->last_event)
+        clReleaseEvent(ctx->last_event);
+    ctx->first_event = ctx->last_event = NULL;
+}
+
+/* Make a command enqueued after the chain's waits (err, ev: what the enqueue call gave) its newest. */
+static clsort_status chain_add(clsort_context *ctx, cl_int err, cl_event ev, const char *call)
+{
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(ctx, err, call);
+    clsort_chain_push(ctx, ev);
+    return CLSORT_OK;
+}
+
+clsort_status clsort_chain_marker(clsort_context *ctx)
+{
+    cl_uint n;
+    const cl_event *w;
+    cl_event ev = NULL;
+    chain_waits(ctx, &n, &w);
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, n, w, &ev);
+    return chain_add(ctx, err, ev, "clEnqueueMarkerWithWaitList");
+}
+
+clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local)
+{
+    cl_uint n;
+    const cl_event *w;
+    cl_event ev;
+    chain_waits(ctx, &n, &w);
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, n, w, &ev);
+    if (err != CL_SUCCESS) {
+        char name[128] = "?";
+        clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+        name[sizeof name - 1] = '\0';
+        return clsort_fail(ctx, (clsort_status)err,
+                           "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s (%d)", name,
+                           global, local, clsort_status_string((clsort_status)err), (int)err);
+    }
+    clsort_chain_push(ctx, ev);
+    return CLSORT_OK;
+}
+
+clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes)
+{
+    cl_uint n;
+    const cl_event *w;
+    cl_event ev = NULL;
+    chain_waits(ctx, &n, &w);
+    cl_int err = clEnqueueFillBuffer(ctx->queue, buf, &pattern, sizeof pattern, 0, bytes, n, w, &ev);
+    return chain_add(ctx, err, ev, "clEnqueueFillBuffer");
+}
+
+clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes)
+{
+    cl_uint n;
+    const cl_event *w;
+    cl_event ev = NULL;
+    chain_waits(ctx, &n, &w);
+    cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, bytes, n, w, &ev);
+    return chain_add(ctx, err, ev, "clEnqueueCopyBuffer");
+}
+
+void clsort_profile_last(clsort_context *ctx, const char *family, const char *what, unsigned pass)
+{
+    if (!ctx->settings.profile || !ctx->profiling || !ctx->last_event)
+        return;
+    cl_ulong a = 0, b = 0;
+    clWaitForEvents(1, &ctx->last_event);
+    clGetEventProfilingInfo(ctx->last_event, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
+    clGetEventProfilingInfo(ctx->last_event, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
+    fprintf(stderr, "%s: %-10s pass %u %9.3f ms\n", family, what, pass, (double)(b - a) / 1e6);
+}
+
+static clsort_status set_args_v(clsort_context *ctx, cl_kernel k, const char *kname, int first,
+                                int count, va_list ap)
+{
+    for (int i = first; i < first + count; i++) {
+        size_t size = va_arg(ap, size_t);
+        const void *ptr = va_arg(ap, const void *);
+        cl_int err = clSetKernelArg(k, (cl_uint)i, size, ptr);
+        if (err != CL_SUCCESS)
+            return clsort_fail(ctx, (clsort_status)err, "clSetKernelArg(%s, %d) failed: %s", kname, i,
+                               clsort_status_string((clsort_status)err));
+    }
+    return CLSORT_OK;
+}
+
+clsort_status clsort_set_args_at(clsort_context *ctx, cl_kernel k, const char *kname, int first,
+                                 int count, ...)
+{
+    va_list ap;
+    va_start(ap, count);
+    clsort_status st = set_args_v(ctx, k, kname, first, count, ap);
+    va_end(ap);
+    return st;
+}
+
+clsort_status clsort_set_data_args(clsort_context *ctx, cl_kernel k, const char *kname, int per,
+                                   const cl_mem *keys, const cl_mem *values, int *count)
+{
+    *count = 0;
+    for (int set = 0; set < (values ? 2 : 1); set++)
+        for (int i = 0; i < per; i++) {
+            const cl_mem *m = set ? &values[i] : &keys[i];
+            clsort_status st = clsort_set_args_at(ctx, k, kname, (*count)++, 1, ARG(*m));
+            if (st != CLSORT_OK)
+                return st;
+        }
+    return CLSORT_OK;
+}

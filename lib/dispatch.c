@@ -1,0 +1,247 @@
+/*
+ * Dispatch: the table of algorithm families (names and ids, what each takes, scratch size, limits,
+ * enqueue, the variant it runs as), `auto`'s choice from it, the checks made before any work, and
+ * running a job as one chain of commands.
+ * Calls: the families (radix.c, bitonic.c, oddeven.c), keys.c, chain.c, status.c.
+ */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ALL_KEY_TYPES ((1u << (CLSORT_KEY_F64 + 1)) - 1)
+#define ALL_VALUE_SIZES ((1u << 0) | (1u << 4) | (1u << 8)) /* bit per size in bytes */
+#define ID(a) (1u << (a))
+
+/* Segments longer than this go to radix8 under auto. */
+#define AUTO_RADIX_SEGMENT 32768
+
+typedef struct clsort_family {
+    const char *name;
+    unsigned ids;         /* ID() of each algorithm it runs */
+    unsigned segment_ids; /* ... of those that sort segments */
+    unsigned key_types;   /* bit per clsort_key_type it sorts */
+    unsigned value_sizes; /* bit per value size in bytes */
+    size_t (*scratch)(const clsort_context *, const clsort_spec *, size_t n); /* NULL: in place */
+    clsort_status (*check)(clsort_context *, const clsort_spec *, size_t n);  /* NULL: no limit */
+    clsort_status (*enqueue)(clsort_context *, clsort_job *);
+    clsort_algorithm (*variant)(const clsort_context *, const clsort_spec *); /* NULL: as asked */
+    /* What `auto` runs when it picks the family (0: never), for whole arrays and for segments of
+     * more than auto_segment_above keys and up to auto_segment_upto. */
+    clsort_algorithm auto_id;
+    int auto_whole;
+    size_t auto_segment_above, auto_segment_upto;
+} clsort_family;
+
+/*
+ * The first family auto accepts for a spec wins. Batched segments: bitonic sorts a whole batch of
+ * short segments in one tile pass; long ones take radix8 (reduce-then-scan, tiles within segments).
+ * On an H100, 2^24 keys in all, GKey/s bitonic / radix8: segments of 4096 57.3 / 14.0, 16384 29.7 /
+ * 23.1, 65536 20.0 / 22.9.
+ */
+static const clsort_family families[] = {
+    {
+        .name = "radix8",
+        .ids = ID(CLSORT_ALGO_RADIX8) | ID(CLSORT_ALGO_ONESWEEP) | ID(CLSORT_ALGO_RADIX8_RTS),
+        .segment_ids = ID(CLSORT_ALGO_RADIX8) | ID(CLSORT_ALGO_RADIX8_RTS),
+        .key_types = ALL_KEY_TYPES,
+        .value_sizes = ALL_VALUE_SIZES,
+        .scratch = clsort_radix8_scratch,
+        .enqueue = clsort_radix8_enqueue,
+        .variant = clsort_radix8_variant,
+        .auto_id = CLSORT_ALGO_RADIX8,
+        .auto_whole = 1,
+        .auto_segment_above = AUTO_RADIX_SEGMENT,
+        .auto_segment_upto = SIZE_MAX,
+    },
+    {
+        .name = "radix4",
+        .ids = ID(CLSORT_ALGO_RADIX4),
+        .key_types = ALL_KEY_TYPES,
+        .value_sizes = ALL_VALUE_SIZES,
+        .scratch = clsort_radix4_scratch,
+        .enqueue = clsort_radix4_enqueue,
+    },
+    {
+        .name = "bitonic",
+        .ids = ID(CLSORT_ALGO_BITONIC),
+        .segment_ids = ID(CLSORT_ALGO_BITONIC),
+        .key_types = ALL_KEY_TYPES,
+        .value_sizes = ALL_VALUE_SIZES,
+        .enqueue = clsort_bitonic_enqueue,
+        .auto_id = CLSORT_ALGO_BITONIC,
+        .auto_segment_upto = AUTO_RADIX_SEGMENT,
+    },
+    {
+        .name = "oddeven",
+        .ids = ID(CLSORT_ALGO_ODDEVEN),
+        .segment_ids = ID(CLSORT_ALGO_ODDEVEN),
+        .key_types = ALL_KEY_TYPES,
+        .value_sizes = ALL_VALUE_SIZES,
+        .check = clsort_oddeven_check,
+        .enqueue = clsort_oddeven_enqueue,
+    },
+};
+#define N_FAMILIES (sizeof families / sizeof families[0])
+
+static const char *const algo_names[] = {
+    [CLSORT_ALGO_AUTO] = "auto",
+    [CLSORT_ALGO_RADIX4] = "radix4",
+    [CLSORT_ALGO_RADIX8] = "radix8",
+    [CLSORT_ALGO_ONESWEEP] = "onesweep",
+    [CLSORT_ALGO_RADIX8_RTS] = "radix8-rts",
+    [CLSORT_ALGO_BITONIC] = "bitonic",
+    [CLSORT_ALGO_ODDEVEN] = "oddeven",
+};
+#define N_ALGOS (sizeof algo_names / sizeof algo_names[0])
+
+const char *clsort_algorithm_name(clsort_algorithm a)
+{
+    return (unsigned)a < N_ALGOS && algo_names[a] ? algo_names[a] : NULL;
+}
+
+clsort_status clsort_algorithm_from_name(const char *name, clsort_algorithm *out)
+{
+    if (!name || !out)
+        return CLSORT_ERROR_INVALID_ARGUMENT;
+    for (unsigned i = 0; i < N_ALGOS; i++)
+        if (algo_names[i] && !strcmp(name, algo_names[i])) {
+            *out = (clsort_algorithm)i;
+            return CLSORT_OK;
+        }
+    return CLSORT_ERROR_INVALID_ARGUMENT;
+}
+
+static int auto_takes(const clsort_family *f, const clsort_spec *spec)
+{
+    if (!f->auto_id)
+        return 0;
+    if (!spec->segment)
+        return f->auto_whole;
+    return spec->segment > f->auto_segment_above && spec->segment <= f->auto_segment_upto;
+}
+
+/* The algorithm asked for, or auto's choice. */
+static clsort_algorithm resolve(const clsort_spec *spec)
+{
+    if (spec->algorithm != CLSORT_ALGO_AUTO)
+        return spec->algorithm;
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (auto_takes(&families[i], spec))
+            return families[i].auto_id;
+    return CLSORT_ALGO_RADIX8;
+}
+
+/* The family of a known algorithm (checked by clsort_dispatch_check_spec). */
+static const clsort_family *family_of(clsort_algorithm a)
+{
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (families[i].ids & ID(a))
+            return &families[i];
+    return &families[0];
+}
+
+clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec)
+{
+    const clsort_family *f = family_of(resolve(spec));
+    return f->variant ? f->variant(ctx, spec) : resolve(spec);
+}
+
+static clsort_status check_family(clsort_context *ctx, const clsort_spec *spec, const char *type)
+{
+    const clsort_algorithm a = resolve(spec);
+    const clsort_family *f = family_of(a);
+    if (spec->segment && !(f->segment_ids & ID(a)))
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "%s does not sort segments (segment = %zu): use radix8, radix8-rts, "
+                           "bitonic, oddeven or auto",
+                           clsort_algorithm_name(spec->algorithm), spec->segment);
+    if (!(f->key_types & (1u << spec->key_type)) || !(f->value_sizes & (1u << spec->value_size)))
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "%s cannot sort %s keys with %zu-byte values; radix4 (or auto) sorts "
+                           "every key type and value size",
+                           clsort_algorithm_name(a), type, spec->value_size);
+    return CLSORT_OK;
+}
+
+clsort_status clsort_dispatch_check_spec(clsort_context *ctx, const clsort_spec *spec)
+{
+    const char *type = clsort_key_type_name(spec->key_type);
+    if (!type)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown key type %d",
+                           (int)spec->key_type);
+    if (spec->value_size != 0 && spec->value_size != 4 && spec->value_size != 8)
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "value size %zu is not supported: use 0 (keys only), 4 or 8", spec->value_size);
+    if (!clsort_algorithm_name(spec->algorithm))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown algorithm %d",
+                           (int)spec->algorithm);
+    unsigned begin, end, width = clsort_key_width(spec->key_type);
+    clsort_key_range(spec, &begin, &end);
+    if (begin >= end || end > width)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "bit range %u:%u is not valid for %s keys: expected 0 <= begin < end <= %u",
+                           spec->begin_bit, spec->end_bit, type, width);
+    return check_family(ctx, spec, type);
+}
+
+clsort_status clsort_dispatch_check_limits(clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    const clsort_family *f = family_of(resolve(spec));
+    return f->check ? f->check(ctx, spec, n) : CLSORT_OK;
+}
+
+clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                                         int with_data)
+{
+    const clsort_family *f = family_of(resolve(spec));
+    const size_t ks = clsort_key_size(spec->key_type), per_key = ks + spec->value_size;
+    const size_t widest = spec->value_size > ks ? spec->value_size : ks;
+    if (n > ctx->max_alloc / widest)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%zu keys need a buffer of %.3g GB; the largest buffer %s allows is %.3g GB "
+                           "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                           n, (double)n * widest / 1e9, ctx->display_name, (double)ctx->max_alloc / 1e9);
+    const double scratch = f->scratch ? (double)f->scratch(ctx, spec, n) : 0.0;
+    double need = scratch + (with_data ? (double)n * per_key : 0.0);
+    if (need > (double)ctx->global_mem)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "sorting %zu keys needs %.3g GB of device memory; %s has %.3g GB", n,
+                           need / 1e9, ctx->display_name, (double)ctx->global_mem / 1e9);
+    return CLSORT_OK;
+}
+
+/* Bisection: the scratch grows with n. */
+int clsort_dispatch_max_fit(clsort_context *ctx, const clsort_spec *spec, size_t *chunk)
+{
+    size_t lo = 0, hi = (size_t)(ctx->max_alloc / clsort_key_size(spec->key_type)) + 1;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (clsort_dispatch_check_fits(ctx, spec, mid, 1) == CLSORT_OK)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (!*chunk || lo < *chunk)
+        *chunk = lo;
+    return *chunk >= 2;
+}
+
+clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wait,
+                              const cl_event *wait)
+{
+    clsort_chain_begin(ctx, n_wait, wait);
+    clsort_status st = CLSORT_OK;
+    if (job->n > 1)
+        st = family_of(resolve(job->spec))->enqueue(ctx, job);
+    /* Nothing to do: a marker still gives the caller an event that follows its wait list. */
+    if (st == CLSORT_OK && !ctx->last_event)
+        st = clsort_chain_marker(ctx);
+    if (st != CLSORT_OK) {
+        /* Let what was enqueued drain before the caller reuses its buffers. */
+        clFinish(ctx->queue);
+        clsort_chain_drop(ctx);
+    }
+    return st;
+}

@@ -1,0 +1,114 @@
+/*
+ * LSD radix sorts (cl/radix8.cl), the family entries: radix8 with 8-bit digits (as onesweep or
+ * radix8-rts, per device or as asked) and radix4 with 4-bit ones, on the same kernels. One stable
+ * binning pass per digit place of the bit range (radix8: four for 32-bit keys, eight for 64-bit
+ * ones; radix4 twice as many), ping-ponging between the job's buffers and scratch buffers. After an
+ * odd number of passes the result is in the scratch buffers: clsort_sort() reads it from there, a
+ * caller's buffers get it copied back.
+ *
+ * Two ways to find each tile's global digit offsets, sharing the ranking and scatter kernel:
+ * onesweep (radix_onesweep.c) and reduce-then-scan (radix_rts.c). Look-back needs running
+ * work-groups to make progress while others spin; the tuning table enables it only on devices known
+ * to give that (see cl/radix8.cl for why it cannot deadlock there).
+ * Calls: radix_shape.c, radix_onesweep.c, radix_rts.c, keys.c, options.c, program.c, buffers.c,
+ * chain.c.
+ */
+#include "radix.h"
+
+/* The program, the binning kernel and the ping-pong partners. */
+static clsort_status prepare(clsort_context *ctx, radix_run *r)
+{
+    const clsort_job *job = r->job;
+    clsort_opts opts;
+    clsort_opts_init(&opts);
+    clsort_radix_options(ctx, r, &opts);
+    r->bin_name = r->s.serial ? "radix8_serial_scatter" : "radix8_bin";
+    r->keys[0] = job->keys;
+    r->vals[0] = job->values;
+    clsort_status st;
+    if ((st = clsort_get_program(ctx, r->fam, clsort_cl_radix8, clsort_cl_radix8_len, &opts,
+                                 &r->prog)) != CLSORT_OK ||
+        (st = clsort_create_kernel(ctx, r->prog, r->bin_name, &r->bin_k)) != CLSORT_OK ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * r->ks, &r->keys[1],
+                             "radix8 key scratch")) != CLSORT_OK)
+        return st;
+    if (r->vs)
+        st = clsort_scratch(ctx, CLSORT_SLOT_TMP_VALUES, job->n * r->vs, &r->vals[1],
+                            "radix8 value scratch");
+    return st;
+}
+
+/* After an odd number of passes the result is in the partners: name them (clsort_sort's own
+ * buffers) or copy it back (the caller's). */
+static clsort_status finish(clsort_context *ctx, radix_run *r)
+{
+    clsort_job *job = r->job;
+    if (!(r->done_passes & 1))
+        return CLSORT_OK;
+    if (job->may_swap) {
+        clRetainMemObject(r->keys[1]);
+        job->result_keys = r->keys[1];
+        if (r->vs) {
+            clRetainMemObject(r->vals[1]);
+            job->result_values = r->vals[1];
+        }
+        return CLSORT_OK;
+    }
+    clsort_status st = clsort_copy(ctx, r->keys[1], job->keys, job->n * r->ks);
+    if (st == CLSORT_OK && r->vs)
+        st = clsort_copy(ctx, r->vals[1], job->values, job->n * r->vs);
+    return st;
+}
+
+static clsort_status lsd_enqueue(clsort_context *ctx, clsort_job *job, unsigned digit_bits)
+{
+    radix_run r = { .job = job, .digit_bits = digit_bits, .bins = 1u << digit_bits,
+                    .fam = digit_bits == 8 ? "radix8" : "radix4",
+                    .vs = job->spec->value_size, .ks = clsort_key_size(job->spec->key_type) };
+    unsigned end;
+    clsort_key_range(job->spec, &r.begin, &end);
+    r.places = clsort_radix_places(job->spec, digit_bits);
+    r.lookback = clsort_radix_lookback(ctx, job->spec);
+    r.s = clsort_radix_shape(ctx, digit_bits, r.ks, r.vs, job->n, r.lookback);
+    const size_t local = clsort_radix_local_bytes(&r.s, r.ks, r.vs);
+    if (local > ctx->local_mem)
+        return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
+                           "%s needs %zu bytes of local memory; %s has %llu", r.fam, local,
+                           ctx->display_name, (unsigned long long)ctx->local_mem);
+    clsort_status st = prepare(ctx, &r);
+    if (st == CLSORT_OK)
+        st = r.lookback ? clsort_radix_onesweep(ctx, &r) : clsort_radix_rts(ctx, &r);
+    if (st == CLSORT_OK)
+        st = finish(ctx, &r);
+    /* Releasing now is safe: OpenCL keeps objects alive until the commands using them finish. */
+    if (r.bin_k)
+        clReleaseKernel(r.bin_k);
+    clsort_release_mems(&r.keys[1], 1);
+    clsort_release_mems(&r.vals[1], 1);
+    return st;
+}
+
+clsort_status clsort_radix8_enqueue(clsort_context *ctx, clsort_job *job)
+{
+    return lsd_enqueue(ctx, job, 8);
+}
+
+clsort_status clsort_radix4_enqueue(clsort_context *ctx, clsort_job *job)
+{
+    return lsd_enqueue(ctx, job, 4);
+}
+
+size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    return clsort_radix_scratch(ctx, spec, n, 8);
+}
+
+size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    return clsort_radix_scratch(ctx, spec, n, 4);
+}
+
+clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec)
+{
+    return clsort_radix_lookback(ctx, spec) ? CLSORT_ALGO_ONESWEEP : CLSORT_ALGO_RADIX8_RTS;
+}

@@ -1,0 +1,286 @@
+/*
+ * Radix sort shapes and sizes, shared by both chains: the work-group shape per device, input size
+ * and digit width (tuning table, then the radix settings), whether look-back is used, digit places,
+ * tiles and onesweep portions, scratch bytes, the -D options, and the binning kernel's arguments.
+ * Calls: keys.c, scan.c (its scratch size), options.c, chain.c.
+ */
+#include "radix.h"
+
+#include <string.h>
+
+static size_t local_bytes(const radix_shape *s, size_t key_size, size_t value_size)
+{
+    if (s->serial) /* counts and offsets live in private arrays */
+        return 0;
+    size_t tile = (size_t)s->wg * s->items;
+    const size_t bins = (size_t)1 << s->digit_bits;
+    size_t b = bins * (4 + 4 + 8) + 16;
+    if (s->ptx) { /* the per-warp counters, reordered keys and reordered values share memory */
+        size_t wc = (size_t)(s->wg / 32) * bins * 4 * (s->match == 2 ? 2 : 1);
+        size_t kv = tile * (s->kv ? key_size + value_size
+                                  : key_size > value_size ? key_size : value_size);
+        return b + (kv > wc ? kv : wc) + (s->wg / 32) * 4;
+    }
+    /* The counter table has a spare word per 32 (RANK_AT in cl/common.cl). */
+    const size_t counters = ((size_t)1 << s->radix_bits) * s->wg * 33 / 32 + 1;
+    return b + tile * key_size + counters * 4 + s->wg * 4 + bins * 4 + (value_size ? tile * 4 : 0);
+}
+
+size_t clsort_radix_local_bytes(const radix_shape *s, size_t key_size, size_t value_size)
+{
+    return local_bytes(s, key_size, value_size);
+}
+
+/* With the warp ranking, inputs of at least LARGE_N keys take larger tiles, inputs below SMALL_N
+ * smaller ones (below). */
+#define LARGE_N ((size_t)1 << 23)
+#define SMALL_N ((size_t)1 << 19)
+
+/* Keys per tile of the serial form: a few tiles per compute unit, so that the device's threads
+ * share the work evenly, and not so few keys that counting a tile's 256 digits dominates. */
+#define SERIAL_MIN_TILE 4096
+
+/* The serial form (reduce-then-scan only): one work-item per tile. The radix_serial setting turns
+ * it on for any device (with tiles as small as it makes them) or off. Returns 0 when not used. */
+static int serial_shape(const clsort_context *ctx, size_t n, int lookback, radix_shape *s)
+{
+    unsigned per_cu = ctx->tuning.radix.serial;
+    size_t min_tile = SERIAL_MIN_TILE;
+    if (ctx->settings.radix_serial >= 0) {
+        per_cu = (unsigned)ctx->settings.radix_serial;
+        min_tile = 1;
+    }
+    if (!per_cu || lookback)
+        return 0;
+    const size_t parts = (size_t)(ctx->compute_units ? ctx->compute_units : 1) * per_cu;
+    s->serial = 1;
+    s->wg = s->items = 1;
+    s->ptx = 0;
+    s->tile = (n + parts - 1) / parts;
+    if (s->tile < min_tile)
+        s->tile = min_tile;
+    return 1;
+}
+
+/*
+ * Warp ranking on large inputs: the tuning table's larger work-groups and tiles (as far as local
+ * memory allows, below) mean fewer tiles to look back over and longer runs of a digit per tile to
+ * write; small inputs keep smaller tiles, so that every compute unit gets some. The shapes are
+ * chosen for registers too: a compute unit holds as many work-groups as its registers allow, and
+ * the ones not waiting in the look-back keep it busy. On an H100 at 2^28 u32 keys, with the
+ * counts published before the reorder (LB_AT=1): 448 x 24 (80 registers, two work-groups per
+ * compute unit) 5.42 ms, 480 x 22 5.47, 416 x 26 5.50, 512 x 20 5.51, 384 x 28 5.52; with the
+ * publication after the reorder 256 x 40 (113 registers) 6.20, 448 x 24 5.82, 256 x 32 6.58.
+ * With u32 values 320 x 28 took 9.41 ms (AND of 2 words 8.76, of 4 words 7.94, constant keys
+ * 7.30), 384 x 28 9.34 (but 10.51, 10.04 and 8.02), 256 x 32 9.40 (9.47, 8.91, 7.49), 448 x 20
+ * 9.75, 512 x 16 10.93 (84 registers: one work-group per compute unit).
+ */
+static void large_shape(const clsort_tuning *t, size_t value_size, radix_shape *s)
+{
+    s->wg = value_size ? t->radix.large.pair_wg : t->radix.large.wg;
+    s->items = value_size ? t->radix.large.pair_items : t->radix.large.items;
+    s->lb_at = t->radix.lb_at;
+    /* 4-bit digits: 16 counters per warp and 16 look-back chains per tile leave the tile's
+     * ranking cheaper, so the best shapes differ. Twice the passes make the values' second
+     * reorder in local memory cost more than halving the tile does, so with values the keys
+     * and values share it (KV_TOGETHER). H100, radix4 at 2^28 keys (GKey/s; uniform, AND of 4
+     * words, of 8, constant): keys 256 x 24 32.4, 33.1, -, 34.6 (448 x 24 30.6, 31.3, 32.4,
+     * 32.9); pairs 384 x 15 together 19.8, 20.4, 21.0, 21.4, 448 x 13 19.0, 19.5, 20.1, 20.4,
+     * 256 x 22 18.2, 18.3, 19.2, 19.6, apart 384 x 31 17.0, 17.6, 18.9, 19.7, 384 x 28 16.7,
+     * 17.0, 18.3, 19.2. radix8 pairs lose by it: 384 x 14 together 25.2 against 28.5. */
+    if (s->digit_bits == 4 && t->radix.large4.wg) {
+        s->wg = value_size ? t->radix.large4.pair_wg : t->radix.large4.wg;
+        s->items = value_size ? t->radix.large4.pair_items : t->radix.large4.items;
+        s->kv = t->radix.large4.pair_kv;
+    }
+}
+
+/* The radix settings, for tuning runs: each overrides the table where it is set. */
+static void apply_settings(const clsort_settings *set, radix_shape *s)
+{
+    if (set->radix_wg > 0)
+        s->wg = (unsigned)set->radix_wg;
+    if (set->radix_items > 0)
+        s->items = (unsigned)set->radix_items;
+    if (set->radix_ptx_set)
+        s->ptx = set->radix_ptx;
+    if (set->radix_match >= 0)
+        s->match = (unsigned)set->radix_match;
+    if (set->radix_lb_at >= 0)
+        s->lb_at = (unsigned)set->radix_lb_at;
+    if (set->radix_kv >= 0)
+        s->kv = (unsigned)set->radix_kv;
+}
+
+radix_shape clsort_radix_shape(const clsort_context *ctx, unsigned digit_bits, size_t key_size,
+                               size_t value_size, size_t n, int lookback)
+{
+    const clsort_tuning *t = &ctx->tuning;
+    radix_shape s = { .digit_bits = digit_bits, .wg = t->radix.wg, .items = t->radix.items,
+                      .ptx = t->radix.ptx, .radix_bits = 8, .hist_copies = t->radix.hist_copies };
+    if (serial_shape(ctx, n, lookback, &s))
+        return s;
+    if (s.ptx && n >= LARGE_N && t->radix.large.wg)
+        large_shape(t, value_size, &s);
+    /* Below 2^19 keys, halve them: more tiles to spread over the compute units. On an H100 at 2^18
+     * keys 256 x 8 took 0.099 ms against 0.110 for 256 x 16 (pairs 0.100 against 0.114); at 2^20
+     * 256 x 16 was faster (0.116 against 0.122). */
+    if (s.ptx && n < SMALL_N && s.items > 4)
+        s.items /= 2;
+    /* Lane masks from a table in local memory instead of eight ballots per key: on an H100 at 2^28
+     * keys a binning pass took 1.43 ms against 1.64; at 2^24 and below it was slower. With 4-bit
+     * digits (four ballots otherwise), radix4 at 2^28 keys: uniform 30.6 -> 31.0 GKey/s, AND of 4
+     * words 31.3 -> 31.7, constant 32.9 -> 35.0; pairs 15.0 -> 15.4, 15.5 -> 15.7, 16.6 -> 17.6. */
+    if (s.ptx && n >= LARGE_N)
+        s.match = 2;
+    apply_settings(&ctx->settings, &s);
+    if (!s.hist_copies)
+        s.hist_copies = 1;
+    while (s.wg > 1 && s.wg > ctx->max_wg)
+        s.wg /= 2;
+    if (s.wg < 256 || s.wg % 32)
+        s.ptx = 0; /* the warp ranking has one work-item per digit */
+    if (!s.ptx || !value_size)
+        s.kv = 0; /* only the warp ranking reorders values with the keys */
+    /* Portable ranking: one 8-bit counter pass if its table is small, else two 4-bit passes. */
+    s.radix_bits = digit_bits == 8 && (size_t)256 * s.wg * 4 <= 16384 ? 8 : 4;
+    while (local_bytes(&s, key_size, value_size) > ctx->local_mem && s.items > 1)
+        s.items /= 2;
+    s.tile = (size_t)s.wg * s.items;
+    return s;
+}
+
+/* Look-back is used where the device is known to let running work-groups progress. */
+static int lookback_safe(const clsort_context *ctx)
+{
+    switch (ctx->tuning.radix.lookback) {
+    case 1:
+        return 1;
+    case 2: /* CPU device of PoCL (an OS thread per running work-group) or Oclgrind (in order) */
+        return strstr(ctx->platform_name, "Portable Computing Language") != NULL ||
+               strstr(ctx->platform_name, "Oclgrind") != NULL;
+    default:
+        return 0;
+    }
+}
+
+int clsort_radix_lookback(const clsort_context *ctx, const clsort_spec *spec)
+{
+    if (spec->segment) /* segments: tiles within segments, offsets from the scanned table */
+        return 0;
+    if (spec->algorithm == CLSORT_ALGO_ONESWEEP)
+        return 1;
+    if (spec->algorithm == CLSORT_ALGO_RADIX8_RTS)
+        return 0;
+    return lookback_safe(ctx);
+}
+
+/* Onesweep status words: a region of (tiles per portion + 1) x 256 words per launch. Small inputs get
+ * one region per pass right after the histogram (digit places x portions x 256 words) in one buffer,
+ * so that a single fill clears everything before the first kernel; larger ones reuse one region of its
+ * own buffer, cleared before each launch. */
+size_t clsort_radix_status_regions(size_t places, size_t portions, size_t per_portion)
+{
+    return portions == 1 && per_portion <= 4096 ? places : 1;
+}
+
+unsigned clsort_radix_places(const clsort_spec *spec, unsigned digit_bits)
+{
+    unsigned begin, end;
+    clsort_key_range(spec, &begin, &end);
+    return (end - begin + digit_bits - 1) / digit_bits;
+}
+
+/* The most whole tiles below 2^30 keys, a multiple of MAX_HIST_TILES (the radix_portion_tiles
+ * setting makes it smaller, to test portions on small inputs). */
+size_t clsort_radix_portion_tiles(const clsort_context *ctx, const radix_shape *s)
+{
+    size_t pt = ((((size_t)1 << 30) - 1) / s->tile) / MAX_HIST_TILES * MAX_HIST_TILES;
+    const size_t want = ctx->settings.radix_portion_tiles;
+    if (want > 0 && want < pt)
+        pt = want;
+    return pt;
+}
+
+/* Whole-array tiles, or with segments ceil(S / tile) per segment (*tps receives them; n / tile for
+ * a whole array). */
+size_t clsort_radix_tiles(const radix_shape *s, const clsort_spec *spec, size_t n, size_t *tps)
+{
+    const size_t seg = clsort_segment_length(spec, n);
+    const size_t per = seg ? (seg + s->tile - 1) / s->tile : 0;
+    if (tps)
+        *tps = per;
+    return seg ? (n + seg - 1) / seg * per : 0;
+}
+
+size_t clsort_radix_hist_places(size_t places, unsigned digit_bits)
+{
+    return (places * digit_bits + 7) / 8;
+}
+
+size_t clsort_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n,
+                            unsigned digit_bits)
+{
+    const size_t ks = clsort_key_size(spec->key_type);
+    const size_t places = clsort_radix_places(spec, digit_bits);
+    const int lookback = clsort_radix_lookback(ctx, spec);
+    radix_shape s = clsort_radix_shape(ctx, digit_bits, ks, spec->value_size, n, lookback);
+    const size_t bins = (size_t)1 << digit_bits, tiles = clsort_radix_tiles(&s, spec, n, NULL);
+    size_t data = n * (ks + spec->value_size);
+    if (lookback) {
+        size_t pt = clsort_radix_portion_tiles(ctx, &s);
+        size_t portions = (tiles + pt - 1) / pt;
+        size_t per_portion = tiles < pt ? tiles : pt;
+        return data +
+               clsort_radix_status_regions(places, portions, per_portion) * (per_portion + 1) *
+                   bins * 4 +
+               portions * clsort_radix_hist_places(places, digit_bits) * HIST_BINS * 4 +
+               ((places + 2) * bins + places) * 8;
+    }
+    return data + bins * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, bins * tiles);
+}
+
+/* Options left out take the kernel's defaults (keys only, portable ranking, one copy). */
+void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_opts *b)
+{
+    const radix_shape *s = &r->s;
+    clsort_opts_add(b, "WG", s->wg);
+    clsort_opts_add(b, "ITEMS", s->items);
+    clsort_opts_add(b, "LOOKBACK", r->lookback);
+    clsort_opts_add(b, "RADIX", 1u << s->radix_bits);
+    clsort_opts_add(b, "DIGIT_BITS", r->digit_bits);
+    clsort_opts_add(b, "HIST_LOADS", HIST_LOADS);
+    if (r->vs) {
+        clsort_opts_add(b, "HAS_VALUES", 1);
+        clsort_opts_add_text(b, "VALUE_T", r->vs == 8 ? "ulong" : "uint");
+    }
+    clsort_opts_add_if(b, s->ptx, "USE_PTX", 1);
+    clsort_opts_add_if(b, s->wg & (s->wg - 1), "WG_ANY", 1); /* warp ranking: any multiple of 32 */
+    clsort_opts_add_if(b, r->job->n > 0xffffffffu, "WIDE", 1);
+    clsort_opts_add_if(b, ctx->settings.radix_lb_win > 0, "LB_WIN", ctx->settings.radix_lb_win);
+    clsort_opts_add_if(b, s->ptx && s->match == 1, "MATCH_ANY", 1);
+    clsort_opts_add_if(b, s->ptx && s->match == 2, "MATCH_OR", 1);
+    clsort_opts_add_if(b, s->kv, "KV_TOGETHER", 1);
+    clsort_opts_add_if(b, s->ptx && r->lookback && s->lb_at, "LB_AT", s->lb_at);
+    clsort_opts_add_if(b, s->hist_copies > 1, "HIST_COPIES", s->hist_copies);
+    clsort_opts_add_if(b, s->serial, "SERIAL", 1);
+    /* The bit range: PLACES digit places from bit RANGE_BEGIN. */
+    clsort_opts_add(b, "RANGE_BEGIN", r->begin);
+    clsort_opts_add(b, "PLACES", r->places);
+    clsort_key_options(r->job->spec, b);
+}
+
+clsort_status clsort_radix_bin_args(clsort_context *ctx, const radix_run *r, unsigned io,
+                                    const radix_bin_args *a)
+{
+    const cl_mem keys[2] = { r->keys[io & 1], r->keys[(io + 1) & 1] };
+    const cl_mem vals[2] = { r->vals[io & 1], r->vals[(io + 1) & 1] };
+    int at;
+    clsort_status st = clsort_set_data_args(ctx, r->bin_k, "radix8_bin", 2, keys,
+                                            r->vs ? vals : NULL, &at);
+    if (st != CLSORT_OK)
+        return st;
+    return clsort_set_args_at(ctx, r->bin_k, "radix8_bin", at, 10, ARG(a->base), ARG(a->n),
+                              ARG(a->shift), ARG(a->status), ARG(a->status_off), ARG(a->offsets),
+                              ARG(a->off_index), ARG(a->off_next), ARG(a->ntiles), ARG(a->seg_len));
+}

@@ -1,0 +1,122 @@
+/*
+ * One device sort of host arrays that fit on the device: upload into the context's kept buffers,
+ * the dispatched chain, read back from whichever buffers hold the result (the family may leave it
+ * in its ping-pong partners rather than copy), and the run's statistics.
+ * Calls: dispatch.c, buffers.c, chain.c, keys.c, status.c.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* Milliseconds from the start of a to the end of b (profiling queues only). */
+static double event_span_ms(cl_event a, cl_event b)
+{
+    cl_ulong start = 0, end = 0;
+    if (!a || !b || clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) || end < start)
+        return 0.0;
+    return (double)(end - start) / 1e6;
+}
+
+typedef struct host_run {
+    cl_mem kbuf, vbuf;
+    cl_event up[2], down[2];
+    cl_uint n_up;
+    double kernel_ms;
+} host_run;
+
+static clsort_status upload(clsort_context *ctx, const clsort_spec *spec, const void *keys,
+                            const void *values, size_t n, host_run *h)
+{
+    const size_t vs = spec->value_size, ks = clsort_key_size(spec->key_type);
+    clsort_status st;
+    if ((st = clsort_scratch(ctx, CLSORT_SLOT_KEYS, n * ks, &h->kbuf, "keys")) != CLSORT_OK ||
+        (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_VALUES, n * vs, &h->vbuf, "values")) !=
+                   CLSORT_OK))
+        return st;
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, h->kbuf, CL_FALSE, 0, n * ks, keys, 0, NULL,
+                                      &h->up[h->n_up]);
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(keys)");
+    h->n_up++;
+    if (vs) {
+        err = clEnqueueWriteBuffer(ctx->queue, h->vbuf, CL_FALSE, 0, n * vs, values, 0, NULL,
+                                   &h->up[h->n_up]);
+        if (err != CL_SUCCESS)
+            return clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(values)");
+        h->n_up++;
+    }
+    return CLSORT_OK;
+}
+
+/* Read the result back after the chain and wait for it; the chain's events are dropped. */
+static clsort_status download(clsort_context *ctx, const clsort_job *job, void *keys, void *values,
+                              host_run *h)
+{
+    const size_t n = job->n, vs = job->spec->value_size, ks = clsort_key_size(job->spec->key_type);
+    const cl_mem kres = job->result_keys ? job->result_keys : h->kbuf;
+    const cl_mem vres = job->result_values ? job->result_values : h->vbuf;
+    cl_int err = clEnqueueReadBuffer(ctx->queue, kres, CL_FALSE, 0, n * ks, keys, 1,
+                                     &ctx->last_event, &h->down[0]);
+    if (err == CL_SUCCESS && vs)
+        err = clEnqueueReadBuffer(ctx->queue, vres, CL_FALSE, 0, n * vs, values, 1,
+                                  &ctx->last_event, &h->down[1]);
+    if (err == CL_SUCCESS)
+        err = clFinish(ctx->queue);
+    if (err != CL_SUCCESS) {
+        clFinish(ctx->queue);
+        clsort_chain_drop(ctx);
+        return clsort_fail_cl(ctx, err, "reading the sorted data back");
+    }
+    if (ctx->profiling)
+        h->kernel_ms = event_span_ms(ctx->first_event, ctx->last_event);
+    clsort_chain_drop(ctx);
+    return CLSORT_OK;
+}
+
+static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_t n,
+                       const host_run *h, clsort_stats *stats)
+{
+    stats->n = n;
+    stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec));
+    stats->kernel_ms = h->kernel_ms;
+    if (ctx->profiling && n > 1) {
+        stats->upload_ms = event_span_ms(h->up[0], h->up[h->n_up - 1]);
+        stats->download_ms = event_span_ms(h->down[0], h->down[spec->value_size ? 1 : 0]);
+    }
+}
+
+clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                              void *values, size_t n, clsort_stats *stats)
+{
+    const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
+    const unsigned skipped0 = ctx->passes_skipped;
+    host_run h = { 0 };
+    clsort_job job = { .spec = spec, .n = n, .may_block = 1, .may_swap = 1 };
+    clsort_status st = CLSORT_OK;
+    if (n > 1) {
+        if ((st = upload(ctx, spec, keys, values, n, &h)) != CLSORT_OK)
+            goto done;
+        job.keys = h.kbuf;
+        job.values = h.vbuf;
+        if ((st = clsort_dispatch(ctx, &job, h.n_up, h.up)) != CLSORT_OK ||
+            (st = download(ctx, &job, keys, values, &h)) != CLSORT_OK)
+            goto done;
+    }
+    if (stats) {
+        fill_stats(ctx, spec, n, &h, stats);
+        stats->programs_built = ctx->programs_built - built0;
+        stats->programs_cached = ctx->programs_cached - cached0;
+        stats->passes_skipped = ctx->passes_skipped - skipped0;
+    }
+done:
+    for (int i = 0; i < 2; i++) {
+        if (h.up[i])
+            clReleaseEvent(h.up[i]);
+        if (h.down[i])
+            clReleaseEvent(h.down[i]);
+    }
+    cl_mem ms[] = { h.kbuf, h.vbuf, job.result_keys, job.result_values };
+    clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
+    return st;
+}
