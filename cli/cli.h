@@ -32,9 +32,6 @@ int exit_for_status(int status);
 extern int g_stdin_closed, g_stdout_closed;
 void guard_std_fds(void);
 
-/* Monotonic time in milliseconds. */
-double now_ms(void);
-
 /* Display name of a path: "(stdin)" / "(stdout)" for "-". */
 const char *input_display_name(const char *path);
 const char *output_display_name(const char *path);
