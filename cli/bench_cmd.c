@@ -3,6 +3,9 @@
  * generated data repeatedly and reports kernel and end-to-end throughput next to a reference that runs
  * in the same process on the same data: a single-threaded LSD radix sort on the host. A table goes to
  * stdout, and optionally JSON (--json) and an SVG chart (--plot).
+ *
+ * Owns the sweep, the reference sort and the table; calls args.c for its options, gen.c for the
+ * keys, io.c for the --json and --plot files, report.c, plot.c, progress.c and the library.
  */
 #include "args.h"
 #include "cli.h"

@@ -1,5 +1,6 @@
 /*
- * Deterministic key generators (see gen.h).
+ * Deterministic key generators (see gen.h). Calls msg.c for errors in --dist and the library for
+ * the key types' names and sizes.
  *
  * Every distribution first makes an "ordinal": an unsigned word whose order is the order the keys should
  * have. The key type then maps it to the key's bits, keeping that order: u32/u64 as it is, i32/i64 with

@@ -1,5 +1,7 @@
 /*
- * Messages to stderr, exit statuses for library errors, and small shared helpers.
+ * Messages to stderr, exit statuses for library errors, and small shared helpers (standard streams
+ * held open, display names, the algorithms' names). Calls progress.c to clear the progress line
+ * before a message, and the library for status strings and names.
  */
 #include "cli.h"
 #include "progress.h"

@@ -1,5 +1,6 @@
 /*
- * Progress line on stderr (see progress.h).
+ * Progress line on stderr and the monotonic clock (see progress.h). Calls nothing else in the CLI;
+ * reads g_verbosity.
  */
 #include "progress.h"
 #include "cli.h"
