@@ -1,5 +1,8 @@
 /*
- * Command-line options of the subcommands.
+ * Command-line options of the subcommands: one table of option rows, the rows each subcommand
+ * takes, one loop that parses them (on opt.c's tokenizer), and each subcommand's checks once its
+ * options are all in. Owns the structs of args.h. Calls opt.c, layout.c (the rules of --kv,
+ * --value-size, --values), gen.c (--dist), help.c (--help) and the library's name lookups.
  */
 #include "args.h"
 #include "cli.h"
@@ -7,35 +10,14 @@
 
 #include "clsort.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Option ids shared by the subcommands' tables. */
-enum {
-    O_HELP = 1, O_VERSION, O_VERBOSE, O_QUIET, O_FORCE,
-    O_INPUT, O_OUTPUT, O_VALUES, O_VALUES_OUT, O_KV, O_ALGO, O_DEVICE, O_REVERSE, O_VERIFY,
-    O_STATS, O_STATS_JSON,
-    O_COUNT, O_DIST, O_SEED, O_JSON, O_REPEAT, O_WARMUP, O_NO_REF,
-    O_TYPE, O_VALUE_SIZE, O_NO_PROGRESS, O_PLOT, O_KEYS, O_PAIRS, O_BITS, O_SEGMENT,
-};
-
-static int common_option(int id)
-{
-    switch (id) {
-    case O_VERSION:
-        printf("clsort %s\n", clsort_version());
-        return EXIT_OK;
-    case O_VERBOSE:
-        g_verbosity = 2;
-        return -1;
-    case O_QUIET:
-        g_verbosity = 0;
-        return -1;
-    default:
-        return -2; /* not a common option */
-    }
-}
+/* -------------------------------------------------------------------------------------------------
+ * Value parsers shared by rows: each prints an error naming the option and returns -1 on a bad value.
+ */
 
 static int parse_algorithm(const char *name, int *out)
 {
@@ -50,365 +32,8 @@ static int parse_algorithm(const char *name, int *out)
     return 0;
 }
 
-/* --value-size V: 0, 4 or 8 bytes. Returns 0, or -1 after an error. */
-static int parse_value_size(const opt_state *st, const char *text, size_t *out)
-{
-    uint64_t v;
-    if (opt_parse_u64(st, text, &v) != 0)
-        return -1;
-    if (v != 0 && v != 4 && v != 8) {
-        msg_error("option '%s': %s is not a value size (0, 4 or 8 bytes)", st->current, text);
-        return -1;
-    }
-    *out = (size_t)v;
-    return 0;
-}
-
-/* --bits B:E: two decimal bit numbers. The range is checked against the key width later. Returns 0, or
- * -1 after an error. */
-static int parse_bits(const opt_state *st, const char *text, unsigned *begin, unsigned *end)
-{
-    unsigned long b, e;
-    char *p;
-    const char *q = text;
-    if (*q < '0' || *q > '9')
-        goto bad;
-    b = strtoul(q, &p, 10);
-    if (*p != ':' || p[1] < '0' || p[1] > '9' || b > 64)
-        goto bad;
-    e = strtoul(p + 1, &p, 10);
-    if (*p || e > 64)
-        goto bad;
-    *begin = (unsigned)b;
-    *end = (unsigned)e;
-    return 0;
-bad:
-    msg_error("option '%s': '%s' is not a bit range B:E (e.g. 0:16, bits B to E-1 of the key)",
-              st->current, text);
-    return -1;
-}
-
-static int extra_operand(const char *cmd, const char *arg)
-{
-    msg_error("unexpected argument '%s' (see 'clsort %s --help')", arg, cmd);
-    return EXIT_USAGE;
-}
-
-static const opt_def sort_opts[] = {
-    {"input", 'i', 1, O_INPUT},
-    {"output", 'o', 1, O_OUTPUT},
-    {"values", 0, 1, O_VALUES},
-    {"values-out", 0, 1, O_VALUES_OUT},
-    {"kv", 0, 0, O_KV},
-    {"algo", 'a', 1, O_ALGO},
-    {"algorithm", 0, 1, O_ALGO},
-    {"device", 'd', 1, O_DEVICE},
-    {"reverse", 'r', 0, O_REVERSE},
-    {"desc", 0, 0, O_REVERSE},
-    {"descending", 0, 0, O_REVERSE},
-    {"bits", 0, 1, O_BITS},
-    {"segment", 0, 1, O_SEGMENT},
-    {"verify", 0, 0, O_VERIFY},
-    {"stats", 's', 0, O_STATS},
-    {"stats-json", 0, 1, O_STATS_JSON},
-    {"force", 'f', 0, O_FORCE},
-    {"type", 't', 1, O_TYPE},
-    {"value-size", 0, 1, O_VALUE_SIZE},
-    {"no-progress", 0, 0, O_NO_PROGRESS},
-    {"verbose", 'v', 0, O_VERBOSE},
-    {"quiet", 'q', 0, O_QUIET},
-    {"help", 'h', 0, O_HELP},
-    {"version", 'V', 0, O_VERSION},
-    {NULL, 0, 0, 0},
-};
-
-int parse_sort_args(int argc, char **argv, int first, sort_args *a)
-{
-    memset(a, 0, sizeof *a);
-    a->algorithm = CLSORT_ALGO_AUTO;
-    opt_state st;
-    opt_init(&st, argc, argv, first, "clsort --help");
-    const char *arg;
-    int id;
-    key_type type = KEY_U32;
-    size_t value_size = 0;
-    int have_value_size = 0;
-    while ((id = opt_next(&st, sort_opts, &arg)) != OPT_END) {
-        int rc = common_option(id);
-        if (rc != -2) {
-            if (rc >= 0)
-                return rc;
-            continue;
-        }
-        switch (id) {
-        case OPT_ERROR:
-            return EXIT_USAGE;
-        case OPT_OPERAND:
-            if (a->input) {
-                msg_error("more than one input ('%s' and '%s'); clsort sorts one file at a time", a->input, arg);
-                return EXIT_USAGE;
-            }
-            a->input = arg;
-            break;
-        case O_HELP:
-            help_sort();
-            return EXIT_OK;
-        case O_INPUT:
-            if (a->input) {
-                msg_error("more than one input ('%s' and '%s'); clsort sorts one file at a time", a->input, arg);
-                return EXIT_USAGE;
-            }
-            a->input = arg;
-            break;
-        case O_OUTPUT: a->output = arg; break;
-        case O_VALUES: a->values = arg; break;
-        case O_VALUES_OUT: a->values_out = arg; break;
-        case O_KV: a->kv = 1; break;
-        case O_ALGO:
-            if (parse_algorithm(arg, &a->algorithm) != 0)
-                return EXIT_USAGE;
-            break;
-        case O_DEVICE: a->device = arg; break;
-        case O_REVERSE: a->descending = 1; break;
-        case O_VERIFY: a->verify = 1; break;
-        case O_STATS: a->stats = 1; break;
-        case O_STATS_JSON: a->stats_json = arg; break;
-        case O_FORCE: a->force = 1; break;
-        case O_NO_PROGRESS: a->no_progress = 1; break;
-        case O_TYPE:
-            if (key_type_parse(arg, &type) != 0)
-                return EXIT_USAGE;
-            break;
-        case O_VALUE_SIZE:
-            if (parse_value_size(&st, arg, &value_size) != 0)
-                return EXIT_USAGE;
-            have_value_size = 1;
-            break;
-        case O_BITS:
-            if (parse_bits(&st, arg, &a->begin_bit, &a->end_bit) != 0)
-                return EXIT_USAGE;
-            a->have_bits = 1;
-            break;
-        case O_SEGMENT:
-            if (opt_parse_count(&st, arg, &a->segment) != 0)
-                return EXIT_USAGE;
-            break;
-        }
-    }
-    a->type = type;
-    if (have_value_size && value_size == 0 && (a->kv || a->values)) {
-        msg_error("--value-size 0 means keys only, but %s gives values", a->kv ? "--kv" : "--values");
-        return EXIT_USAGE;
-    }
-    if (have_value_size && value_size > 0 && !a->values && !a->values_out)
-        a->kv = 1; /* records of key and value, as 'clsort gen --value-size V' writes them */
-    a->value_size = have_value_size ? value_size : (a->kv || a->values) ? 4 : 0;
-    if (a->have_bits) {
-        unsigned width = (unsigned)key_type_size(type) * 8;
-        if (a->begin_bit >= a->end_bit || a->end_bit > width) {
-            msg_error("--bits %u:%u is not a bit range of %s keys: expected B:E with 0 <= B < E <= %u",
-                      a->begin_bit, a->end_bit, key_type_name(type), width);
-            return EXIT_USAGE;
-        }
-    }
-    if ((uint64_t)(size_t)a->segment != a->segment) {
-        msg_error("--segment %llu is too large for this machine", (unsigned long long)a->segment);
-        return EXIT_USAGE;
-    }
-    /* combinations */
-    if (a->kv && (a->values || a->values_out)) {
-        msg_error("--kv (interleaved records) cannot be combined with --values/--values-out (separate files)");
-        return EXIT_USAGE;
-    }
-    if (a->values && !a->values_out) {
-        msg_error("--values needs --values-out: where should the sorted values go?");
-        return EXIT_USAGE;
-    }
-    if (a->values_out && !a->values) {
-        msg_error("--values-out needs --values: the values to sort with the keys");
-        return EXIT_USAGE;
-    }
-    const char *in = a->input ? a->input : "-";
-    const char *out = a->output ? a->output : "-";
-    if (a->values) {
-        if (strcmp(in, "-") == 0 && strcmp(a->values, "-") == 0) {
-            msg_error("keys and values cannot both come from stdin");
-            return EXIT_USAGE;
-        }
-        if (strcmp(out, "-") == 0 && strcmp(a->values_out, "-") == 0) {
-            msg_error("sorted keys and values cannot both go to stdout");
-            return EXIT_USAGE;
-        }
-    }
-    if (a->stats_json && strcmp(a->stats_json, "-") == 0 &&
-        (strcmp(out, "-") == 0 || (a->values_out && strcmp(a->values_out, "-") == 0))) {
-        msg_error("--stats-json - would mix the report with the sorted data on stdout");
-        return EXIT_USAGE;
-    }
-    return -1;
-}
-
-static const opt_def gen_opts[] = {
-    {"count", 'n', 1, O_COUNT},
-    {"dist", 0, 1, O_DIST},
-    {"seed", 0, 1, O_SEED},
-    {"kv", 0, 0, O_KV},
-    {"type", 't', 1, O_TYPE},
-    {"value-size", 0, 1, O_VALUE_SIZE},
-    {"output", 'o', 1, O_OUTPUT},
-    {"values-out", 0, 1, O_VALUES_OUT},
-    {"force", 'f', 0, O_FORCE},
-    {"no-progress", 0, 0, O_NO_PROGRESS},
-    {"verbose", 'v', 0, O_VERBOSE},
-    {"quiet", 'q', 0, O_QUIET},
-    {"help", 'h', 0, O_HELP},
-    {"version", 'V', 0, O_VERSION},
-    {NULL, 0, 0, 0},
-};
-
-int parse_gen_args(int argc, char **argv, int first, gen_args *a)
-{
-    memset(a, 0, sizeof *a);
-    a->dist.kind = DIST_UNIFORM;
-    a->seed = 1;
-    a->type = KEY_U32;
-    int have_n = 0, have_value_size = 0;
-    opt_state st;
-    opt_init(&st, argc, argv, first, "clsort gen --help");
-    const char *arg;
-    int id;
-    while ((id = opt_next(&st, gen_opts, &arg)) != OPT_END) {
-        int rc = common_option(id);
-        if (rc != -2) {
-            if (rc >= 0)
-                return rc;
-            continue;
-        }
-        switch (id) {
-        case OPT_ERROR:
-            return EXIT_USAGE;
-        case OPT_OPERAND:
-            return extra_operand("gen", arg);
-        case O_HELP:
-            help_gen();
-            return EXIT_OK;
-        case O_COUNT:
-            if (opt_parse_count(&st, arg, &a->n) != 0)
-                return EXIT_USAGE;
-            have_n = 1;
-            break;
-        case O_DIST:
-            if (dist_parse(arg, &a->dist) != 0)
-                return EXIT_USAGE;
-            break;
-        case O_SEED:
-            if (opt_parse_u64(&st, arg, &a->seed) != 0)
-                return EXIT_USAGE;
-            break;
-        case O_KV: a->kv = 1; break;
-        case O_OUTPUT: a->output = arg; break;
-        case O_VALUES_OUT: a->values_out = arg; break;
-        case O_FORCE: a->force = 1; break;
-        case O_NO_PROGRESS: a->no_progress = 1; break;
-        case O_TYPE:
-            if (key_type_parse(arg, &a->type) != 0)
-                return EXIT_USAGE;
-            break;
-        case O_VALUE_SIZE:
-            if (parse_value_size(&st, arg, &a->value_size) != 0)
-                return EXIT_USAGE;
-            have_value_size = 1;
-            break;
-        }
-    }
-    if (dist_check_type(&a->dist, a->type) != 0)
-        return EXIT_USAGE;
-    if (have_value_size && a->value_size == 0 && (a->kv || a->values_out)) {
-        msg_error("--value-size 0 means keys only, but %s asks for values", a->kv ? "--kv" : "--values-out");
-        return EXIT_USAGE;
-    }
-    if (!have_value_size)
-        a->value_size = a->kv || a->values_out ? 4 : 0;
-    if (have_value_size && a->value_size > 0 && !a->values_out)
-        a->kv = 1; /* the values go with their keys, in records */
-    if (!have_n) {
-        msg_error("gen needs the number of keys: -n N (see 'clsort gen --help')");
-        return EXIT_USAGE;
-    }
-    if (a->kv && a->values_out) {
-        msg_error("--kv (interleaved records) cannot be combined with --values-out (a separate file)");
-        return EXIT_USAGE;
-    }
-    const char *out = a->output ? a->output : "-";
-    if (a->values_out && strcmp(out, "-") == 0 && strcmp(a->values_out, "-") == 0) {
-        msg_error("keys and values cannot both go to stdout");
-        return EXIT_USAGE;
-    }
-    return -1;
-}
-
-static const opt_def devices_opts[] = {
-    {"json", 0, 0, O_JSON},
-    {"verbose", 'v', 0, O_VERBOSE},
-    {"quiet", 'q', 0, O_QUIET},
-    {"help", 'h', 0, O_HELP},
-    {"version", 'V', 0, O_VERSION},
-    {NULL, 0, 0, 0},
-};
-
-int parse_devices_args(int argc, char **argv, int first, devices_args *a)
-{
-    memset(a, 0, sizeof *a);
-    opt_state st;
-    opt_init(&st, argc, argv, first, "clsort devices --help");
-    const char *arg;
-    int id;
-    while ((id = opt_next(&st, devices_opts, &arg)) != OPT_END) {
-        int rc = common_option(id);
-        if (rc != -2) {
-            if (rc >= 0)
-                return rc;
-            continue;
-        }
-        switch (id) {
-        case OPT_ERROR:
-            return EXIT_USAGE;
-        case OPT_OPERAND:
-            return extra_operand("devices", arg);
-        case O_HELP:
-            help_devices();
-            return EXIT_OK;
-        case O_JSON: a->json = 1; break;
-        }
-    }
-    return -1;
-}
-
-static const opt_def bench_opts[] = {
-    {"n", 'n', 1, O_COUNT},
-    {"count", 0, 1, O_COUNT},
-    {"dist", 0, 1, O_DIST},
-    {"seed", 0, 1, O_SEED},
-    {"algo", 'a', 1, O_ALGO},
-    {"algorithm", 0, 1, O_ALGO},
-    {"device", 'd', 1, O_DEVICE},
-    {"keys", 0, 0, O_KEYS},
-    {"pairs", 0, 0, O_PAIRS},
-    {"kv", 0, 0, O_PAIRS},
-    {"repeat", 'r', 1, O_REPEAT},
-    {"warmup", 0, 1, O_WARMUP},
-    {"json", 0, 1, O_JSON},
-    {"plot", 0, 1, O_PLOT},
-    {"no-reference", 0, 0, O_NO_REF},
-    {"no-progress", 0, 0, O_NO_PROGRESS},
-    {"verbose", 'v', 0, O_VERBOSE},
-    {"quiet", 'q', 0, O_QUIET},
-    {"help", 'h', 0, O_HELP},
-    {"version", 'V', 0, O_VERSION},
-    {NULL, 0, 0, 0},
-};
-
-/* The next item of a comma-separated list, copied into buf: 1, or 0 at the end, or -1 after an error. */
+/* The next item of a comma-separated list, copied into buf: 1, or 0 at the end, or -1 after an
+ * error. */
 static int next_item(const opt_state *st, const char **p, char *buf, size_t cap)
 {
     if (!**p)
@@ -424,109 +49,469 @@ static int next_item(const opt_state *st, const char **p, char *buf, size_t cap)
     return 1;
 }
 
+/* -------------------------------------------------------------------------------------------------
+ * The option table. A row's action stores its value (arg, NULL for a flag) in its field; it
+ * returns -1 to go on, or an exit status to end with.
+ */
+
+typedef struct parse_ctx parse_ctx;
+typedef int (*opt_action)(parse_ctx *p, void *field, const char *arg);
+
+/* Where a row's field is: nowhere, in common_args, in layout_args, or in the subcommand's own
+ * arguments. A subcommand's parse passes one struct for each. */
+enum { IN_NONE, IN_COMMON, IN_LAYOUT, IN_OWN, N_IN };
+
+typedef struct opt_row {
+    const char *name;     /* long name, without "--" */
+    char short_name;      /* or 0 */
+    int has_arg;          /* 0: a flag; 1: takes a value */
+    opt_action action;
+    unsigned char in;     /* IN_* */
+    size_t offset;        /* of the field in its struct */
+} opt_row;
+
+typedef struct subcommand {
+    const char *name;
+    const char *help_cmd;      /* where messages send the user for help */
+    void (*help)(void);
+    const unsigned char *rows; /* the rows it takes, 0-terminated (see the lists below) */
+    unsigned char operand_row; /* the row that takes an operand; 0: operands are an error */
+} subcommand;
+
+struct parse_ctx {
+    opt_state st;
+    const subcommand *cmd;
+};
+
+static int set_flag(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p, (void)arg;
+    *(int *)field = 1;
+    return -1;
+}
+
+static int set_text(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p;
+    *(const char **)field = arg;
+    return -1;
+}
+
+static int set_u64(parse_ctx *p, void *field, const char *arg)
+{
+    return opt_parse_u64(&p->st, arg, field) != 0 ? EXIT_USAGE : -1;
+}
+
+static int set_count(parse_ctx *p, void *field, const char *arg)
+{
+    return opt_parse_count(&p->st, arg, field) != 0 ? EXIT_USAGE : -1;
+}
+
+static int set_algorithm(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p;
+    return parse_algorithm(arg, field) != 0 ? EXIT_USAGE : -1;
+}
+
+static int set_type(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p;
+    if (clsort_key_type_from_name(arg, field) != CLSORT_OK) {
+        msg_error("unknown key type '%s' (u32, i32, f32, u64, i64, f64)", arg);
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* --value-size V: 0, 4 or 8 bytes */
+static int set_value_size(parse_ctx *p, void *field, const char *arg)
+{
+    uint64_t v;
+    if (opt_parse_u64(&p->st, arg, &v) != 0)
+        return EXIT_USAGE;
+    if (v != 0 && v != 4 && v != 8) {
+        msg_error("option '%s': %s is not a value size (0, 4 or 8 bytes)", p->st.current, arg);
+        return EXIT_USAGE;
+    }
+    *(size_t *)field = (size_t)v;
+    return -1;
+}
+
+/* --bits B:E: two decimal bit numbers. The range is checked against the key width later. */
+static int set_bits(parse_ctx *p, void *field, const char *arg)
+{
+    key_bits *bits = field;
+    unsigned long b, e;
+    char *q;
+    if (*arg < '0' || *arg > '9')
+        goto bad;
+    b = strtoul(arg, &q, 10);
+    if (*q != ':' || q[1] < '0' || q[1] > '9' || b > 64)
+        goto bad;
+    e = strtoul(q + 1, &q, 10);
+    if (*q || e > 64)
+        goto bad;
+    bits->begin = (unsigned)b;
+    bits->end = (unsigned)e;
+    bits->given = 1;
+    return -1;
+bad:
+    msg_error("option '%s': '%s' is not a bit range B:E (e.g. 0:16, bits B to E-1 of the key)",
+              p->st.current, arg);
+    return EXIT_USAGE;
+}
+
+static int set_dist(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p;
+    return dist_parse(arg, field) != 0 ? EXIT_USAGE : -1;
+}
+
+/* sort's input: -i FILE or the operand, only one of them */
+static int set_input(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p;
+    const char **input = field;
+    if (*input) {
+        msg_error("more than one input ('%s' and '%s'); clsort sorts one file at a time", *input,
+                  arg);
+        return EXIT_USAGE;
+    }
+    *input = arg;
+    return -1;
+}
+
 static int list_full(const opt_state *st)
 {
     msg_error("option '%s': at most %d values", st->current, BENCH_MAX_LIST);
     return EXIT_USAGE;
 }
 
-int parse_bench_args(int argc, char **argv, int first, bench_args *a)
+/* bench's lists: --n, --dist, --algo; each item is added as it is read */
+static int add_sizes(parse_ctx *p, void *field, const char *arg)
 {
-    memset(a, 0, sizeof *a);
-    a->seed = 1;
-    a->repeat = 10;
-    a->warmup = 1;
-    opt_state st;
-    opt_init(&st, argc, argv, first, "clsort bench --help");
-    const char *arg;
-    int id;
-    uint64_t v;
+    bench_args *a = field;
     char item[128];
+    uint64_t v;
+    int r;
+    while ((r = next_item(&p->st, &arg, item, sizeof item)) != 0) {
+        if (r < 0 || opt_parse_count(&p->st, item, &v) != 0)
+            return EXIT_USAGE;
+        if (a->n_count == BENCH_MAX_LIST)
+            return list_full(&p->st);
+        a->n[a->n_count++] = v;
+    }
+    return -1;
+}
+
+static int add_dists(parse_ctx *p, void *field, const char *arg)
+{
+    bench_args *a = field;
     /* dist_spec keeps pointers into its text: the items of lists are kept here */
     static char dist_text[BENCH_MAX_LIST][128];
-    while ((id = opt_next(&st, bench_opts, &arg)) != OPT_END) {
-        int rc = common_option(id);
-        if (rc != -2) {
-            if (rc >= 0)
-                return rc;
-            continue;
-        }
-        const char *p = arg;
-        int r;
-        switch (id) {
-        case OPT_ERROR:
+    char item[128];
+    int r;
+    while ((r = next_item(&p->st, &arg, item, sizeof item)) != 0) {
+        if (r < 0)
             return EXIT_USAGE;
-        case OPT_OPERAND:
-            return extra_operand("bench", arg);
-        case O_HELP:
-            help_bench();
-            return EXIT_OK;
-        case O_COUNT:
-            while ((r = next_item(&st, &p, item, sizeof item)) != 0) {
-                if (r < 0 || opt_parse_count(&st, item, &v) != 0)
-                    return EXIT_USAGE;
-                if (a->n_count == BENCH_MAX_LIST)
-                    return list_full(&st);
-                a->n[a->n_count++] = v;
-            }
-            break;
-        case O_DIST:
-            while ((r = next_item(&st, &p, item, sizeof item)) != 0) {
-                if (r < 0)
-                    return EXIT_USAGE;
-                if (a->dist_count == BENCH_MAX_LIST)
-                    return list_full(&st);
-                char *t = dist_text[a->dist_count];
-                snprintf(t, sizeof dist_text[0], "%s", item);
-                if (dist_parse(t, &a->dist[a->dist_count]) != 0 ||
-                    dist_check_type(&a->dist[a->dist_count], KEY_U32) != 0)
-                    return EXIT_USAGE;
-                a->dist_count++;
-            }
-            break;
-        case O_SEED:
-            if (opt_parse_u64(&st, arg, &a->seed) != 0)
-                return EXIT_USAGE;
-            break;
-        case O_ALGO:
-            while ((r = next_item(&st, &p, item, sizeof item)) != 0) {
-                if (r < 0)
-                    return EXIT_USAGE;
-                if (a->algo_count == BENCH_MAX_LIST)
-                    return list_full(&st);
-                if (parse_algorithm(item, &a->algorithm[a->algo_count]) != 0)
-                    return EXIT_USAGE;
-                a->algo_count++;
-            }
-            break;
-        case O_DEVICE: a->device = arg; break;
-        case O_KEYS: a->keys = 1; break;
-        case O_PAIRS: a->pairs = 1; break;
-        case O_REPEAT:
-        case O_WARMUP:
-            if (opt_parse_count(&st, arg, &v) != 0)
-                return EXIT_USAGE;
-            if (v > 100000 || (id == O_REPEAT && v == 0)) {
-                msg_error("option '%s': %s is out of range (%s)", st.current, arg,
-                          id == O_REPEAT ? "1 to 100000" : "0 to 100000");
-                return EXIT_USAGE;
-            }
-            if (id == O_REPEAT)
-                a->repeat = (unsigned)v;
-            else
-                a->warmup = (unsigned)v;
-            break;
-        case O_JSON: a->json = arg; break;
-        case O_PLOT: a->plot = arg; break;
-        case O_NO_REF: a->no_reference = 1; break;
-        case O_NO_PROGRESS: a->no_progress = 1; break;
-        }
+        if (a->dist_count == BENCH_MAX_LIST)
+            return list_full(&p->st);
+        char *t = dist_text[a->dist_count];
+        snprintf(t, sizeof dist_text[0], "%s", item);
+        if (dist_parse(t, &a->dist[a->dist_count]) != 0 ||
+            dist_check_type(&a->dist[a->dist_count], CLSORT_KEY_U32) != 0)
+            return EXIT_USAGE;
+        a->dist_count++;
     }
-    if (a->json && a->plot && strcmp(a->json, "-") == 0 && strcmp(a->plot, "-") == 0) {
-        msg_error("--json - and --plot - cannot both go to stdout");
+    return -1;
+}
+
+static int add_algorithms(parse_ctx *p, void *field, const char *arg)
+{
+    bench_args *a = field;
+    char item[128];
+    int r;
+    while ((r = next_item(&p->st, &arg, item, sizeof item)) != 0) {
+        if (r < 0)
+            return EXIT_USAGE;
+        if (a->algo_count == BENCH_MAX_LIST)
+            return list_full(&p->st);
+        if (parse_algorithm(item, &a->algorithm[a->algo_count]) != 0)
+            return EXIT_USAGE;
+        a->algo_count++;
+    }
+    return -1;
+}
+
+/* bench's --repeat (at least 1) and --warmup (may be 0) */
+static int set_runs(parse_ctx *p, unsigned *field, const char *arg, unsigned min)
+{
+    uint64_t v;
+    if (opt_parse_count(&p->st, arg, &v) != 0)
+        return EXIT_USAGE;
+    if (v > 100000 || v < min) {
+        msg_error("option '%s': %s is out of range (%s)", p->st.current, arg,
+                  min ? "1 to 100000" : "0 to 100000");
         return EXIT_USAGE;
     }
-    /* the defaults: a sweep */
+    *field = (unsigned)v;
+    return -1;
+}
+
+static int set_repeat(parse_ctx *p, void *field, const char *arg)
+{
+    return set_runs(p, field, arg, 1);
+}
+
+static int set_warmup(parse_ctx *p, void *field, const char *arg)
+{
+    return set_runs(p, field, arg, 0);
+}
+
+static int show_help(parse_ctx *p, void *field, const char *arg)
+{
+    (void)field, (void)arg;
+    p->cmd->help();
+    return EXIT_OK;
+}
+
+static int show_version(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p, (void)field, (void)arg;
+    printf("clsort %s\n", clsort_version());
+    return EXIT_OK;
+}
+
+static int set_verbose(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p, (void)field, (void)arg;
+    g_verbosity = 2;
+    return -1;
+}
+
+static int set_quiet(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p, (void)field, (void)arg;
+    g_verbosity = 0;
+    return -1;
+}
+
+enum {
+    R_NONE, /* ends a list of rows */
+    /* every subcommand */
+    R_VERBOSE, R_QUIET, R_HELP, R_VERSION,
+    /* more than one */
+    R_OUTPUT, R_DEVICE, R_SEED, R_FORCE, R_NO_PROGRESS,
+    R_TYPE, R_VALUE_SIZE, R_KV, R_VALUES, R_VALUES_OUT,
+    /* sort */
+    R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY,
+    R_STATS, R_STATS_JSON,
+    /* gen */
+    R_COUNT, R_DIST,
+    /* devices */
+    R_JSON,
+    /* bench */
+    R_SIZES, R_COUNTS, R_DISTS, R_ALGOS, R_ALGORITHMS, R_KEYS, R_PAIRS, R_KV_PAIRS, R_REPEAT,
+    R_WARMUP, R_JSON_FILE, R_PLOT, R_NO_REFERENCE,
+    N_ROWS
+};
+
+#define COMMON(field) IN_COMMON, offsetof(common_args, field)
+#define LAYOUT(field) IN_LAYOUT, offsetof(layout_args, field)
+#define OWN(type, field) IN_OWN, offsetof(type, field)
+
+static const opt_row rows[N_ROWS] = {
+    [R_VERBOSE] = {"verbose", 'v', 0, set_verbose, IN_NONE, 0},
+    [R_QUIET] = {"quiet", 'q', 0, set_quiet, IN_NONE, 0},
+    [R_HELP] = {"help", 'h', 0, show_help, IN_NONE, 0},
+    [R_VERSION] = {"version", 'V', 0, show_version, IN_NONE, 0},
+
+    [R_OUTPUT] = {"output", 'o', 1, set_text, COMMON(output)},
+    [R_DEVICE] = {"device", 'd', 1, set_text, COMMON(device)},
+    [R_SEED] = {"seed", 0, 1, set_u64, COMMON(seed)},
+    [R_FORCE] = {"force", 'f', 0, set_flag, COMMON(force)},
+    [R_NO_PROGRESS] = {"no-progress", 0, 0, set_flag, COMMON(no_progress)},
+    [R_TYPE] = {"type", 't', 1, set_type, LAYOUT(type)},
+    [R_VALUE_SIZE] = {"value-size", 0, 1, set_value_size, LAYOUT(value_size)},
+    [R_KV] = {"kv", 0, 0, set_flag, LAYOUT(kv)},
+    [R_VALUES] = {"values", 0, 1, set_text, LAYOUT(values)},
+    [R_VALUES_OUT] = {"values-out", 0, 1, set_text, LAYOUT(values_out)},
+
+    [R_INPUT] = {"input", 'i', 1, set_input, OWN(sort_args, input)},
+    [R_ALGO] = {"algo", 'a', 1, set_algorithm, OWN(sort_args, algorithm)},
+    [R_ALGORITHM] = {"algorithm", 0, 1, set_algorithm, OWN(sort_args, algorithm)},
+    [R_REVERSE] = {"reverse", 'r', 0, set_flag, OWN(sort_args, descending)},
+    [R_DESC] = {"desc", 0, 0, set_flag, OWN(sort_args, descending)},
+    [R_DESCENDING] = {"descending", 0, 0, set_flag, OWN(sort_args, descending)},
+    [R_BITS] = {"bits", 0, 1, set_bits, OWN(sort_args, bits)},
+    [R_SEGMENT] = {"segment", 0, 1, set_count, OWN(sort_args, segment)},
+    [R_VERIFY] = {"verify", 0, 0, set_flag, OWN(sort_args, verify)},
+    [R_STATS] = {"stats", 's', 0, set_flag, OWN(sort_args, stats)},
+    [R_STATS_JSON] = {"stats-json", 0, 1, set_text, OWN(sort_args, stats_json)},
+
+    [R_COUNT] = {"count", 'n', 1, set_count, OWN(gen_args, n)},
+    [R_DIST] = {"dist", 0, 1, set_dist, OWN(gen_args, dist)},
+
+    [R_JSON] = {"json", 0, 0, set_flag, OWN(devices_args, json)},
+
+    [R_SIZES] = {"n", 'n', 1, add_sizes, IN_OWN, 0},
+    [R_COUNTS] = {"count", 0, 1, add_sizes, IN_OWN, 0},
+    [R_DISTS] = {"dist", 0, 1, add_dists, IN_OWN, 0},
+    [R_ALGOS] = {"algo", 'a', 1, add_algorithms, IN_OWN, 0},
+    [R_ALGORITHMS] = {"algorithm", 0, 1, add_algorithms, IN_OWN, 0},
+    [R_KEYS] = {"keys", 0, 0, set_flag, OWN(bench_args, keys)},
+    [R_PAIRS] = {"pairs", 0, 0, set_flag, OWN(bench_args, pairs)},
+    [R_KV_PAIRS] = {"kv", 0, 0, set_flag, OWN(bench_args, pairs)},
+    [R_REPEAT] = {"repeat", 'r', 1, set_repeat, OWN(bench_args, repeat)},
+    [R_WARMUP] = {"warmup", 0, 1, set_warmup, OWN(bench_args, warmup)},
+    [R_JSON_FILE] = {"json", 0, 1, set_text, OWN(bench_args, json)},
+    [R_PLOT] = {"plot", 0, 1, set_text, OWN(bench_args, plot)},
+    [R_NO_REFERENCE] = {"no-reference", 0, 0, set_flag, OWN(bench_args, no_reference)},
+};
+
+/* The rows each subcommand takes. The order is the one "did you mean" hints prefer among equally
+ * close names, which differs between subcommands (no single order of the table gives each its own).
+ */
+#define EVERY_COMMAND R_VERBOSE, R_QUIET, R_HELP, R_VERSION, R_NONE
+
+static const unsigned char sort_rows[] = {
+    R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
+    R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE, R_TYPE,
+    R_VALUE_SIZE, R_NO_PROGRESS, EVERY_COMMAND,
+};
+static const unsigned char gen_rows[] = {
+    R_COUNT, R_DIST, R_SEED, R_KV, R_TYPE, R_VALUE_SIZE, R_OUTPUT, R_VALUES_OUT, R_FORCE,
+    R_NO_PROGRESS, EVERY_COMMAND,
+};
+static const unsigned char devices_rows[] = {R_JSON, EVERY_COMMAND};
+static const unsigned char bench_rows[] = {
+    R_SIZES, R_COUNTS, R_DISTS, R_SEED, R_ALGOS, R_ALGORITHMS, R_DEVICE, R_KEYS, R_PAIRS,
+    R_KV_PAIRS, R_REPEAT, R_WARMUP, R_JSON_FILE, R_PLOT, R_NO_REFERENCE, R_NO_PROGRESS,
+    EVERY_COMMAND,
+};
+
+static const subcommand sort_cmd = {"sort", "clsort --help", help_sort, sort_rows, R_INPUT};
+static const subcommand gen_cmd = {"gen", "clsort gen --help", help_gen, gen_rows, R_NONE};
+static const subcommand devices_cmd = {
+    "devices", "clsort devices --help", help_devices, devices_rows, R_NONE};
+static const subcommand bench_cmd = {
+    "bench", "clsort bench --help", help_bench, bench_rows, R_NONE};
+
+/* Parse cmd's options, each row's value into its struct in base[] (indexed by IN_*). Returns -1 to
+ * go on, or an exit status; *seen gets bit R for each row R given. */
+static int parse_options(const subcommand *cmd, int argc, char **argv, int first,
+                         void *const base[N_IN], uint64_t *seen)
+{
+    opt_def defs[N_ROWS];
+    size_t n = 0;
+    for (const unsigned char *r = cmd->rows; *r; r++)
+        defs[n++] = (opt_def){rows[*r].name, rows[*r].short_name, rows[*r].has_arg, *r};
+    defs[n] = (opt_def){NULL, 0, 0, 0};
+    parse_ctx p = {.cmd = cmd};
+    opt_init(&p.st, argc, argv, first, cmd->help_cmd);
+    *seen = 0;
+    const char *arg;
+    int id, rc = -1;
+    while (rc < 0 && (id = opt_next(&p.st, defs, &arg)) != OPT_END) {
+        if (id == OPT_ERROR)
+            return EXIT_USAGE;
+        if (id == OPT_OPERAND && !cmd->operand_row) {
+            msg_error("unexpected argument '%s' (see 'clsort %s --help')", arg, cmd->name);
+            return EXIT_USAGE;
+        }
+        if (id == OPT_OPERAND)
+            id = cmd->operand_row;
+        const opt_row *row = &rows[id];
+        rc = row->action(&p, row->in ? (char *)base[row->in] + row->offset : NULL, arg);
+        *seen |= 1ull << id;
+    }
+    return rc;
+}
+
+#define GIVEN(seen, row) (((seen) >> (row)) & 1)
+
+/* -------------------------------------------------------------------------------------------------
+ * The subcommands: defaults, the options, then the checks that need all of them.
+ */
+
+static int check_sort_args(sort_args *a, uint64_t seen)
+{
+    if (layout_settle(&a->layout, LAYOUT_SORT, GIVEN(seen, R_VALUE_SIZE)) != EXIT_OK)
+        return EXIT_USAGE;
+    if (a->bits.given) {
+        unsigned width = (unsigned)layout_key_size(&a->layout) * 8;
+        if (a->bits.begin >= a->bits.end || a->bits.end > width) {
+            msg_error("--bits %u:%u is not a bit range of %s keys: expected B:E with "
+                      "0 <= B < E <= %u", a->bits.begin, a->bits.end,
+                      clsort_key_type_name(a->layout.type), width);
+            return EXIT_USAGE;
+        }
+    }
+    if ((uint64_t)(size_t)a->segment != a->segment) {
+        msg_error("--segment %llu is too large for this machine", (unsigned long long)a->segment);
+        return EXIT_USAGE;
+    }
+    const char *in = a->input ? a->input : "-";
+    const char *out = a->common.output ? a->common.output : "-";
+    if (layout_check_files(&a->layout, LAYOUT_SORT, in, out) != EXIT_OK)
+        return EXIT_USAGE;
+    const char *vout = a->layout.values_out;
+    if (a->stats_json && strcmp(a->stats_json, "-") == 0 &&
+        (strcmp(out, "-") == 0 || (vout && strcmp(vout, "-") == 0))) {
+        msg_error("--stats-json - would mix the report with the sorted data on stdout");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int parse_sort_args(int argc, char **argv, int first, sort_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->algorithm = CLSORT_ALGO_AUTO;
+    a->layout.type = CLSORT_KEY_U32;
+    void *const base[N_IN] = {NULL, &a->common, &a->layout, a};
+    uint64_t seen;
+    int rc = parse_options(&sort_cmd, argc, argv, first, base, &seen);
+    if (rc >= 0)
+        return rc;
+    return check_sort_args(a, seen) == EXIT_OK ? -1 : EXIT_USAGE;
+}
+
+int parse_gen_args(int argc, char **argv, int first, gen_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->dist.kind = DIST_UNIFORM;
+    a->common.seed = 1;
+    a->layout.type = CLSORT_KEY_U32;
+    void *const base[N_IN] = {NULL, &a->common, &a->layout, a};
+    uint64_t seen;
+    int rc = parse_options(&gen_cmd, argc, argv, first, base, &seen);
+    if (rc >= 0)
+        return rc;
+    if (dist_check_type(&a->dist, a->layout.type) != 0 ||
+        layout_settle(&a->layout, LAYOUT_GEN, GIVEN(seen, R_VALUE_SIZE)) != EXIT_OK)
+        return EXIT_USAGE;
+    if (!GIVEN(seen, R_COUNT)) {
+        msg_error("gen needs the number of keys: -n N (see 'clsort gen --help')");
+        return EXIT_USAGE;
+    }
+    const char *out = a->common.output ? a->common.output : "-";
+    if (layout_check_files(&a->layout, LAYOUT_GEN, NULL, out) != EXIT_OK)
+        return EXIT_USAGE;
+    return -1;
+}
+
+int parse_devices_args(int argc, char **argv, int first, devices_args *a)
+{
+    memset(a, 0, sizeof *a);
+    void *const base[N_IN] = {NULL, NULL, NULL, a};
+    uint64_t seen;
+    return parse_options(&devices_cmd, argc, argv, first, base, &seen);
+}
+
+/* bench's defaults for what was not narrowed: a sweep */
+static void bench_defaults(bench_args *a)
+{
     if (!a->n_count) {
         for (unsigned k = 16; k <= 24; k += 2)
             a->n[a->n_count++] = 1ull << k;
@@ -541,7 +526,8 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
         for (int i = 0; i < 256 && a->algo_count < BENCH_MAX_LIST; i++) {
             const char *name = clsort_algorithm_name((clsort_algorithm)i);
             clsort_algorithm back;
-            if (!name || !*name || clsort_algorithm_from_name(name, &back) != CLSORT_OK || (int)back != i)
+            if (!name || !*name || clsort_algorithm_from_name(name, &back) != CLSORT_OK ||
+                (int)back != i)
                 break;
             if (i != CLSORT_ALGO_AUTO && i != CLSORT_ALGO_ONESWEEP && strcmp(name, "oddeven") != 0)
                 a->algorithm[a->algo_count++] = i;
@@ -549,5 +535,23 @@ int parse_bench_args(int argc, char **argv, int first, bench_args *a)
     }
     if (!a->keys && !a->pairs)
         a->keys = a->pairs = 1;
+}
+
+int parse_bench_args(int argc, char **argv, int first, bench_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->common.seed = 1;
+    a->repeat = 10;
+    a->warmup = 1;
+    void *const base[N_IN] = {NULL, &a->common, NULL, a};
+    uint64_t seen;
+    int rc = parse_options(&bench_cmd, argc, argv, first, base, &seen);
+    if (rc >= 0)
+        return rc;
+    if (a->json && a->plot && strcmp(a->json, "-") == 0 && strcmp(a->plot, "-") == 0) {
+        msg_error("--json - and --plot - cannot both go to stdout");
+        return EXIT_USAGE;
+    }
+    bench_defaults(a);
     return -1;
 }

@@ -3,6 +3,9 @@
  * generated data repeatedly and reports kernel and end-to-end throughput next to a reference that runs
  * in the same process on the same data: a single-threaded LSD radix sort on the host. A table goes to
  * stdout, and optionally JSON (--json) and an SVG chart (--plot).
+ *
+ * Owns the sweep, the reference sort and the table; calls args.c for its options, gen.c for the
+ * keys, io.c for the --json and --plot files, report.c, plot.c, progress.c and the library.
  */
 #include "args.h"
 #include "cli.h"
@@ -200,7 +203,7 @@ static void print_header(const bench *b)
     const bench_args *a = &b->a;
     printf("clsort bench on %s (driver %s): %u timed run%s after %u warm-up, seed %llu\n", b->device,
            b->driver[0] ? b->driver : "?", a->repeat, a->repeat == 1 ? "" : "s", a->warmup,
-           (unsigned long long)a->seed);
+           (unsigned long long)a->common.seed);
     printf("%-24s %11s  %-12s %-6s %14s %14s %8s\n", "algorithm", "n", "distribution", "data",
            "kernel GKey/s", "e2e GKey/s", "vs ref");
     fflush(stdout);
@@ -229,7 +232,7 @@ static void print_row(const bench *b, const bench_row *r)
 static double prepare(bench *b, uint64_t n, const dist_spec *dist, int pairs, uint64_t *fp)
 {
     gen_state g;
-    gen_init(&g, dist, KEY_U32, b->a.seed, n);
+    gen_init(&g, dist, CLSORT_KEY_U32, b->a.common.seed, n);
     gen_keys(&g, b->keys, (size_t)n);
     if (pairs)
         for (size_t i = 0; i < n; i++)
@@ -366,7 +369,7 @@ static char *bench_json(const bench *b)
     json_str(&j, "device", b->device);
     json_str(&j, "platform", b->platform[0] ? b->platform : NULL);
     json_str(&j, "driver", b->driver[0] ? b->driver : NULL);
-    json_u64(&j, "seed", a->seed);
+    json_u64(&j, "seed", a->common.seed);
     json_u64(&j, "repeat", a->repeat);
     json_u64(&j, "warmup", a->warmup);
     json_str(&j, "reference", a->no_reference ? NULL : "host LSD radix sort, 8-bit digits, 1 thread");
@@ -531,7 +534,7 @@ static int bench_run(bench *b)
     if ((rc = bench_alloc(b)) != EXIT_OK)
         return rc;
     progress_phase("bench: opening the device", 0);
-    clsort_status st = clsort_open(&b->ctx, a->device);
+    clsort_status st = clsort_open(&b->ctx, a->common.device);
     if (st != CLSORT_OK) {
         msg_lib_error("cannot open an OpenCL device", st, clsort_last_error_detail());
         return exit_for_status(st);
@@ -561,7 +564,7 @@ int cmd_bench(int argc, char **argv, int first)
     if (rc >= 0)
         return rc;
     io_install_signal_handlers();
-    progress_start(!b.a.no_progress);
+    progress_start(!b.a.common.no_progress);
     rc = bench_run(&b);
     progress_end();
     bench_free(&b);

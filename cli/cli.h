@@ -1,5 +1,16 @@
 /*
  * clsort command-line tool: declarations shared by its files.
+ *
+ * Layers, calls going downwards only:
+ *   main.c                      the command names
+ *   sort_cmd.c gen_cmd.c        one file per subcommand: its steps, nothing else
+ *   devices_cmd.c bench_cmd.c
+ *   args.c (opt.c, layout.c)    options: one table of rows, the layout rules
+ *   verify.c gen.c              the checks of --verify; generated keys
+ *   io.c                        every file opened, read, written or renamed
+ *   report.c plot.c help.c      what is printed
+ *   msg.c progress.c            messages, the progress line and the clock
+ * The library (clsort.h) is called from the subcommands and the helpers; no file here calls OpenCL.
  */
 #ifndef CLSORT_CLI_H
 #define CLSORT_CLI_H
@@ -31,9 +42,6 @@ int exit_for_status(int status);
  * no file clsort opens takes their place). */
 extern int g_stdin_closed, g_stdout_closed;
 void guard_std_fds(void);
-
-/* Monotonic time in milliseconds. */
-double now_ms(void);
 
 /* Display name of a path: "(stdin)" / "(stdout)" for "-". */
 const char *input_display_name(const char *path);

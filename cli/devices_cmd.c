@@ -1,5 +1,7 @@
 /*
- * clsort devices: list the OpenCL platforms and devices the library can use.
+ * clsort devices: list the OpenCL platforms and devices the library can use. Owns the listing's
+ * text and JSON; calls args.c for its options, report.c's JSON writer and the library's device
+ * list.
  */
 #include "args.h"
 #include "cli.h"

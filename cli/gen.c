@@ -1,5 +1,6 @@
 /*
- * Deterministic key generators (see gen.h).
+ * Deterministic key generators (see gen.h). Calls msg.c for errors in --dist and the library for
+ * the key types' names and sizes.
  *
  * Every distribution first makes an "ordinal": an unsigned word whose order is the order the keys should
  * have. The key type then maps it to the key's bits, keeping that order: u32/u64 as it is, i32/i64 with
@@ -71,41 +72,6 @@ static inline uint64_t fmix64(uint64_t z)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
-}
-
-/* ---------------------------------------------------------------------------------------------------
- * Key types
- */
-
-static const struct {
-    const char *name;
-    size_t size;
-} key_types[] = {
-    [KEY_U32] = {"u32", 4}, [KEY_I32] = {"i32", 4}, [KEY_F32] = {"f32", 4},
-    [KEY_U64] = {"u64", 8}, [KEY_I64] = {"i64", 8}, [KEY_F64] = {"f64", 8},
-};
-#define N_KEY_TYPES (sizeof key_types / sizeof key_types[0])
-
-int key_type_parse(const char *text, key_type *out)
-{
-    for (size_t i = 0; i < N_KEY_TYPES; i++) {
-        if (strcmp(key_types[i].name, text) == 0) {
-            *out = (key_type)i;
-            return 0;
-        }
-    }
-    msg_error("unknown key type '%s' (u32, i32, f32, u64, i64, f64)", text);
-    return -1;
-}
-
-const char *key_type_name(key_type t)
-{
-    return (size_t)t < N_KEY_TYPES ? key_types[t].name : "?";
-}
-
-size_t key_type_size(key_type t)
-{
-    return (size_t)t < N_KEY_TYPES ? key_types[t].size : 0;
 }
 
 /* Ordinal to key bits (see the top of the file). */
@@ -222,7 +188,7 @@ int dist_parse(const char *text, dist_spec *out)
     return -1;
 }
 
-int dist_check_type(dist_spec *d, key_type t)
+int dist_check_type(dist_spec *d, clsort_key_type t)
 {
     if (d->kind != DIST_CONSTANT || !d->has_param)
         return 0;
@@ -231,22 +197,24 @@ int dist_check_type(dist_spec *d, key_type t)
     errno = 0;
     int ok = 0;
     switch (t) {
-    case KEY_U32:
-    case KEY_U64: {
+    case CLSORT_KEY_U32:
+    case CLSORT_KEY_U64: {
         int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
         unsigned long long x = strtoull(v, &end, hex ? 16 : 10);
-        ok = !errno && end != v && !*end && v[0] != '-' && (t == KEY_U64 || x <= UINT32_MAX);
+        ok = !errno && end != v && !*end && v[0] != '-' &&
+             (t == CLSORT_KEY_U64 || x <= UINT32_MAX);
         d->param = x;
         break;
     }
-    case KEY_I32:
-    case KEY_I64: {
+    case CLSORT_KEY_I32:
+    case CLSORT_KEY_I64: {
         long long x = strtoll(v, &end, 10);
-        ok = !errno && end != v && !*end && (t == KEY_I64 || (x >= INT32_MIN && x <= INT32_MAX));
-        d->param = t == KEY_I64 ? (uint64_t)x : (uint32_t)(int32_t)x;
+        ok = !errno && end != v && !*end &&
+             (t == CLSORT_KEY_I64 || (x >= INT32_MIN && x <= INT32_MAX));
+        d->param = t == CLSORT_KEY_I64 ? (uint64_t)x : (uint32_t)(int32_t)x;
         break;
     }
-    case KEY_F32: {
+    case CLSORT_KEY_F32: {
         float x = strtof(v, &end);
         ok = end != v && !*end && isfinite(x);
         uint32_t b;
@@ -254,7 +222,7 @@ int dist_check_type(dist_spec *d, key_type t)
         d->param = b;
         break;
     }
-    case KEY_F64: {
+    case CLSORT_KEY_F64: {
         double x = strtod(v, &end);
         ok = end != v && !*end && isfinite(x);
         memcpy(&d->param, &x, 8);
@@ -263,14 +231,15 @@ int dist_check_type(dist_spec *d, key_type t)
     }
     if (!ok) {
         static const char *ranges[] = {
-            [KEY_U32] = "an integer from 0 to 4294967295",
-            [KEY_I32] = "an integer from -2147483648 to 2147483647",
-            [KEY_F32] = "a finite number",
-            [KEY_U64] = "an integer from 0 to 18446744073709551615",
-            [KEY_I64] = "an integer from -9223372036854775808 to 9223372036854775807",
-            [KEY_F64] = "a finite number",
+            [CLSORT_KEY_U32] = "an integer from 0 to 4294967295",
+            [CLSORT_KEY_I32] = "an integer from -2147483648 to 2147483647",
+            [CLSORT_KEY_F32] = "a finite number",
+            [CLSORT_KEY_U64] = "an integer from 0 to 18446744073709551615",
+            [CLSORT_KEY_I64] = "an integer from -9223372036854775808 to 9223372036854775807",
+            [CLSORT_KEY_F64] = "a finite number",
         };
-        msg_error("--dist constant:%s: the value must be %s (a %s key)", v, ranges[t], key_type_name(t));
+        msg_error("--dist constant:%s: the value must be %s (a %s key)", v, ranges[t],
+                  clsort_key_type_name(t));
         return -1;
     }
     return 0;
@@ -354,7 +323,7 @@ static inline uint32_t zipf_rank(gen_state *g)
  * Generation
  */
 
-void gen_init(gen_state *g, const dist_spec *d, key_type t, uint64_t seed, uint64_t n)
+void gen_init(gen_state *g, const dist_spec *d, clsort_key_type t, uint64_t seed, uint64_t n)
 {
     memset(g, 0, sizeof *g);
     uint64_t x = seed;
@@ -485,22 +454,22 @@ void gen_keys(gen_state *g, void *keys, size_t count)
 {
     /* words that are the keys' bits already: constant:V and entropy (bits, clamped to finite floats) */
     int bits = g->dist.kind == DIST_ENTROPY || (g->dist.kind == DIST_CONSTANT && g->dist.has_param);
-    if (key_type_size(g->type) == 4) {
+    if (clsort_key_type_size(g->type) == 4) {
         uint32_t *k = keys;
         gen32(g, k, count);
-        if (g->type == KEY_I32 && !bits)
+        if (g->type == CLSORT_KEY_I32 && !bits)
             for (size_t i = 0; i < count; i++)
                 k[i] = ord_i32(k[i]);
-        else if (g->type == KEY_F32)
+        else if (g->type == CLSORT_KEY_F32)
             for (size_t i = 0; i < count; i++)
                 k[i] = bits ? clamp_f32(k[i]) : ord_f32(k[i]);
     } else {
         uint64_t *k = keys;
         gen64(g, k, count);
-        if (g->type == KEY_I64 && !bits)
+        if (g->type == CLSORT_KEY_I64 && !bits)
             for (size_t i = 0; i < count; i++)
                 k[i] = ord_i64(k[i]);
-        else if (g->type == KEY_F64)
+        else if (g->type == CLSORT_KEY_F64)
             for (size_t i = 0; i < count; i++)
                 k[i] = bits ? clamp_f64(k[i]) : ord_f64(k[i]);
     }

@@ -4,23 +4,10 @@
 #ifndef CLSORT_GEN_H
 #define CLSORT_GEN_H
 
+#include "clsort.h"
+
 #include <stddef.h>
 #include <stdint.h>
-
-/* Key types of generated data. The sort command takes the ones the library sorts (see sort_cmd.c). */
-typedef enum key_type {
-    KEY_U32,
-    KEY_I32,
-    KEY_F32,
-    KEY_U64,
-    KEY_I64,
-    KEY_F64,
-} key_type;
-
-/* Parse "u32", "i32", "f32", "u64", "i64", "f64". Returns 0, or -1 after printing an error. */
-int key_type_parse(const char *text, key_type *out);
-const char *key_type_name(key_type t);
-size_t key_type_size(key_type t);
 
 typedef enum dist_kind {
     DIST_UNIFORM,  /* uniform words */
@@ -45,14 +32,14 @@ typedef struct dist_spec {
 int dist_parse(const char *text, dist_spec *out);
 /* Check the distribution's parameter against the key type (constant:V must be a value of the type) and
  * store it as the key's bits. Returns 0, or -1 after printing an error. */
-int dist_check_type(dist_spec *d, key_type t);
+int dist_check_type(dist_spec *d, clsort_key_type t);
 /* The canonical text of a distribution, e.g. "entropy:3". */
 void dist_format(const dist_spec *d, char *buf, size_t cap);
 
 typedef struct gen_state {
     uint64_t s[4];     /* xoshiro256** state */
     dist_spec dist;
-    key_type type;
+    clsort_key_type type;
     uint64_t n;        /* total keys (sorted/reverse spread over it) */
     uint64_t index;    /* next key's index */
     uint32_t constant; /* 32-bit keys: constant's value; few's and zipf's offset */
@@ -62,9 +49,9 @@ typedef struct gen_state {
 } gen_state;
 
 /* Set up a generator of n keys of type t. */
-void gen_init(gen_state *g, const dist_spec *d, key_type t, uint64_t seed, uint64_t n);
-/* The next count keys (of the generator's type, count * key_type_size() bytes); the sequence does not
- * depend on how it is cut into calls. */
+void gen_init(gen_state *g, const dist_spec *d, clsort_key_type t, uint64_t seed, uint64_t n);
+/* The next count keys (of the generator's type, count * clsort_key_type_size() bytes); the sequence
+ * does not depend on how it is cut into calls. */
 void gen_keys(gen_state *g, void *keys, size_t count);
 
 #endif

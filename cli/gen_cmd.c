@@ -1,6 +1,7 @@
 /*
- * clsort gen: write deterministic test data: keys of any supported type, alone, with their values in
- * records, or with the values in a file of their own.
+ * clsort gen: write deterministic test data: keys of any supported type, alone, with their values
+ * in records, or with the values in a file of their own. Owns the command's steps; calls args.c for
+ * its options, gen.c for the keys, layout.c for record sizes and io.c for the outputs.
  */
 #include "args.h"
 #include "cli.h"
@@ -31,7 +32,8 @@ static void index_values(unsigned char *out, size_t stride, uint64_t first, size
 
 static int generate(const gen_args *a, output_file *kout, output_file *vout)
 {
-    size_t ks = key_type_size(a->type), vs = a->value_size, rs = ks + (a->kv ? vs : 0);
+    const layout_args *l = &a->layout;
+    size_t ks = layout_key_size(l), vs = l->value_size, rs = layout_record_size(l);
     unsigned char *keys = malloc(BLOCK * ks);
     unsigned char *buf = malloc(BLOCK * (rs > vs ? rs : vs) + 1); /* records, or values */
     if (!keys || !buf) {
@@ -41,13 +43,13 @@ static int generate(const gen_args *a, output_file *kout, output_file *vout)
         return EXIT_DEVICE;
     }
     gen_state g;
-    gen_init(&g, &a->dist, a->type, a->seed, a->n);
+    gen_init(&g, &a->dist, l->type, a->common.seed, a->n);
     int rc = EXIT_OK;
     for (uint64_t i = 0; i < a->n && rc == EXIT_OK; i += BLOCK) {
         size_t m = a->n - i < BLOCK ? (size_t)(a->n - i) : BLOCK;
         gen_keys(&g, keys, m);
         /* a value is its record's index: after a sort it tells where the key came from */
-        if (a->kv) {
+        if (l->kv) {
             for (size_t j = 0; j < m; j++)
                 memcpy(buf + j * rs, keys + j * ks, ks);
             index_values(buf + ks, rs, i, m, vs);
@@ -71,23 +73,23 @@ int cmd_gen(int argc, char **argv, int first)
     int rc = parse_gen_args(argc, argv, first, &a);
     if (rc >= 0)
         return rc;
-    const char *output = a.output ? a.output : "-";
+    const layout_args *l = &a.layout;
+    const char *output = a.common.output ? a.common.output : "-";
     io_install_signal_handlers();
 
     output_file kout = {.fd = -1, .slot = -1}, vout = {.fd = -1, .slot = -1};
-    int have_vout = a.values_out != NULL;
+    int have_vout = l->values_out != NULL;
     double t0 = now_ms();
-    rc = output_open(&kout, output, a.force);
+    rc = output_open(&kout, output, a.common.force);
     if (rc == EXIT_OK && have_vout) {
-        rc = output_open(&vout, a.values_out, a.force);
+        rc = output_open(&vout, l->values_out, a.common.force);
         if (rc == EXIT_OK && output_same(&kout, &vout)) {
             msg_error("-o and --values-out name the same file (%s)", kout.name);
             rc = EXIT_USAGE;
         }
     }
-    size_t ks = key_type_size(a.type);
-    uint64_t bytes = a.n * (ks + a.value_size);
-    progress_start(!a.no_progress);
+    uint64_t bytes = a.n * (layout_key_size(l) + l->value_size);
+    progress_start(!a.common.no_progress);
     progress_phase("gen", bytes);
     if (rc == EXIT_OK)
         rc = generate(&a, &kout, have_vout ? &vout : NULL);
@@ -109,13 +111,15 @@ int cmd_gen(int argc, char **argv, int first)
         double ms = now_ms() - t0;
         char dist[64], what[64];
         dist_format(&a.dist, dist, sizeof dist);
-        if (a.value_size)
-            snprintf(what, sizeof what, "%s, %zu-byte values %s", key_type_name(a.type), a.value_size,
-                     a.kv ? "in records" : "apart");
+        const char *tn = clsort_key_type_name(l->type);
+        if (l->value_size)
+            snprintf(what, sizeof what, "%s, %zu-byte values %s", tn, l->value_size,
+                     l->kv ? "in records" : "apart");
         else
-            snprintf(what, sizeof what, "%s", key_type_name(a.type));
-        msg_info("generated %llu keys (%s; %s, seed %llu) in %.1f ms, %.0f MB/s", (unsigned long long)a.n,
-                 what, dist, (unsigned long long)a.seed, ms, ms > 0 ? (double)bytes / (ms * 1e3) : 0.0);
+            snprintf(what, sizeof what, "%s", tn);
+        msg_info("generated %llu keys (%s; %s, seed %llu) in %.1f ms, %.0f MB/s",
+                 (unsigned long long)a.n, what, dist, (unsigned long long)a.common.seed, ms,
+                 ms > 0 ? (double)bytes / (ms * 1e3) : 0.0);
     }
     return rc;
 }

@@ -1,5 +1,7 @@
 /*
- * Help texts of clsort and its subcommands.
+ * Help texts of clsort and its subcommands. Owns the text only: the options it lists are args.c's
+ * rows (tests/cli/test_man.sh checks that each is documented in clsort(1)). Calls msg.c for the
+ * algorithms' names.
  */
 #include "cli.h"
 

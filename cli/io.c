@@ -1,5 +1,7 @@
 /*
- * File input and output for clsort (see io.h).
+ * File input and output for clsort (see io.h). Owns every open, read, write, sync and rename of a
+ * data file, the temporary files and the signal handlers that remove them: the commands call it and
+ * touch no file themselves. Calls msg.c and progress.c.
  */
 #include "io.h"
 #include "cli.h"

@@ -2,7 +2,8 @@
  * clsort: sort binary files of keys and key/value records on OpenCL devices.
  *
  * This file dispatches to the subcommands; each lives in its own file (sort_cmd.c, gen_cmd.c,
- * devices_cmd.c, bench_cmd.c).
+ * devices_cmd.c, bench_cmd.c). Owns the command names and the final flush of stdout; calls the
+ * subcommands, help.c, msg.c (standard streams) and io.c (set-up). The layers are drawn in cli.h.
  */
 #include "cli.h"
 #include "io.h"

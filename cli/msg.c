@@ -1,5 +1,7 @@
 /*
- * Messages to stderr, exit statuses for library errors, and small shared helpers.
+ * Messages to stderr, exit statuses for library errors, and small shared helpers (standard streams
+ * held open, display names, the algorithms' names). Calls progress.c to clear the progress line
+ * before a message, and the library for status strings and names.
  */
 #include "cli.h"
 #include "progress.h"
@@ -11,7 +13,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 int g_verbosity = 1;
@@ -102,13 +103,6 @@ int exit_for_status(int status)
     default:
         return EXIT_DEVICE;
     }
-}
-
-double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 const char *input_display_name(const char *path)

@@ -1,5 +1,7 @@
 /*
- * Command-line option parser (see opt.h).
+ * Command-line option tokenizer (see opt.h). Owns the syntax of options and the messages about it
+ * (unknown option, "did you mean", missing value) and the number parsers; knows no option by name
+ * (args.c's table does). Calls msg.c only.
  */
 #include "opt.h"
 #include "cli.h"

@@ -1,5 +1,5 @@
 /*
- * SVG line chart (see plot.h).
+ * SVG line chart (see plot.h). Builds a string and calls nothing else in the CLI; bench writes it.
  */
 #include "plot.h"
 

@@ -1,5 +1,6 @@
 /*
- * Progress line on stderr (see progress.h).
+ * Progress line on stderr and the monotonic clock (see progress.h). Calls nothing else in the CLI;
+ * reads g_verbosity.
  */
 #include "progress.h"
 #include "cli.h"
@@ -22,6 +23,13 @@ static double start_ms, phase_ms;
 static char phase[48];
 static uint64_t total, done;
 static volatile sig_atomic_t drawn; /* a line is on the terminal */
+
+double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 static void put(const char *s, size_t len)
 {

@@ -23,4 +23,7 @@ void progress_hide(void);
 /* Clear the line from a signal handler (async-signal-safe). */
 void progress_signal_clear(void);
 
+/* Monotonic time in milliseconds: the clock of the progress line and of the commands' timings. */
+double now_ms(void);
+
 #endif

@@ -1,5 +1,6 @@
 /*
- * Reporting measurements: text, one line and JSON (see report.h).
+ * Reporting measurements: text, one line and JSON (see report.h). Owns the formats and the JSON
+ * writer the commands share; calls io.c to write a whole text file.
  */
 #include "report.h"
 #include "cli.h"

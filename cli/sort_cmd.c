@@ -1,11 +1,17 @@
 /*
  * clsort sort: read keys (and values), sort them on an OpenCL device, write them out.
+ *
+ * Owns the command's steps, each a function on one job: plan (what can be checked before reading,
+ * the inputs and the device opened), read, open the outputs, sort (and --verify), write, report.
+ * Calls args.c for the options, layout.c for sizes, io.c for every file (no file access here),
+ * the library for the sort, verify.c and report.c.
  */
 #include "args.h"
 #include "cli.h"
 #include "io.h"
 #include "progress.h"
 #include "report.h"
+#include "verify.h"
 
 #include "clsort.h"
 
@@ -14,160 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Check the sizes of the inputs that are known (all of them after reading). Returns an exit status. */
-static int check_sizes(const sort_args *a, const input_file *kin, uint64_t kbytes, int kknown,
-                       const input_file *vin, uint64_t vbytes, int vknown)
-{
-    const char *tn = key_type_name(a->type);
-    const size_t ks = key_type_size(a->type), vs = a->value_size, rs = ks + vs;
-    if (kknown) {
-        if (a->kv && kbytes % rs) {
-            msg_error("%s: %llu bytes is not a multiple of the %zu-byte record size (%s key + %zu-byte value)",
-                      kin->name, (unsigned long long)kbytes, rs, tn, vs);
-            return EXIT_USAGE;
-        }
-        if (!a->kv && kbytes % ks) {
-            msg_error("%s: %llu bytes is not a multiple of the %zu-byte key size (%s keys)", kin->name,
-                      (unsigned long long)kbytes, ks, tn);
-            return EXIT_USAGE;
-        }
-    }
-    if (vin && vknown && vbytes % vs) {
-        msg_error("%s: %llu bytes is not a multiple of the %zu-byte value size", vin->name,
-                  (unsigned long long)vbytes, vs);
-        return EXIT_USAGE;
-    }
-    if (vin && kknown && vknown && kbytes / ks != vbytes / vs) {
-        msg_error("%s holds %llu keys (%llu bytes of %s keys) but %s holds %llu values (%llu bytes): "
-                  "expected %llu bytes of %zu-byte values, one per key",
-                  kin->name, (unsigned long long)(kbytes / ks), (unsigned long long)kbytes, tn, vin->name,
-                  (unsigned long long)(vbytes / vs), (unsigned long long)vbytes,
-                  (unsigned long long)(kbytes / ks * vs), vs);
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-}
-
-static clsort_key_type lib_key_type(key_type t)
-{
-    switch (t) {
-    case KEY_I32: return CLSORT_KEY_I32;
-    case KEY_F32: return CLSORT_KEY_F32;
-    case KEY_U64: return CLSORT_KEY_U64;
-    case KEY_I64: return CLSORT_KEY_I64;
-    case KEY_F64: return CLSORT_KEY_F64;
-    default: return CLSORT_KEY_U32;
-    }
-}
-
-/* The raw bits of a key or value of size 4 or 8 (0: none), zero-extended; little-endian host. */
-static uint64_t load_word(const unsigned char *p, size_t size)
-{
-    if (size == 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    if (size == 4) {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    return 0;
-}
-
-/* A key's bits mapped to an unsigned integer with the type's order (IEEE total order for floats). */
-static uint64_t map_key(key_type t, uint64_t k)
-{
-    switch (t) {
-    case KEY_I32: return k ^ 0x80000000u;
-    case KEY_F32: return (k & 0x80000000u) ? ~k & 0xffffffffu : k ^ 0x80000000u;
-    case KEY_I64: return k ^ 0x8000000000000000ull;
-    case KEY_F64: return (k >> 63) ? ~k : k ^ 0x8000000000000000ull;
-    default: return k;
-    }
-}
-
-/* A key as text, for messages. */
-static void format_key(char *buf, size_t cap, key_type t, uint64_t k)
-{
-    switch (t) {
-    case KEY_I32: snprintf(buf, cap, "%d", (int)(int32_t)(uint32_t)k); break;
-    case KEY_I64: snprintf(buf, cap, "%lld", (long long)(int64_t)k); break;
-    case KEY_F32: {
-        uint32_t w = (uint32_t)k;
-        float f;
-        memcpy(&f, &w, 4);
-        snprintf(buf, cap, "%.9g (0x%08x)", (double)f, (unsigned)w);
-        break;
-    }
-    case KEY_F64: {
-        double d;
-        memcpy(&d, &k, 8);
-        snprintf(buf, cap, "%.17g (0x%016llx)", d, (unsigned long long)k);
-        break;
-    }
-    default: snprintf(buf, cap, "%llu", (unsigned long long)k); break;
-    }
-}
-
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* An order-independent fingerprint of the (key, value) multiset, for --verify: the sum of a hash of
- * each record (key and value bits, all of them). */
-static uint64_t fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values, size_t vs,
-                            size_t n)
-{
-    uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t k = load_word(keys + i * ks, ks);
-        uint64_t v = values ? load_word(values + i * vs, vs) : 0;
-        sum += mix64(mix64(k + 0x9e3779b97f4a7c15ull) ^ v);
-    }
-    return sum;
-}
-
-/* --verify: the keys are in the type's order on the bit range (in each segment), and the records are
- * the same multiset as before. Returns an exit status. */
-static int verify(const sort_args *a, const unsigned char *keys, const unsigned char *values, size_t n,
-                  uint64_t before)
-{
-    const size_t ks = key_type_size(a->type), vs = values ? a->value_size : 0;
-    const unsigned width = (unsigned)ks * 8;
-    const unsigned b = a->have_bits ? a->begin_bit : 0, e = a->have_bits ? a->end_bit : width;
-    const uint64_t mask = e - b >= 64 ? ~0ull : (1ull << (e - b)) - 1;
-    const size_t seg = (size_t)a->segment;
-    uint64_t prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t d = (map_key(a->type, load_word(keys + i * ks, ks)) >> b) & mask;
-        if (i > 0 && (seg == 0 || i % seg != 0) && (a->descending ? prev < d : prev > d)) {
-            char x[64], y[64];
-            format_key(x, sizeof x, a->type, load_word(keys + (i - 1) * ks, ks));
-            format_key(y, sizeof y, a->type, load_word(keys + i * ks, ks));
-            msg_error("verification failed: keys %zu and %zu are out of %s order (%s, %s)", i - 1, i,
-                      a->descending ? "descending" : "ascending", x, y);
-            return EXIT_DEVICE;
-        }
-        prev = d;
-    }
-    if (fingerprint(keys, ks, values, vs, n) != before) {
-        msg_error("verification failed: the output is not a permutation of the input %s",
-                  values ? "records" : "keys");
-        return EXIT_DEVICE;
-    }
-    msg_info("verified: %zu keys in order%s, same %s as the input", n, seg ? " in each segment" : "",
-             values ? "records" : "keys");
-    return EXIT_OK;
-}
-
 /* Write interleaved records from separate arrays, a block at a time. */
-static int write_records(output_file *out, const unsigned char *keys, size_t ks, const unsigned char *values,
-                         size_t vs, size_t n)
+static int write_records(output_file *out, const unsigned char *keys, size_t ks,
+                         const unsigned char *values, size_t vs, size_t n)
 {
     enum { BLOCK = 1 << 16 };
     const size_t rs = ks + vs;
@@ -195,11 +50,16 @@ typedef struct sort_job {
     input_file kin, vin;
     output_file kout, vout, jout;
     int have_vin, have_kout, have_vout, have_jout;
+    int has_values;                  /* values go with the keys (--kv or --values) */
     clsort_context *ctx;
+    clsort_spec spec;                /* what the library is asked to do */
+    clsort_stats stats;              /* what it reports it did */
     unsigned char *keys, *values;    /* what is sorted */
     unsigned char *own_keys, *own_values; /* heap arrays of --kv */
     size_t ks, vs;                   /* key and value sizes in bytes (vs 0: keys only) */
     size_t n;
+    uint64_t fingerprint;            /* of the input records, for --verify */
+    double t_read;                   /* when reading began: the end-to-end time starts there */
     run_report rep;
 } sort_job;
 
@@ -220,8 +80,8 @@ static void job_cleanup(sort_job *j)
 }
 
 /* Split n interleaved records into separate key and value arrays. */
-static void split_records(unsigned char *keys, unsigned char *values, const unsigned char *rec, size_t n,
-                          size_t ks, size_t vs)
+static void split_records(unsigned char *keys, unsigned char *values, const unsigned char *rec,
+                          size_t n, size_t ks, size_t vs)
 {
     const size_t rs = ks + vs;
     if (ks == 4 && vs == 4) {
@@ -257,7 +117,7 @@ static int alloc_records(sort_job *j)
 static int load_records_in_blocks(sort_job *j)
 {
     enum { BLOCK = 1 << 16 };
-    const size_t ks = j->ks, vs = j->vs, rs = ks + vs;
+    const size_t ks = j->ks, vs = j->vs, rs = layout_record_size(&j->a.layout);
     if (j->kin.size > SIZE_MAX) {
         msg_error("%s: out of memory (%llu bytes)", j->kin.name, (unsigned long long)j->kin.size);
         return EXIT_DEVICE;
@@ -287,40 +147,124 @@ static int load_records_in_blocks(sort_job *j)
 /* Read the inputs into the arrays to sort. Returns an exit status. */
 static int load(sort_job *j)
 {
-    const sort_args *a = &j->a;
-    if (a->kv && j->kin.is_regular && j->kin.size > 0)
+    const layout_args *l = &j->a.layout;
+    if (l->kv && j->kin.is_regular && j->kin.size > 0)
         return load_records_in_blocks(j);
     int rc = input_read(&j->kin);
     if (rc == EXIT_OK && j->have_vin)
         rc = input_read(&j->vin);
     if (rc == EXIT_OK)
-        rc = check_sizes(a, &j->kin, j->kin.len, 1, j->have_vin ? &j->vin : NULL, j->vin.len, 1);
+        rc = layout_check_sizes(l, j->kin.name, j->kin.len, 1, j->have_vin ? j->vin.name : NULL,
+                                j->vin.len, 1);
     if (rc != EXIT_OK)
         return rc;
-    const size_t ks = j->ks, vs = j->vs;
-    if (a->kv) {
-        j->n = j->kin.len / (ks + vs);
+    j->n = j->kin.len / layout_record_size(l);
+    if (l->kv) {
         rc = alloc_records(j);
         if (rc != EXIT_OK)
             return rc;
-        split_records(j->keys, j->values, j->kin.data, j->n, ks, vs);
+        split_records(j->keys, j->values, j->kin.data, j->n, j->ks, j->vs);
         input_close(&j->kin); /* the records are no longer needed */
     } else {
-        j->n = j->kin.len / ks;
         j->keys = j->kin.data;
         j->values = j->have_vin ? j->vin.data : NULL;
     }
     return EXIT_OK;
 }
 
+/* Step 1a: everything that can be checked before reading the data; the inputs opened. */
+static int plan_files(sort_job *j)
+{
+    const sort_args *a = &j->a;
+    const char *vout = a->layout.values_out;
+    if (strcmp(j->output, "-") == 0 && !a->common.force && isatty(STDOUT_FILENO)) {
+        msg_error("refusing to write binary data to a terminal "
+                  "(use -o FILE, redirect stdout, or -f to force)");
+        return EXIT_USAGE;
+    }
+    if (vout && strcmp(vout, "-") == 0 && !a->common.force && isatty(STDOUT_FILENO)) {
+        msg_error("refusing to write binary values to a terminal (use --values-out FILE, or -f to "
+                  "force)");
+        return EXIT_USAGE;
+    }
+    int rc = input_open(&j->kin, j->input);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a->layout.values) {
+        j->have_vin = 1;
+        rc = input_open(&j->vin, a->layout.values);
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    return layout_check_sizes(&a->layout, j->kin.name, j->kin.size, j->kin.is_regular,
+                              j->have_vin ? j->vin.name : NULL, j->vin.size,
+                              j->have_vin && j->vin.is_regular);
+}
+
+/* The job as the library's spec. */
+static void job_spec(const sort_job *j, clsort_spec *spec)
+{
+    const sort_args *a = &j->a;
+    clsort_spec_default(spec);
+    spec->key_type = a->layout.type;
+    spec->value_size = j->has_values ? j->vs : 0;
+    spec->algorithm = (clsort_algorithm)a->algorithm;
+    spec->descending = a->descending;
+    spec->begin_bit = a->bits.given ? a->bits.begin : 0;
+    spec->end_bit = a->bits.given ? a->bits.end : 0;
+    spec->segment = (size_t)a->segment;
+    /* -f: also a quadratic algorithm over its size limit */
+    spec->allow_quadratic = a->common.force;
+}
+
+/* Step 1b: the device opened. The library checks the combination (algorithm, key type, order, bit
+ * range, values, segments) before the data is read; a refusal is a usage error. */
+static int plan_device(sort_job *j)
+{
+    progress_phase("open", 0);
+    double t = now_ms();
+    clsort_status st = clsort_open(&j->ctx, j->a.common.device);
+    if (st != CLSORT_OK) {
+        msg_lib_error("cannot open an OpenCL device", st, clsort_last_error_detail());
+        return exit_for_status(st);
+    }
+    j->rep.open_ms = now_ms() - t;
+    msg_info("device: %s", clsort_device_name(j->ctx));
+    job_spec(j, &j->spec);
+    size_t max_n;
+    st = clsort_max_keys(j->ctx, &j->spec, &max_n);
+    if (st != CLSORT_OK) {
+        msg_lib_error("cannot sort this way", st, clsort_error_detail(j->ctx));
+        return exit_for_status(st);
+    }
+    return EXIT_OK;
+}
+
+/* Step 2: the inputs read into the arrays to sort. */
+static int read_inputs(sort_job *j)
+{
+    j->t_read = now_ms();
+    progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
+                               ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
+    int rc = load(j);
+    if (rc != EXIT_OK)
+        return rc;
+    if (j->a.verify)
+        j->fingerprint = verify_fingerprint(j->keys, j->ks, j->values, j->vs, j->n);
+    j->rep.read_ms = now_ms() - j->t_read;
+    return EXIT_OK;
+}
+
+/* Step 3: open every output, before the sort: a bad path fails early, and nothing is in place until
+ * the commit. */
 static int open_outputs(sort_job *j)
 {
-    int rc = output_open(&j->kout, j->output, j->a.force);
+    int rc = output_open(&j->kout, j->output, j->a.common.force);
     j->have_kout = 1;
     if (rc != EXIT_OK)
         return rc;
-    if (j->a.values_out) {
-        rc = output_open(&j->vout, j->a.values_out, j->a.force);
+    if (j->a.layout.values_out) {
+        rc = output_open(&j->vout, j->a.layout.values_out, j->a.common.force);
         j->have_vout = 1;
         if (rc != EXIT_OK)
             return rc;
@@ -343,10 +287,32 @@ static int open_outputs(sort_job *j)
     return EXIT_OK;
 }
 
+/* Step 4: the sort on the device (upload, kernels, download: one library call), and --verify. */
+static int sort_data(sort_job *j)
+{
+    static uint64_t none[2]; /* valid pointers for an empty input */
+    void *keys = j->n ? (void *)j->keys : (void *)&none[0];
+    void *values = j->has_values ? (j->n ? (void *)j->values : (void *)&none[1]) : NULL;
+    progress_phase("sort", 0);
+    double t = now_ms();
+    clsort_status st = clsort_sort(j->ctx, &j->spec, keys, values, j->n, &j->stats);
+    j->rep.sort_ms = now_ms() - t;
+    if (st != CLSORT_OK) {
+        msg_lib_error("sort failed", st, clsort_error_detail(j->ctx));
+        return exit_for_status(st);
+    }
+    if (j->a.verify)
+        return verify_sorted(&j->spec, j->keys, j->values, j->n, j->fingerprint);
+    return EXIT_OK;
+}
+
+/* Step 5: the sorted data written, synced and committed. */
 static int write_outputs(sort_job *j)
 {
+    progress_phase("write", (uint64_t)j->n * (j->ks + (j->has_values ? j->vs : 0)));
+    double t = now_ms();
     int rc;
-    if (j->a.kv)
+    if (j->a.layout.kv)
         rc = write_records(&j->kout, j->keys, j->ks, j->values, j->vs, j->n);
     else
         rc = output_write(&j->kout, j->keys, j->n * j->ks);
@@ -361,153 +327,84 @@ static int write_outputs(sort_job *j)
         output_file *outs[2] = {&j->kout, &j->vout};
         rc = output_commit(outs, j->have_vout ? 2 : 1);
     }
+    if (rc != EXIT_OK)
+        return rc;
+    double t1 = now_ms();
+    j->rep.write_ms = t1 - t;
+    j->rep.total_ms = t1 - j->t_read;
+    progress_end();
+    return EXIT_OK;
+}
+
+/* What the report says about the job, beside the times the steps took. */
+static void fill_report(sort_job *j)
+{
+    const sort_args *a = &j->a;
+    const clsort_stats *s = &j->stats;
+    run_report *r = &j->rep;
+    r->n = j->n;
+    r->algorithm = s->algorithm ? s->algorithm : clsort_algorithm_name(j->spec.algorithm);
+    r->device = clsort_device_name(j->ctx);
+    r->key_type = clsort_key_type_name(a->layout.type);
+    r->value_size = j->spec.value_size;
+    r->layout = a->layout.kv ? "kv" : a->layout.values ? "separate" : "keys";
+    r->descending = a->descending;
+    r->begin_bit = a->bits.given ? a->bits.begin : 0;
+    r->end_bit = a->bits.given ? a->bits.end : (unsigned)j->ks * 8;
+    r->segment = a->segment;
+    r->input = j->input;
+    r->output = j->output;
+    r->values_input = a->layout.values;
+    r->values_output = a->layout.values_out;
+    r->upload_ms = s->upload_ms;
+    r->kernel_ms = s->kernel_ms;
+    r->download_ms = s->download_ms;
+    r->programs_built = s->programs_built;
+    r->programs_cached = s->programs_cached;
+    report_finish(r);
+}
+
+static int write_json_report(sort_job *j)
+{
+    char *json = report_json(&j->rep);
+    if (!json) {
+        msg_error("out of memory");
+        return EXIT_DEVICE;
+    }
+    int rc = output_write(&j->jout, json, strlen(json));
+    free(json);
+    if (rc == EXIT_OK)
+        rc = output_finish(&j->jout);
+    if (rc == EXIT_OK) {
+        output_file *outs[1] = {&j->jout};
+        rc = output_commit(outs, 1);
+    }
     return rc;
+}
+
+/* Step 6: the report: --stats, -v, --stats-json. */
+static int report(sort_job *j)
+{
+    const sort_args *a = &j->a;
+    fill_report(j);
+    if ((a->stats || a->stats_json || g_verbosity >= 2) && j->n > 0 && j->stats.kernel_ms <= 0)
+        msg_warn("the device reported no kernel time (no profiling events?): kernel GKey/s is 0");
+    if (a->stats)
+        report_text(stderr, &j->rep);
+    else if (g_verbosity >= 2)
+        report_line(stderr, &j->rep);
+    return j->have_jout ? write_json_report(j) : EXIT_OK;
 }
 
 static int run(sort_job *j)
 {
-    const sort_args *a = &j->a;
-    run_report *r = &j->rep;
-
-    /* Everything that can be checked before reading the data is checked first. */
-    if (strcmp(j->output, "-") == 0 && !a->force && isatty(STDOUT_FILENO)) {
-        msg_error("refusing to write binary data to a terminal (use -o FILE, redirect stdout, or -f to force)");
-        return EXIT_USAGE;
-    }
-    if (a->values_out && strcmp(a->values_out, "-") == 0 && !a->force && isatty(STDOUT_FILENO)) {
-        msg_error("refusing to write binary values to a terminal (use --values-out FILE, or -f to force)");
-        return EXIT_USAGE;
-    }
-    int rc = input_open(&j->kin, j->input);
-    if (rc != EXIT_OK)
-        return rc;
-    if (a->values) {
-        j->have_vin = 1;
-        rc = input_open(&j->vin, a->values);
-        if (rc != EXIT_OK)
-            return rc;
-    }
-    rc = check_sizes(a, &j->kin, j->kin.size, j->kin.is_regular, j->have_vin ? &j->vin : NULL, j->vin.size,
-                     j->have_vin && j->vin.is_regular);
-    if (rc != EXIT_OK)
-        return rc;
-
-    progress_phase("open", 0);
-    double t = now_ms();
-    clsort_status st = clsort_open(&j->ctx, a->device);
-    if (st != CLSORT_OK) {
-        msg_lib_error("cannot open an OpenCL device", st, clsort_last_error_detail());
-        return exit_for_status(st);
-    }
-    r->open_ms = now_ms() - t;
-    msg_info("device: %s", clsort_device_name(j->ctx));
-
-    /* The library checks the combination (algorithm, key type, order, bit range, values, segments)
-     * before the data is read; a refusal is a usage error. */
-    clsort_spec spec;
-    clsort_spec_default(&spec);
-    int has_values = a->kv || a->values;
-    spec.key_type = lib_key_type(a->type);
-    spec.value_size = has_values ? j->vs : 0;
-    spec.algorithm = (clsort_algorithm)a->algorithm;
-    spec.descending = a->descending;
-    spec.begin_bit = a->have_bits ? a->begin_bit : 0;
-    spec.end_bit = a->have_bits ? a->end_bit : 0;
-    spec.segment = (size_t)a->segment;
-    spec.allow_quadratic = a->force; /* -f: also a quadratic algorithm over its size limit */
-    size_t max_n;
-    st = clsort_max_keys(j->ctx, &spec, &max_n);
-    if (st != CLSORT_OK) {
-        msg_lib_error("cannot sort this way", st, clsort_error_detail(j->ctx));
-        return exit_for_status(st);
-    }
-
-    double t0 = now_ms();
-    progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
-                               ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
-    rc = load(j);
-    if (rc != EXIT_OK)
-        return rc;
-    uint64_t fp = a->verify ? fingerprint(j->keys, j->ks, j->values, j->vs, j->n) : 0;
-    r->read_ms = now_ms() - t0;
-
-    rc = open_outputs(j);
-    if (rc != EXIT_OK)
-        return rc;
-
-    clsort_stats stats;
-    memset(&stats, 0, sizeof stats);
-    static uint64_t none[2]; /* valid pointers for an empty input */
-    void *keys = j->n ? (void *)j->keys : (void *)&none[0];
-    void *values = has_values ? (j->n ? (void *)j->values : (void *)&none[1]) : NULL;
-    progress_phase("sort", 0); /* upload, kernels, download: one library call */
-    double ts = now_ms();
-    st = clsort_sort(j->ctx, &spec, keys, values, j->n, &stats);
-    r->sort_ms = now_ms() - ts;
-    if (st != CLSORT_OK) {
-        msg_lib_error("sort failed", st, clsort_error_detail(j->ctx));
-        return exit_for_status(st);
-    }
-    if (a->verify) {
-        rc = verify(a, j->keys, j->values, j->n, fp);
-        if (rc != EXIT_OK)
-            return rc;
-    }
-
-    progress_phase("write", (uint64_t)j->n * (j->ks + (has_values ? j->vs : 0)));
-    double tw = now_ms();
-    rc = write_outputs(j);
-    if (rc != EXIT_OK)
-        return rc;
-    double t1 = now_ms();
-    r->write_ms = t1 - tw;
-    r->total_ms = t1 - t0;
-    progress_end();
-
-    r->n = j->n;
-    r->algorithm = stats.algorithm ? stats.algorithm : clsort_algorithm_name(spec.algorithm);
-    r->device = clsort_device_name(j->ctx);
-    r->key_type = key_type_name(a->type);
-    r->value_size = spec.value_size;
-    r->layout = a->kv ? "kv" : a->values ? "separate" : "keys";
-    r->descending = a->descending;
-    r->begin_bit = a->have_bits ? a->begin_bit : 0;
-    r->end_bit = a->have_bits ? a->end_bit : (unsigned)j->ks * 8;
-    r->segment = a->segment;
-    r->input = j->input;
-    r->output = j->output;
-    r->values_input = a->values;
-    r->values_output = a->values_out;
-    r->upload_ms = stats.upload_ms;
-    r->kernel_ms = stats.kernel_ms;
-    r->download_ms = stats.download_ms;
-    r->programs_built = stats.programs_built;
-    r->programs_cached = stats.programs_cached;
-    report_finish(r);
-    if ((a->stats || a->stats_json || g_verbosity >= 2) && j->n > 0 && stats.kernel_ms <= 0)
-        msg_warn("the device reported no kernel time (no profiling events?): kernel GKey/s is 0");
-    if (a->stats)
-        report_text(stderr, r);
-    else if (g_verbosity >= 2)
-        report_line(stderr, r);
-    if (j->have_jout) {
-        char *json = report_json(r);
-        if (!json) {
-            msg_error("out of memory");
-            return EXIT_DEVICE;
-        }
-        rc = output_write(&j->jout, json, strlen(json));
-        free(json);
-        if (rc == EXIT_OK)
-            rc = output_finish(&j->jout);
-        if (rc == EXIT_OK) {
-            output_file *outs[1] = {&j->jout};
-            rc = output_commit(outs, 1);
-        }
-        if (rc != EXIT_OK)
-            return rc;
-    }
-    return EXIT_OK;
+    static int (*const steps[])(sort_job *) = {
+        plan_files, plan_device, read_inputs, open_outputs, sort_data, write_outputs, report,
+    };
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)
+        rc = steps[i](j);
+    return rc;
 }
 
 int cmd_sort(int argc, char **argv, int first)
@@ -522,12 +419,14 @@ int cmd_sort(int argc, char **argv, int first)
         msg_error("no input: give a file (-i FILE), or pipe data to stdin (see 'clsort --help')");
         return EXIT_USAGE;
     }
-    j.ks = key_type_size(j.a.type);
-    j.vs = j.a.value_size;
+    const layout_args *l = &j.a.layout;
+    j.ks = layout_key_size(l);
+    j.vs = l->value_size;
+    j.has_values = l->kv || l->values;
     j.input = j.a.input ? j.a.input : "-";
-    j.output = j.a.output ? j.a.output : "-";
+    j.output = j.a.common.output ? j.a.common.output : "-";
     io_install_signal_handlers();
-    progress_start(!j.a.no_progress);
+    progress_start(!j.a.common.no_progress);
     rc = run(&j);
     progress_end();
     job_cleanup(&j);

@@ -129,6 +129,16 @@ expect_status "--values f64 keys, 4-byte values by default" 0
 check "--values f64 keys, 4-byte values: stable" $CHECK tsort kf64.bin kf64.sorted --type f64 --value-size 4 \
     --desc --values v4.bin v4.sorted
 
+# --verify checks the order the sort makes: the key type, the direction, the bit range, each segment
+for t in i32 f64; do
+    for flag in "" --desc; do
+        run_clsort --type $t $flag --bits 4:20 --segment 1000 --verify -v -i $t.keys -o /dev/null
+        expect_status "--type $t $flag --bits 4:20 --segment 1000 --verify" 0
+        expect_message "--type $t $flag --bits 4:20 --segment 1000 --verify" \
+            "verified: $N keys in order in each segment"
+    done
+done
+
 # the reports name the key type and value size
 run_clsort --type f64 --value-size 8 --desc -i f64.8.kv -o /dev/null --stats-json t.json --stats
 expect_status "--stats-json f64" 0

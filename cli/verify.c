@@ -1,0 +1,97 @@
+/*
+ * sort --verify (see verify.h). Owns the host-side checks of a sorted result; calls the library's
+ * clsort_key_order() for the order, so that the check is the sort's own definition of it.
+ */
+#include "verify.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The raw bits of a key or value of size 4 or 8 (0: none), zero-extended; little-endian host. */
+static uint64_t load_word(const unsigned char *p, size_t size)
+{
+    if (size == 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    if (size == 4) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    return 0;
+}
+
+/* A key as text, for messages. */
+static void format_key(char *buf, size_t cap, clsort_key_type t, uint64_t k)
+{
+    switch (t) {
+    case CLSORT_KEY_I32: snprintf(buf, cap, "%d", (int)(int32_t)(uint32_t)k); break;
+    case CLSORT_KEY_I64: snprintf(buf, cap, "%lld", (long long)(int64_t)k); break;
+    case CLSORT_KEY_F32: {
+        uint32_t w = (uint32_t)k;
+        float f;
+        memcpy(&f, &w, 4);
+        snprintf(buf, cap, "%.9g (0x%08x)", (double)f, (unsigned)w);
+        break;
+    }
+    case CLSORT_KEY_F64: {
+        double d;
+        memcpy(&d, &k, 8);
+        snprintf(buf, cap, "%.17g (0x%016llx)", d, (unsigned long long)k);
+        break;
+    }
+    default: snprintf(buf, cap, "%llu", (unsigned long long)k); break;
+    }
+}
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The sum of a hash of each record (key and value bits, all of them). */
+uint64_t verify_fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values,
+                            size_t vs, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = load_word(keys + i * ks, ks);
+        uint64_t v = values ? load_word(values + i * vs, vs) : 0;
+        sum += mix64(mix64(k + 0x9e3779b97f4a7c15ull) ^ v);
+    }
+    return sum;
+}
+
+int verify_sorted(const clsort_spec *spec, const unsigned char *keys, const unsigned char *values,
+                  size_t n, uint64_t before)
+{
+    const size_t ks = clsort_key_type_size(spec->key_type), vs = values ? spec->value_size : 0;
+    const size_t seg = spec->segment;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* the order the sort makes: ascending in this value, descending order included */
+        uint64_t d = clsort_key_order(spec, keys + i * ks);
+        if (i > 0 && (seg == 0 || i % seg != 0) && prev > d) {
+            char x[64], y[64];
+            format_key(x, sizeof x, spec->key_type, load_word(keys + (i - 1) * ks, ks));
+            format_key(y, sizeof y, spec->key_type, load_word(keys + i * ks, ks));
+            msg_error("verification failed: keys %zu and %zu are out of %s order (%s, %s)", i - 1,
+                      i, spec->descending ? "descending" : "ascending", x, y);
+            return EXIT_DEVICE;
+        }
+        prev = d;
+    }
+    if (verify_fingerprint(keys, ks, values, vs, n) != before) {
+        msg_error("verification failed: the output is not a permutation of the input %s",
+                  values ? "records" : "keys");
+        return EXIT_DEVICE;
+    }
+    msg_info("verified: %zu keys in order%s, same %s as the input", n,
+             seg ? " in each segment" : "", values ? "records" : "keys");
+    return EXIT_OK;
+}
