@@ -33,6 +33,9 @@ extern int g_verbosity; /* 0 quiet (-q), 1 normal, 2 verbose (-v) */
 void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Copy text into out (cap bytes, at least 6), with control characters and bytes that are not UTF-8
+ * written as \xNN. Every message goes through it. */
+void msg_sanitize(char *out, size_t cap, const char *text);
 /* Message for a failed library call: status string and, when there is one, the detail text. */
 void msg_lib_error(const char *what, int status, const char *detail);
 /* Exit status for a library status code. */

@@ -1,11 +1,12 @@
 /*
- * File input and output for clsort (see io.h). Owns every open, read, write, sync and rename of a
- * data file, the temporary files and the signal handlers that remove them: the commands call it and
- * touch no file themselves. Calls msg.c and progress.c.
+ * Input files for clsort, and the process-wide set-up of the I/O layer (see io.h); outputs are in
+ * output.c, signals in signals.c. The commands touch no file themselves. Owns: input_open/read/
+ * read_exact/check_end/close, io_init. Calls: msg, progress, signals.
  */
 #include "io.h"
 #include "cli.h"
 #include "progress.h"
+#include "signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,24 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------------------------------------------
- * Temporary files and signals
- */
-
-#define MAX_TEMPS 4
-
-static char temp_paths[MAX_TEMPS][PATH_MAX];
-static volatile sig_atomic_t temp_used[MAX_TEMPS];
-
-static void on_signal(int sig)
-{
-    progress_signal_clear();
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (temp_used[i])
-            unlink(temp_paths[i]);
-    _exit(128 + sig);
-}
-
 static mode_t process_umask = 022;
 
 void io_init(void)
@@ -44,34 +27,14 @@ void io_init(void)
     umask(process_umask);
 }
 
-static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-#define N_HANDLED ((int)(sizeof handled_signals / sizeof handled_signals[0]))
+mode_t io_umask(void)
+{
+    return process_umask;
+}
 
 void io_install_signal_handlers(void)
 {
-    for (int i = 0; i < N_HANDLED; i++) {
-        struct sigaction old, sa;
-        if (sigaction(handled_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue; /* e.g. nohup: keep it ignored */
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigfillset(&sa.sa_mask);
-        sigaction(handled_signals[i], &sa, NULL);
-    }
-}
-
-static void block_signals(sigset_t *old)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    for (int i = 0; i < N_HANDLED; i++)
-        sigaddset(&set, handled_signals[i]);
-    sigprocmask(SIG_BLOCK, &set, old);
-}
-
-static void restore_signals(const sigset_t *old)
-{
-    sigprocmask(SIG_SETMASK, old, NULL);
+    signals_install();
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -303,278 +266,4 @@ void input_close(input_file *in)
     if (in->fd > STDIN_FILENO)
         close(in->fd);
     in->fd = -1;
-}
-
-/* ---------------------------------------------------------------------------------------------------
- * Output
- */
-
-static int refuse_terminal(const output_file *out)
-{
-    msg_error("%s: refusing to write binary data to a terminal (redirect the output, or use -f to force)",
-              out->name);
-    return EXIT_USAGE;
-}
-
-static int out_error(const output_file *out, const char *what)
-{
-    msg_error("%s: %s: %s", out->name, what, strerror(errno));
-    return EXIT_IO;
-}
-
-/* The absolute path the output will have: links followed, its directory resolved, so two spellings of
- * one file compare equal and the temporary file lands next to the real file. */
-static int resolve_target(output_file *out)
-{
-    struct stat st;
-    if (lstat(out->path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        /* a symbolic link is followed: the file it points to is replaced, the link stays */
-        char *real = realpath(out->path, NULL);
-        if (!real)
-            return out_error(out, "cannot resolve symbolic link");
-        int w = snprintf(out->target, sizeof out->target, "%s", real);
-        free(real);
-        if (w < 0 || (size_t)w >= sizeof out->target) {
-            errno = ENAMETOOLONG;
-            return out_error(out, "cannot open");
-        }
-        return EXIT_OK;
-    }
-    const char *slash = strrchr(out->path, '/');
-    const char *base = slash ? slash + 1 : out->path;
-    char dir[PATH_MAX];
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == out->path)
-        strcpy(dir, "/");
-    else if ((size_t)(slash - out->path) < sizeof dir)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - out->path), out->path);
-    else {
-        errno = ENAMETOOLONG;
-        return out_error(out, "cannot open");
-    }
-    if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
-        msg_error("%s: is a directory", out->name);
-        return EXIT_IO;
-    }
-    char *real = realpath(dir, NULL);
-    if (!real) {
-        msg_error("%s: cannot open: directory '%s': %s", out->name, dir, strerror(errno));
-        return EXIT_IO;
-    }
-    int w = snprintf(out->target, sizeof out->target, "%s/%s", strcmp(real, "/") ? real : "", base);
-    free(real);
-    if (w < 0 || (size_t)w >= sizeof out->target) {
-        errno = ENAMETOOLONG;
-        return out_error(out, "cannot open");
-    }
-    return EXIT_OK;
-}
-
-/* Create the temporary file next to out->target. */
-static int open_temp(output_file *out)
-{
-    const char *slash = strrchr(out->target, '/');
-    size_t dir_len = slash ? (size_t)(slash - out->target) + 1 : 0;
-    const char *base = out->target + dir_len;
-    int base_len = (int)strlen(base);
-    if (base_len > 200)
-        base_len = 200; /* keep the temporary name within NAME_MAX */
-    int w = snprintf(out->temp, sizeof out->temp, "%.*s.%.*s.clsort-XXXXXX", (int)dir_len, out->target,
-                     base_len, base);
-    if (w < 0 || (size_t)w >= sizeof out->temp) {
-        errno = ENAMETOOLONG;
-        return out_error(out, "cannot create a temporary file");
-    }
-    int slot = -1;
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (!temp_used[i]) {
-            slot = i;
-            break;
-        }
-    if (slot < 0) {
-        errno = EMFILE;
-        return out_error(out, "cannot create a temporary file");
-    }
-    sigset_t old;
-    block_signals(&old);
-    out->fd = mkostemp(out->temp, O_CLOEXEC);
-    if (out->fd >= 0) {
-        memcpy(temp_paths[slot], out->temp, strlen(out->temp) + 1);
-        temp_used[slot] = 1;
-        out->slot = slot;
-    }
-    restore_signals(&old);
-    if (out->fd < 0) {
-        int e = errno;
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%.*s", dir_len > 1 ? (int)dir_len - 1 : 1, out->target);
-        errno = e;
-        msg_error("%s: cannot create a temporary file in '%s': %s", out->name, dir, strerror(errno));
-        return EXIT_IO;
-    }
-    if (fchmod(out->fd, out->mode) != 0) {
-        int rc = out_error(out, "cannot set permissions");
-        output_abort(out);
-        return rc;
-    }
-    return EXIT_OK;
-}
-
-int output_open(output_file *out, const char *path, int force)
-{
-    memset(out, 0, sizeof *out);
-    out->fd = -1;
-    out->slot = -1;
-    out->path = path;
-    out->name = output_display_name(path);
-    if (strcmp(path, "-") == 0) {
-        out->direct = 1;
-        if (g_stdout_closed) {
-            msg_error("%s: stdout is closed", out->name);
-            return EXIT_IO;
-        }
-        out->fd = STDOUT_FILENO;
-        if (!force && isatty(STDOUT_FILENO))
-            return refuse_terminal(out);
-        return EXIT_OK;
-    }
-    int rc = resolve_target(out);
-    if (rc != EXIT_OK)
-        return rc;
-    struct stat st;
-    if (stat(out->target, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            msg_error("%s: is a directory", out->name);
-            return EXIT_IO;
-        }
-        if (!S_ISREG(st.st_mode)) {
-            /* /dev/null, a FIFO, a terminal, a device: write to it as it is, never rename over it */
-            out->direct = 1;
-            out->fd = open(out->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-            if (out->fd < 0)
-                return out_error(out, "cannot open");
-            if (!force && isatty(out->fd)) {
-                close(out->fd);
-                out->fd = -1;
-                return refuse_terminal(out);
-            }
-            return EXIT_OK;
-        }
-        out->mode = st.st_mode & 07777;
-        if (access(out->target, W_OK) != 0)
-            return out_error(out, "cannot write");
-    } else if (errno == ENOENT) {
-        out->mode = 0666 & ~process_umask;
-    } else {
-        return out_error(out, "cannot open");
-    }
-    return open_temp(out);
-}
-
-int output_write(output_file *out, const void *buf, size_t len)
-{
-    const unsigned char *p = buf;
-    while (len > 0) {
-        size_t chunk = len > (16u << 20) ? (16u << 20) : len; /* small enough for the progress line */
-        ssize_t w = write(out->fd, p, chunk);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return out_error(out, "write error");
-        p += w;
-        len -= (size_t)w;
-        out->written += (uint64_t)w;
-        progress_add((uint64_t)w);
-    }
-    return EXIT_OK;
-}
-
-int output_finish(output_file *out)
-{
-    if (out->direct) {
-        if (out->fd > STDOUT_FILENO) {
-            int rc = close(out->fd);
-            out->fd = -1;
-            if (rc != 0)
-                return out_error(out, "write error");
-        }
-        return EXIT_OK;
-    }
-    if (fsync(out->fd) != 0)
-        return out_error(out, "cannot sync");
-    int rc = close(out->fd);
-    out->fd = -1;
-    if (rc != 0)
-        return out_error(out, "write error");
-    return EXIT_OK;
-}
-
-static void sync_dir(const char *target)
-{
-    char dir[PATH_MAX];
-    const char *slash = strrchr(target, '/');
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == target)
-        strcpy(dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - target), target);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd); /* best effort: some file systems refuse to sync directories */
-        close(fd);
-    }
-}
-
-int output_commit(output_file **outs, int n)
-{
-    sigset_t old;
-    block_signals(&old);
-    int rc = EXIT_OK;
-    for (int i = 0; i < n; i++) {
-        output_file *out = outs[i];
-        if (out->direct || out->slot < 0)
-            continue;
-        if (rc == EXIT_OK && rename(out->temp, out->target) != 0)
-            rc = out_error(out, "cannot rename the temporary file over the output");
-        if (rc != EXIT_OK) {
-            unlink(out->temp);
-        } else {
-            sync_dir(out->target);
-        }
-        temp_used[out->slot] = 0;
-        out->slot = -1;
-    }
-    restore_signals(&old);
-    return rc;
-}
-
-void output_abort(output_file *out)
-{
-    sigset_t old;
-    block_signals(&old);
-    if (out->fd > STDOUT_FILENO)
-        close(out->fd);
-    out->fd = -1;
-    if (out->slot >= 0) {
-        unlink(out->temp);
-        temp_used[out->slot] = 0;
-        out->slot = -1;
-    }
-    restore_signals(&old);
-}
-
-int output_same(const output_file *a, const output_file *b)
-{
-    if (a->direct || b->direct) {
-        if (strcmp(a->path, "-") == 0 || strcmp(b->path, "-") == 0)
-            return strcmp(a->path, b->path) == 0;
-        return 0; /* two devices or pipes: writing both is the user's choice (/dev/null twice is fine) */
-    }
-    if (strcmp(a->target, b->target) == 0)
-        return 1;
-    struct stat sa, sb;
-    return stat(a->target, &sa) == 0 && stat(b->target, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
 }

@@ -3,10 +3,14 @@
  *
  * Input: a regular file is read into memory, exactly the size it had when opened (a file that is
  * shorter or longer by the end of the read is an error); stdin, pipes and devices are read to the end.
- * Output: a regular file (or a path that does not exist yet) is written to a temporary file in the same
- * directory, synced and renamed over the target only when everything was written, so a failure or a
- * signal leaves no partial output and the output may be the input file. Anything else (stdout, a pipe,
- * /dev/null, a character device) is written directly.
+ * Output: a regular file (or a path that does not exist yet) is written to an unnamed temporary file in
+ * the same directory (a named one, made only when the data is ready, where the file system has no
+ * unnamed files), synced, given the replaced file's owner, group, mode, ACLs and extended attributes,
+ * and put in place only when everything was written, so a failure, a signal or a crash leaves no partial
+ * output and the output may be the input file. Several outputs are committed all or nothing. Anything
+ * else (stdout, /dev/stdout and /dev/fd/N, a pipe, /dev/null, a character device) is written directly.
+ * A symbolic link is followed as `>` would, except one in a sticky world-writable directory that belongs
+ * to neither the user nor the directory's owner (the kernel's protected_symlinks rule).
  */
 #ifndef CLSORT_IO_H
 #define CLSORT_IO_H
@@ -14,6 +18,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #ifndef PATH_MAX
@@ -49,13 +54,20 @@ void input_close(input_file *in);
 typedef struct output_file {
     const char *path;    /* as given; "-" is stdout */
     const char *name;    /* for messages */
-    int fd;
-    int direct;          /* written in place: stdout, pipe, device */
-    int slot;            /* temporary-file slot for the signal handler, or -1 */
+    int fd;              /* where the data goes (-1 until a named temporary file is made) */
+    int direct;          /* written in place: stdout, a descriptor, a pipe, a device */
+    int dirfd;           /* directory of the file to replace */
+    int exists;          /* that file existed when the output was opened */
+    int old_fd;          /* ... opened O_PATH, to copy its extended attributes */
+    struct stat old;     /* ... and its owner, group, mode and identity */
+    int unnamed;         /* fd is an O_TMPFILE without a name yet */
+    int slot;            /* a temporary name in the table signals clean up, or -1 */
+    int undo;            /* during a commit: how to take this output's replacement back */
     mode_t mode;         /* permissions the committed file gets */
     uint64_t written;    /* bytes written so far */
-    char target[PATH_MAX];
-    char temp[PATH_MAX];
+    char base[256];      /* the name in dirfd */
+    char target[PATH_MAX]; /* the absolute name, for messages */
+    char temp[PATH_MAX]; /* the temporary name in dirfd, once it has one */
 } output_file;
 
 /* Open an output; force: allow writing binary data to a terminal. Returns an exit status. Nothing is
@@ -72,12 +84,17 @@ int output_commit(output_file **outs, int n);
 void output_abort(output_file *out);
 /* Whether two outputs name the same file. */
 int output_same(const output_file *a, const output_file *b);
+/* Whether an output would write over a (regular) input file. */
+int output_names_input(const output_file *out, const input_file *in);
 
 /* Call once at start-up, before any thread is created. */
 void io_init(void);
+/* The process's umask, as io_init() found it. */
+mode_t io_umask(void);
 
 /* Remove temporary files and exit with 128 + N on SIGINT, SIGTERM, SIGHUP and SIGPIPE (signals that
- * were ignored when clsort started stay ignored). */
+ * were ignored when clsort started stay ignored), whichever thread they reach: call before the device
+ * is opened (see signals.h). */
 void io_install_signal_handlers(void);
 
 #endif

@@ -36,13 +36,49 @@ void guard_std_fds(void)
     }
 }
 
+/* Length of the valid UTF-8 sequence at p that is not a C1 control (U+0080..U+009F), or 0. */
+static size_t utf8_printable(const unsigned char *p)
+{
+    size_t len = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if (len == 2 && *p == 0xc2 && p[1] < 0xa0)
+        return 0; /* C1 controls: some terminals take 0x9b as the start of a command */
+    if ((len == 3 && *p == 0xe0 && p[1] < 0xa0) || (len == 4 && *p == 0xf0 && p[1] < 0x90) ||
+        (len == 4 && *p == 0xf4 && p[1] > 0x8f) || (len == 3 && *p == 0xed && p[1] > 0x9f))
+        return 0; /* overlong, past U+10FFFF, or a surrogate */
+    return len;
+}
+
+void msg_sanitize(char *out, size_t cap, const char *text)
+{
+    /* File names are the user's (or someone else's) bytes: control characters and bytes that are not
+     * UTF-8 are shown as \xNN, so that a crafted name cannot retitle or rewrite the terminal. */
+    const unsigned char *p = (const unsigned char *)text;
+    size_t used = 0;
+    while (*p && used + 5 < cap) {
+        size_t len = *p >= 0x80 ? utf8_printable(p) : (*p >= 0x20 && *p != 0x7f) || *p == '\n' ||
+                                                           *p == '\t';
+        if (len) {
+            memcpy(out + used, p, len);
+            used += len;
+            p += len;
+        } else {
+            used += (size_t)snprintf(out + used, cap - used, "\\x%02x", *p++);
+        }
+    }
+    out[used] = '\0';
+}
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
     /* one fprintf per line keeps concurrent writers from interleaving mid-line */
-    char line[4096];
+    char line[4096], safe[4096 * 2];
     vsnprintf(line, sizeof line, fmt, ap);
+    msg_sanitize(safe, sizeof safe, line);
     progress_hide();
-    fprintf(stderr, "clsort: %s%s\n", prefix, line);
+    fprintf(stderr, "clsort: %s%s\n", prefix, safe);
 }
 
 void msg_error(const char *fmt, ...)
@@ -84,7 +120,10 @@ void msg_lib_error(const char *what, int status, const char *detail)
         while (*p) {
             const char *nl = strchr(p, '\n');
             int len = nl ? (int)(nl - p) : (int)strlen(p);
-            fprintf(stderr, "  %.*s\n", len, p);
+            char raw[1024], safe[2048];
+            snprintf(raw, sizeof raw, "%.*s", len, p);
+            msg_sanitize(safe, sizeof safe, raw);
+            fprintf(stderr, "  %s\n", safe);
             p += len;
             if (*p == '\n')
                 p++;

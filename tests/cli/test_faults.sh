@@ -198,20 +198,22 @@ rm -rf ro
 # non-interactive shell would have SIGINT ignored, and clsort keeps ignored signals ignored.
 "$CLSORT" gen -n 16M --seed 9 -o big.bin 2> err.txt || not_ok "gen 16M"
 BIG_SUM=$(sum big.bin)
-# interrupt NAME TEMP_GLOB ARGS...: SIGINT 0.1 s after the temporary output TEMP_GLOB appears
+# interrupt NAME TEMP_GLOB ARGS...: SIGINT 0.1 s after the temporary output is open (TEMP_GLOB, or an
+# unnamed file in its directory)
 interrupt() {
     local name=$1 temp=$2
     shift 2
-    $PYTHON - "$temp" "$CLSORT" "$@" > py.txt 2>&1 <<'PY'
-import glob, signal, subprocess, sys, time
+    PYTHONPATH=$TESTS $PYTHON - "$temp" "$CLSORT" "$@" > py.txt 2>&1 <<'PY'
+import signal, subprocess, sys, time
+from tempout import temp_output_open
 temp = sys.argv[1]
 p = subprocess.Popen(sys.argv[2:], stderr=subprocess.DEVNULL,
                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 deadline = time.time() + 120
-while not glob.glob(temp) and p.poll() is None and time.time() < deadline:
+while not temp_output_open(p.pid, temp) and p.poll() is None and time.time() < deadline:
     time.sleep(0.01)
 time.sleep(0.1)
-print('running when signalled' if p.poll() is None and glob.glob(temp) else 'not running when signalled')
+print('running when signalled' if p.poll() is None and temp_output_open(p.pid, temp) else 'not running when signalled')
 p.send_signal(signal.SIGINT)
 try:
     print('exit', p.wait(timeout=60))

@@ -8,7 +8,7 @@
 mkdir out
 
 # interrupt NAME SIGNAL WANT ARGS...: start clsort writing its keys to out/k.bin (a temporary file) and
-# its values to a FIFO nobody reads, so it waits with the temporary file present; send SIGNAL; expect
+# its values to a FIFO nobody reads, so it waits with the temporary output open; send SIGNAL; expect
 # exit status WANT and no file but the FIFO in out/. Python starts clsort: a background job of a
 # non-interactive shell would have SIGINT ignored.
 interrupt() {
@@ -16,8 +16,9 @@ interrupt() {
     shift 3
     rm -f out/fifo
     mkfifo out/fifo
-    $PYTHON - "$sig" "$CLSORT" "$@" > py.txt 2>&1 <<'PY'
+    PYTHONPATH=$TESTS $PYTHON - "$sig" "$CLSORT" "$@" > py.txt 2>&1 <<'PY'
 import glob, os, signal, subprocess, sys, time
+from tempout import temp_output_open
 sig = getattr(signal, sys.argv[1])
 def default_signals():
     # whatever the test runner ignores, clsort must see these signals
@@ -25,9 +26,9 @@ def default_signals():
         signal.signal(s, signal.SIG_DFL)
 p = subprocess.Popen(sys.argv[2:], stderr=subprocess.DEVNULL, preexec_fn=default_signals)
 deadline = time.time() + 60
-while not glob.glob('out/.k.bin.*') and time.time() < deadline and p.poll() is None:
+while not temp_output_open(p.pid, 'out/.k.bin.*') and time.time() < deadline and p.poll() is None:
     time.sleep(0.02)
-print('temporary file seen:', glob.glob('out/.k.bin.*'))
+print('temporary output open:', temp_output_open(p.pid, 'out/.k.bin.*'))
 p.send_signal(sig)
 try:
     rc = p.wait(timeout=30)
@@ -37,7 +38,7 @@ except subprocess.TimeoutExpired:
 print('exit', rc)
 PY
     cat py.txt
-    check "$name: temporary file existed before the signal" grep -q "seen: \['out/.k.bin" py.txt
+    check "$name: temporary output open before the signal" grep -qx "temporary output open: True" py.txt
     check "$name: exit $want" grep -qx "exit $want" py.txt
     expect_only out "$name" fifo
 }

@@ -1,0 +1,628 @@
+/*
+ * Output files for clsort (see io.h): the replacement of a regular file by a finished temporary one,
+ * with its owner, group, mode, ACLs and extended attributes kept; outputs that name an open descriptor
+ * or a device written directly; several outputs committed all or nothing.
+ *
+ * Owns: output_open/write/finish/commit/abort/same, output_names_input. Calls: signals (the table of
+ * temporary names, holding signals off around a commit), msg, progress.
+ */
+#include "io.h"
+#include "cli.h"
+#include "progress.h"
+#include "signals.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#ifndef O_TMPFILE
+#define O_TMPFILE 0
+#endif
+
+static int refuse_terminal(const output_file *out)
+{
+    msg_error("%s: refusing to write binary data to a terminal (redirect the output, or use -f to force)",
+              out->name);
+    return EXIT_USAGE;
+}
+
+static int out_error(const output_file *out, const char *what)
+{
+    msg_error("%s: %s: %s", out->name, what, strerror(errno));
+    return EXIT_IO;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Outputs that are open descriptors: /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N
+ */
+
+/* The descriptor a path names, or -1 when it names none of these forms. */
+static int named_descriptor(const char *path)
+{
+    if (!strcmp(path, "/dev/stdout"))
+        return STDOUT_FILENO;
+    if (!strcmp(path, "/dev/stderr"))
+        return STDERR_FILENO;
+    char own[64];
+    snprintf(own, sizeof own, "/proc/%ld/fd/", (long)getpid());
+    const char *prefixes[] = { "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", own };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t len = strlen(prefixes[i]);
+        if (strncmp(path, prefixes[i], len) || !path[len])
+            continue;
+        char *end;
+        long fd = strtol(path + len, &end, 10);
+        if (*end || fd < 0 || fd > 1 << 20 || path[len] == '+' || path[len] == '-')
+            return -1;
+        return (int)fd;
+    }
+    return -1;
+}
+
+/* Write straight into descriptor fd, as the shell's redirection would. */
+static int open_descriptor(output_file *out, int fd, int force)
+{
+    out->direct = 1;
+    if ((fd == STDOUT_FILENO && g_stdout_closed) || fcntl(fd, F_GETFL) < 0) {
+        msg_error("%s: descriptor %d is not open", out->name, fd);
+        return EXIT_IO;
+    }
+    if (!force && isatty(fd))
+        return refuse_terminal(out);
+    out->fd = fd == STDOUT_FILENO ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (out->fd < 0)
+        return out_error(out, "cannot open");
+    return EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Finding the file to replace
+ */
+
+/* The kernel's rule for symbolic links in sticky world-writable directories (fs.protected_symlinks),
+ * applied whether or not the kernel enforces it: such a link is followed only when its owner is the
+ * user or the directory's owner, so nobody can point another user's output at a file of their choice. */
+static int may_follow(int dirfd, const struct stat *link)
+{
+    struct stat d;
+    if (fstat(dirfd, &d) != 0)
+        return 0;
+    if (!(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH))
+        return 1;
+    return link->st_uid == geteuid() || link->st_uid == d.st_uid;
+}
+
+/* Split path into its directory (opened into out->dirfd) and its last name (out->base). */
+static int open_parent(output_file *out, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char dir[PATH_MAX];
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == path)
+        strcpy(dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else {
+        errno = ENAMETOOLONG;
+        return out_error(out, "cannot open");
+    }
+    if (*base == '\0' || !strcmp(base, ".") || !strcmp(base, "..")) {
+        msg_error("%s: is a directory", out->name);
+        return EXIT_IO;
+    }
+    if (strlen(base) >= sizeof out->base) {
+        errno = ENAMETOOLONG;
+        return out_error(out, "cannot open");
+    }
+    strcpy(out->base, base);
+    out->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (out->dirfd < 0 && errno == EACCES) /* a directory we may write but not list */
+        out->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (out->dirfd < 0) {
+        msg_error("%s: cannot open: directory '%s': %s", out->name, dir, strerror(errno));
+        return EXIT_IO;
+    }
+    char *real = realpath(dir, NULL);
+    int w = snprintf(out->target, sizeof out->target, "%s/%s",
+                     real ? (strcmp(real, "/") ? real : "") : dir, base);
+    free(real);
+    if (w < 0 || (size_t)w >= sizeof out->target)
+        snprintf(out->target, sizeof out->target, "%s", base);
+    return EXIT_OK;
+}
+
+/* Follow symbolic links at the end of the path, as `>` would, under the rule above. On return
+ * out->dirfd/out->base name the file to replace (or to create) and *st holds what is there. */
+static int resolve_target(output_file *out, struct stat *st, int *exists)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", out->path);
+    for (int hops = 0;; hops++) {
+        int rc = open_parent(out, path);
+        if (rc != EXIT_OK)
+            return rc;
+        if (fstatat(out->dirfd, out->base, st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno != ENOENT)
+                return out_error(out, "cannot open");
+            *exists = 0;
+            return EXIT_OK;
+        }
+        if (!S_ISLNK(st->st_mode)) {
+            *exists = 1;
+            return EXIT_OK;
+        }
+        if (hops == 40) {
+            errno = ELOOP;
+            return out_error(out, "cannot open");
+        }
+        if (!may_follow(out->dirfd, st)) {
+            msg_error("%s: refusing to follow a symbolic link owned by user %u in the sticky, "
+                      "world-writable directory of '%s' (it could point anywhere): remove it or name "
+                      "the file itself", out->name, (unsigned)st->st_uid, out->target);
+            return EXIT_IO;
+        }
+        char link[PATH_MAX];
+        ssize_t len = readlinkat(out->dirfd, out->base, link, sizeof link - 1);
+        if (len < 0)
+            return out_error(out, "cannot resolve symbolic link");
+        link[len] = '\0';
+        if (link[0] == '/') {
+            snprintf(path, sizeof path, "%s", link);
+        } else {
+            /* relative to the link's directory: keep the directory part of the current path */
+            const char *slash = strrchr(path, '/');
+            int keep = slash ? (int)(slash - path) + 1 : 0;
+            char next[PATH_MAX];
+            if (snprintf(next, sizeof next, "%.*s%s", keep, path, link) >= (int)sizeof next) {
+                errno = ENAMETOOLONG;
+                return out_error(out, "cannot open");
+            }
+            strcpy(path, next);
+        }
+        close(out->dirfd);
+        out->dirfd = -1;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Temporary files
+ */
+
+/* A fresh name ".BASE.clsort-XXXXXXXX" for the directory of out (base cut to keep it a valid name). */
+static void temp_name(const output_file *out, char *buf, size_t cap)
+{
+    unsigned char r[6] = { 0 };
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        unsigned long long x = (unsigned long long)now_ms() * 2654435761u ^ (unsigned long long)getpid();
+        memcpy(r, &x, sizeof r);
+    }
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    char suffix[9];
+    for (int i = 0; i < 8; i++)
+        suffix[i] = digits[(r[i % 6] + 7 * i + (r[(i + 1) % 6] >> 3)) % 62];
+    suffix[8] = '\0';
+    snprintf(buf, cap, ".%.200s.clsort-%s", out->base, suffix);
+}
+
+static int temp_failed(const output_file *out)
+{
+    int e = errno;
+    char dir[PATH_MAX];
+    const char *slash = strrchr(out->target, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash && slash != out->target ? (int)(slash - out->target) : 1,
+             slash ? out->target : ".");
+    msg_error("%s: cannot create a temporary file in '%s': %s", out->name, dir, strerror(e));
+    return EXIT_IO;
+}
+
+/* The file the data goes to until commit: unnamed (O_TMPFILE) where the file system allows, so that
+ * nothing is left behind whatever ends the process. */
+static int open_unnamed(output_file *out)
+{
+    if (!O_TMPFILE)
+        return EXIT_OK;
+    out->fd = openat(out->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (out->fd >= 0) {
+        out->unnamed = 1;
+        return EXIT_OK;
+    }
+    if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT)
+        return EXIT_OK; /* no unnamed files here: a named one, made when the data is ready */
+    return temp_failed(out);
+}
+
+/* Elsewhere a named temporary file, created only once the data is ready to be written, and in the
+ * table of names that a signal removes. */
+static int open_named(output_file *out)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        temp_name(out, out->temp, sizeof out->temp);
+        signals_hold();
+        out->fd = openat(out->dirfd, out->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (out->fd >= 0)
+            out->slot = signals_add_name(out->dirfd, out->temp);
+        int e = errno;
+        signals_release();
+        if (out->fd >= 0 && out->slot < 0) {
+            unlinkat(out->dirfd, out->temp, 0);
+            close(out->fd);
+            out->fd = -1;
+            errno = EMFILE;
+            return temp_failed(out);
+        }
+        if (out->fd >= 0)
+            return EXIT_OK;
+        errno = e;
+        if (errno != EEXIST)
+            return temp_failed(out);
+    }
+    return temp_failed(out);
+}
+
+static int ensure_file(output_file *out)
+{
+    return out->fd >= 0 ? EXIT_OK : open_named(out);
+}
+
+int output_open(output_file *out, const char *path, int force)
+{
+    memset(out, 0, sizeof *out);
+    out->fd = out->dirfd = out->old_fd = -1;
+    out->slot = -1;
+    out->path = path;
+    out->name = output_display_name(path);
+    if (!*path) {
+        msg_error("(empty name): an output file name is empty");
+        return EXIT_USAGE;
+    }
+    if (!strcmp(path, "-")) {
+        if (g_stdout_closed) {
+            msg_error("%s: stdout is closed", out->name);
+            out->direct = 1;
+            return EXIT_IO;
+        }
+        return open_descriptor(out, STDOUT_FILENO, force);
+    }
+    int fd = named_descriptor(path);
+    if (fd >= 0)
+        return open_descriptor(out, fd, force);
+    struct stat st;
+    int exists = 0, rc = resolve_target(out, &st, &exists);
+    if (rc != EXIT_OK)
+        return rc;
+    if (exists && S_ISDIR(st.st_mode)) {
+        msg_error("%s: is a directory", out->name);
+        return EXIT_IO;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* /dev/null, a FIFO, a terminal, a device: write to it as it is, never rename over it */
+        out->direct = 1;
+        out->fd = openat(out->dirfd, out->base, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (out->fd < 0)
+            return out_error(out, "cannot open");
+        if (!force && isatty(out->fd))
+            return refuse_terminal(out);
+        return EXIT_OK;
+    }
+    if (exists) {
+        if (faccessat(out->dirfd, out->base, W_OK, AT_EACCESS) != 0)
+            return out_error(out, "cannot write");
+        out->exists = 1;
+        out->old = st;
+        out->mode = st.st_mode & 07777;
+        out->old_fd = openat(out->dirfd, out->base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (out->old_fd < 0)
+            return out_error(out, "cannot open");
+    } else {
+        out->mode = 0666 & ~io_umask();
+    }
+    return open_unnamed(out);
+}
+
+int output_write(output_file *out, const void *buf, size_t len)
+{
+    int rc = ensure_file(out);
+    if (rc != EXIT_OK)
+        return rc;
+    const unsigned char *p = buf;
+    while (len > 0) {
+        size_t chunk = len > (16u << 20) ? (16u << 20) : len; /* small enough for the progress line */
+        ssize_t w = write(out->fd, p, chunk);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EPIPE)
+            signals_broken_pipe(); /* returns only where SIGPIPE is ignored */
+        if (w < 0)
+            return out_error(out, "write error");
+        p += w;
+        len -= (size_t)w;
+        out->written += (uint64_t)w;
+        progress_add((uint64_t)w);
+    }
+    return EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * What the replaced file keeps
+ */
+
+/* Copy the old file's extended attributes (ACLs among them) to the new one. An ACL that cannot be
+ * kept is an error: without it the group bits of the mode would grant what its mask limited. */
+static int keep_xattrs(output_file *out)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", out->old_fd);
+    ssize_t len = listxattr(proc, NULL, 0);
+    if (len <= 0)
+        return EXIT_OK; /* none, or a file system without them */
+    char *list = malloc((size_t)len), *value = NULL;
+    int rc = EXIT_OK;
+    if (!list || (len = listxattr(proc, list, (size_t)len)) < 0) {
+        free(list);
+        return out_error(out, "cannot read extended attributes");
+    }
+    for (char *name = list; name < list + len && rc == EXIT_OK; name += strlen(name) + 1) {
+        ssize_t vlen = getxattr(proc, name, NULL, 0);
+        char *v = vlen > 0 ? realloc(value, (size_t)vlen) : value;
+        if (vlen < 0 || !v || (value = v, vlen = getxattr(proc, name, value, (size_t)vlen)) < 0 ||
+            fsetxattr(out->fd, name, value, (size_t)vlen, 0) != 0) {
+            if (!strncmp(name, "system.posix_acl", 16)) {
+                msg_error("%s: cannot keep the access control list (%s): %s", out->name, name,
+                          strerror(errno));
+                rc = EXIT_IO;
+            } else {
+                msg_warn("%s: extended attribute %s not kept: %s", out->name, name, strerror(errno));
+            }
+        }
+    }
+    free(value);
+    free(list);
+    return rc;
+}
+
+/* Owner, group and mode of the file being replaced. When the owner cannot be kept (not root), the
+ * set-user-ID and set-group-ID bits go; when the group cannot, its bits shrink to what others had, so
+ * the new group gains nothing that it did not have as others. */
+static int keep_owner_and_mode(output_file *out)
+{
+    mode_t mode = out->mode;
+    if (out->exists) {
+        if (fchown(out->fd, out->old.st_uid, out->old.st_gid) != 0)
+            (void)!fchown(out->fd, (uid_t)-1, out->old.st_gid);
+        struct stat now;
+        if (fstat(out->fd, &now) != 0)
+            return out_error(out, "cannot set the owner");
+        if (now.st_uid != out->old.st_uid)
+            mode &= ~(mode_t)(S_ISUID | S_ISGID);
+        if (now.st_gid != out->old.st_gid)
+            mode = (mode & ~(mode_t)(S_ISGID | 070)) | (mode & (mode << 3) & 070);
+        if (out->old.st_nlink > 1)
+            msg_info("%s: has %lu other hard links; they keep the unsorted data", out->name,
+                     (unsigned long)out->old.st_nlink - 1);
+    }
+    if (fchmod(out->fd, mode) != 0)
+        return out_error(out, "cannot set permissions");
+    return out->exists ? keep_xattrs(out) : EXIT_OK;
+}
+
+int output_finish(output_file *out)
+{
+    if (out->direct) {
+        if (out->fd > STDERR_FILENO) {
+            int rc = close(out->fd);
+            out->fd = -1;
+            if (rc != 0)
+                return out_error(out, "write error");
+        }
+        return EXIT_OK;
+    }
+    int rc = ensure_file(out);
+    if (rc == EXIT_OK)
+        rc = keep_owner_and_mode(out);
+    if (rc == EXIT_OK && fsync(out->fd) != 0)
+        rc = out_error(out, "cannot sync");
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Commit: every output replaced, or none
+ */
+
+enum { UNDO_NONE, UNDO_UNLINK, UNDO_RESTORE };
+
+/* Give an unnamed file a temporary name in its directory. */
+static int link_unnamed(output_file *out)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", out->fd);
+    for (int tries = 0; tries < 100; tries++) {
+        temp_name(out, out->temp, sizeof out->temp);
+        int r = linkat(AT_FDCWD, proc, out->dirfd, out->temp, AT_SYMLINK_FOLLOW);
+        if (r != 0 && errno == ENOENT) /* no /proc: needs CAP_DAC_READ_SEARCH */
+            r = linkat(out->fd, "", out->dirfd, out->temp, AT_EMPTY_PATH);
+        if (r == 0) {
+            out->unnamed = 0;
+            out->slot = signals_add_name(out->dirfd, out->temp);
+            return EXIT_OK;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    return out_error(out, "cannot name the temporary file");
+}
+
+static int rename2(int dirfd, const char *from, const char *to, unsigned flags)
+{
+    return (int)syscall(SYS_renameat2, dirfd, from, dirfd, to, flags);
+}
+
+/* Put out's finished file in place. Afterwards out->temp names the old contents (UNDO_RESTORE), or
+ * the file did not exist before (UNDO_UNLINK). */
+static int replace_one(output_file *out)
+{
+    if (out->unnamed && link_unnamed(out) != EXIT_OK)
+        return EXIT_IO;
+    if (!out->exists) {
+        /* NOREPLACE: a file that appeared since the output was opened is not silently replaced */
+        int r = rename2(out->dirfd, out->temp, out->base, RENAME_NOREPLACE);
+        if (r != 0 && (errno == EINVAL || errno == ENOSYS))
+            r = renameat(out->dirfd, out->temp, out->dirfd, out->base);
+        if (r != 0)
+            return out_error(out, "cannot rename the temporary file into place");
+        signals_drop_name(out->slot, 0);
+        out->slot = -1;
+        out->undo = UNDO_UNLINK;
+        return EXIT_OK;
+    }
+    /* What is there must still be the file that was opened: never replace what took its place. */
+    struct stat now;
+    if (fstatat(out->dirfd, out->base, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
+        now.st_dev != out->old.st_dev || now.st_ino != out->old.st_ino) {
+        msg_error("%s: was replaced or removed while clsort ran: not written", out->name);
+        return EXIT_IO;
+    }
+    if (rename2(out->dirfd, out->temp, out->base, RENAME_EXCHANGE) == 0) {
+        out->undo = UNDO_RESTORE; /* temp now names the old file */
+        return EXIT_OK;
+    }
+    if (errno != EINVAL && errno != ENOSYS)
+        return out_error(out, "cannot rename the temporary file over the output");
+    /* No exchange on this file system: keep the old file under a second name first. */
+    char old[sizeof out->temp];
+    temp_name(out, old, sizeof old);
+    if (linkat(out->dirfd, out->base, out->dirfd, old, 0) != 0)
+        return out_error(out, "cannot keep the old file while replacing it");
+    int slot = signals_add_name(out->dirfd, old);
+    if (renameat(out->dirfd, out->temp, out->dirfd, out->base) != 0) {
+        int e = errno;
+        unlinkat(out->dirfd, old, 0);
+        signals_drop_name(slot, 0);
+        errno = e;
+        return out_error(out, "cannot rename the temporary file over the output");
+    }
+    signals_drop_name(out->slot, 0);
+    out->slot = slot;
+    strcpy(out->temp, old);
+    out->undo = UNDO_RESTORE;
+    return EXIT_OK;
+}
+
+static void undo_one(output_file *out)
+{
+    if (out->undo == UNDO_UNLINK) {
+        unlinkat(out->dirfd, out->base, 0);
+    } else if (out->undo == UNDO_RESTORE) {
+        if (renameat(out->dirfd, out->temp, out->dirfd, out->base) != 0)
+            msg_error("%s: cannot put the old contents back: %s; they are in '%s'", out->name,
+                      strerror(errno), out->temp);
+        signals_drop_name(out->slot, 0); /* put back, or kept where the message says */
+        out->slot = -1;
+    }
+    out->undo = UNDO_NONE;
+}
+
+static void close_output(output_file *out)
+{
+    if (out->fd > STDERR_FILENO)
+        close(out->fd);
+    if (out->old_fd >= 0)
+        close(out->old_fd);
+    out->fd = out->old_fd = -1;
+}
+
+/* Test hook CLSORT_TEST_STOP_IN_COMMIT=1: the process stops itself (SIGSTOP) between the first and
+ * the second replacement of a commit, so that a test can send a signal there. */
+static void test_stop_in_commit(void)
+{
+    const char *env = getenv("CLSORT_TEST_STOP_IN_COMMIT");
+    if (env && !strcmp(env, "1"))
+        raise(SIGSTOP);
+}
+
+int output_commit(output_file **outs, int n)
+{
+    signals_hold();
+    int rc = EXIT_OK, done = 0, replaced = 0;
+    for (; done < n && rc == EXIT_OK; done++) {
+        if (outs[done]->direct)
+            continue;
+        if (replaced++ == 1)
+            test_stop_in_commit();
+        rc = replace_one(outs[done]);
+    }
+    if (rc != EXIT_OK) {
+        done--; /* the one that failed has nothing to undo */
+        for (int i = done - 1; i >= 0; i--)
+            undo_one(outs[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        output_file *out = outs[i];
+        if (out->direct)
+            continue;
+        if (out->slot >= 0) /* the old contents, or a temporary file that did not go in */
+            signals_drop_name(out->slot, 1);
+        out->slot = -1;
+        if (rc == EXIT_OK)
+            fsync(out->dirfd); /* best effort: an O_PATH directory or a file system may refuse */
+        close_output(out);
+    }
+    signals_release();
+    return rc;
+}
+
+void output_abort(output_file *out)
+{
+    if (out->slot >= 0)
+        signals_drop_name(out->slot, 1);
+    out->slot = -1;
+    close_output(out);
+    if (out->dirfd >= 0)
+        close(out->dirfd);
+    out->dirfd = -1;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Identity
+ */
+
+/* Device and inode of what an output writes to, where it is a file that exists. */
+static int output_id(const output_file *o, struct stat *st)
+{
+    if (o->direct)
+        return o->fd >= 0 && fstat(o->fd, st) == 0 && S_ISREG(st->st_mode);
+    return o->exists ? (*st = o->old, 1) : 0;
+}
+
+int output_same(const output_file *a, const output_file *b)
+{
+    struct stat sa, sb;
+    if (a->direct || b->direct) {
+        if (!strcmp(a->path, "-") || !strcmp(b->path, "-"))
+            return !strcmp(a->path, b->path);
+        /* two devices or pipes: writing both is the user's choice (/dev/null twice is fine) */
+        return output_id(a, &sa) && output_id(b, &sb) && sa.st_dev == sb.st_dev &&
+               sa.st_ino == sb.st_ino;
+    }
+    if (!strcmp(a->base, b->base) && fstat(a->dirfd, &sa) == 0 && fstat(b->dirfd, &sb) == 0 &&
+        sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+        return 1;
+    return output_id(a, &sa) && output_id(b, &sb) && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int output_names_input(const output_file *out, const input_file *in)
+{
+    struct stat st;
+    return in->is_regular && output_id(out, &st) && st.st_dev == in->dev && st.st_ino == in->ino;
+}

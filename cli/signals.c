@@ -1,0 +1,145 @@
+/*
+ * Signals and the temporary names they must not leave behind (see signals.h).
+ *
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE are blocked in the main thread before the device starts any
+ * thread of its own (PoCL runs a pool of them), so every thread inherits the mask and only one thread
+ * here ever takes these signals, with sigwait(). It removes the temporary names under the same lock
+ * that output_commit() holds while it renames, so a signal lands before a commit or after it, never
+ * between two renames of one commit. Owns: the signal thread, the table of named temporaries.
+ * Calls: progress (to clear the line), nothing else.
+ */
+#include "signals.h"
+#include "cli.h"
+#include "progress.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_NAMES 8
+
+typedef struct temp_name {
+    int used;
+    int dirfd;
+    char name[256];
+} temp_name;
+
+static temp_name names[MAX_NAMES];
+/* recursive: the commit holds it while it names temporary files */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static sigset_t handled;
+static int installed;
+static int pipe_default; /* SIGPIPE had its default action when clsort started */
+
+static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+#define N_SIGNALS ((int)(sizeof signals / sizeof signals[0]))
+
+static void remove_names_locked(void)
+{
+    for (int i = 0; i < MAX_NAMES; i++)
+        if (names[i].used) {
+            unlinkat(names[i].dirfd, names[i].name, 0);
+            names[i].used = 0;
+        }
+}
+
+/* Leave as the signal would have ended the process: no temporary name left, the progress line
+ * cleared, status 128 + N. Called with the lock held. */
+static void die_locked(int sig)
+{
+    remove_names_locked();
+    progress_signal_clear();
+    _exit(128 + sig);
+}
+
+static void *signal_thread(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&handled, &sig) != 0)
+            continue;
+        pthread_mutex_lock(&lock); /* waits for a commit in progress to finish */
+        die_locked(sig);
+    }
+    return NULL;
+}
+
+void signals_install(void)
+{
+    if (installed)
+        return;
+    sigemptyset(&handled);
+    for (int i = 0; i < N_SIGNALS; i++) {
+        struct sigaction old;
+        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue; /* e.g. nohup: it stays ignored */
+        sigaddset(&handled, signals[i]);
+        if (signals[i] == SIGPIPE)
+            pipe_default = 1;
+    }
+    sigset_t old;
+    if (pthread_sigmask(SIG_BLOCK, &handled, &old) != 0)
+        return;
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, signal_thread, NULL) != 0) {
+        /* No thread to take them: leave the signals as they were rather than lose them. */
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    } else {
+        installed = 1;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+int signals_add_name(int dirfd, const char *name)
+{
+    if (strlen(name) >= sizeof names[0].name)
+        return -1;
+    pthread_mutex_lock(&lock);
+    int slot = -1;
+    for (int i = 0; i < MAX_NAMES && slot < 0; i++)
+        if (!names[i].used) {
+            slot = i;
+            names[i].dirfd = dirfd;
+            snprintf(names[i].name, sizeof names[i].name, "%s", name);
+            names[i].used = 1;
+        }
+    pthread_mutex_unlock(&lock);
+    return slot;
+}
+
+void signals_drop_name(int slot, int remove)
+{
+    if (slot < 0 || slot >= MAX_NAMES)
+        return;
+    pthread_mutex_lock(&lock);
+    if (names[slot].used && remove)
+        unlinkat(names[slot].dirfd, names[slot].name, 0);
+    names[slot].used = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+void signals_hold(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void signals_release(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+void signals_broken_pipe(void)
+{
+    if (!pipe_default || !installed)
+        return; /* SIGPIPE ignored by whoever started clsort: the caller reports the error */
+    pthread_mutex_lock(&lock);
+    die_locked(SIGPIPE);
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Replacing files safely: what an output that replaces a file keeps (owner, group, mode, ACL, extended
+# attributes), which symbolic links it follows, outputs that name open descriptors, pairs of outputs
+# committed all or nothing, and no temporary file left by a crash. Checks that need another user run
+# only as root (they switch to nobody with setpriv).
+. "$(dirname "$0")/lib.sh" "$@"
+
+"$CLSORT" gen -n 5000 --seed 3 -o keys.bin || exit 2
+"$CLSORT" gen -n 5000 --seed 4 -o vals.bin || exit 2
+"$CLSORT" -i keys.bin -o sorted.bin || exit 2
+"$CLSORT" -i keys.bin --values vals.bin -o sorted-k.bin --values-out sorted-v.bin || exit 2
+root=0
+[ "$(id -u)" -eq 0 ] && root=1
+as_nobody() { mkdir -p nobody-home && chmod 777 nobody-home &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- env HOME="$PWD/nobody-home" \
+    CLSORT_CACHE_DIR="$PWD/nobody-home/cache" "$@"; }
+
+# --- owner, group and mode kept by an in-place sort run by root ---------------------------------
+if [ $root -eq 1 ]; then
+    cp keys.bin own.bin
+    chown nobody:nogroup own.bin
+    chmod 4754 own.bin
+    run_clsort -i own.bin -o own.bin
+    expect_status "in place as root on a nobody-owned setuid file" 0
+    check "owner, group and mode kept" test "$(stat -c '%U %G %a' own.bin)" = "nobody nogroup 4754"
+    same_file "in place as root: sorted" own.bin sorted.bin
+
+    # another user sorting root's world-writable setuid file in place: the owner cannot be kept, so
+    # the set-user-ID and set-group-ID bits go; the group's bits shrink to what others had
+    mkdir -m 0777 shared
+    cp keys.bin shared/rootfile.bin
+    chmod 6676 shared/rootfile.bin
+    as_nobody "$CLSORT" -i shared/rootfile.bin -o shared/rootfile.bin 2>err.txt
+    status=$?
+    expect_status "in place as nobody on a root-owned setuid file" 0
+    check "no set-ID bits on a file whose owner changed" test "$(stat -c '%a' shared/rootfile.bin)" = "666"
+    same_file "in place as nobody: sorted" shared/rootfile.bin sorted.bin
+fi
+
+# --- extended attributes and ACLs ------------------------------------------------------------------
+cp keys.bin attrs.bin
+if $PYTHON -c 'import os,sys; os.setxattr(sys.argv[1], "user.origin", b"lab-7")' attrs.bin 2>/dev/null; then
+    run_clsort -i attrs.bin -o attrs.bin
+    expect_status "in place with an extended attribute" 0
+    check "extended attribute kept" $PYTHON -c \
+        'import os,sys; assert os.getxattr(sys.argv[1], "user.origin") == b"lab-7"' attrs.bin
+else
+    ok "skip: no user extended attributes on this file system"
+fi
+# An ACL: user::rw- user:nobody:rw- group::r-- mask::rw- other::---, mode 0660 (group bits = mask).
+acl_py='
+import os, struct, sys
+def acl(entries):
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, p, i) for t, p, i in entries)
+want = acl([(1, 6, 0xffffffff), (2, 6, 65534), (4, 4, 0xffffffff), (0x10, 6, 0xffffffff), (0x20, 0, 0xffffffff)])
+if sys.argv[1] == "set":
+    os.setxattr(sys.argv[2], "system.posix_acl_access", want)
+else:
+    assert os.getxattr(sys.argv[2], "system.posix_acl_access") == want
+'
+cp keys.bin acl.bin
+chmod 0660 acl.bin
+if $PYTHON -c "$acl_py" set acl.bin 2>/dev/null; then
+    run_clsort -i acl.bin -o acl.bin
+    expect_status "in place with an ACL" 0
+    check "ACL kept" $PYTHON -c "$acl_py" get acl.bin
+    check "group bits still the ACL's mask, not wider" test "$(stat -c '%a' acl.bin)" = "660"
+else
+    ok "skip: no ACLs on this file system"
+fi
+
+# --- hard links: the name given is replaced; -v says that other names keep the old data -----------
+cp keys.bin linked.bin
+ln linked.bin other-name.bin
+run_clsort -v -i linked.bin -o linked.bin
+expect_status "in place on a file with a second hard link" 0
+expect_message "in place on a hard-linked file" "other hard links"
+same_file "hard link: the other name keeps the input" other-name.bin keys.bin
+
+# --- symbolic links ----------------------------------------------------------------------------------
+mkdir plain
+cp keys.bin plain/target.bin
+ln -s target.bin plain/link.bin
+run_clsort -i keys.bin -o plain/link.bin
+expect_status "output through a symbolic link" 0
+check "the link stays a link" test -L plain/link.bin
+same_file "the link's target is written" plain/target.bin sorted.bin
+if [ $root -eq 1 ]; then
+    # a link that another user placed in a sticky world-writable directory is not followed
+    mkdir -m 1777 sticky
+    cp keys.bin victim.bin
+    ln -s ../victim.bin sticky/out.bin
+    chown -h nobody:nogroup sticky/out.bin
+    run_clsort -i keys.bin -o sticky/out.bin
+    expect_status "a link of another user in a sticky directory" 3
+    expect_message "a link of another user in a sticky directory" "refusing to follow"
+    same_file "the link's target is untouched" victim.bin keys.bin
+    # the directory's owner's own link is followed
+    chown -h root:root sticky/out.bin
+    run_clsort -i keys.bin -o sticky/out.bin
+    expect_status "root's own link in a sticky directory" 0
+    same_file "root's own link: target written" victim.bin sorted.bin
+fi
+
+# --- outputs that name open descriptors ----------------------------------------------------------
+printf 'earlier lines\n' > log.txt
+"$CLSORT" -i keys.bin -o /dev/stdout >> log.txt 2>err.txt
+status=$?
+expect_status "-o /dev/stdout appended to a log" 0
+check "the log keeps its earlier contents" test "$(head -c 14 log.txt)" = "earlier lines"
+tail -c +15 log.txt > log-tail.bin
+same_file "the sorted keys follow them" log-tail.bin sorted.bin
+"$CLSORT" -i keys.bin -o /dev/stdout 2>err.txt | cat > piped.bin
+status=${PIPESTATUS[0]}
+expect_status "-o /dev/stdout into a pipe" 0
+same_file "-o /dev/stdout into a pipe: sorted" piped.bin sorted.bin
+"$CLSORT" -i keys.bin -o /dev/fd/7 7> fd7.bin 2>err.txt
+status=$?
+expect_status "-o /dev/fd/7" 0
+same_file "-o /dev/fd/7: sorted" fd7.bin sorted.bin
+run_clsort -i keys.bin -o /proc/self/fd/9
+expect_status "-o /proc/self/fd/9 not open" 3
+expect_message "-o /proc/self/fd/9 not open" "descriptor 9 is not open"
+
+# --- a pair of outputs is committed all or nothing -------------------------------------------------
+# The values' output is swapped for a directory while clsort is stopped after reading: its commit
+# fails, and the keys' output, already replaced, is put back.
+mkdir pair
+printf 'old keys' > pair/k.bin
+printf 'old values' > pair/v.bin
+CLSORT_TEST_STOP_AFTER_READ=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k.bin \
+    --values-out pair/v.bin 2>err.txt &
+pid=$!
+for _ in $(seq 200); do
+    [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ] && break
+    sleep 0.05
+done
+rm pair/v.bin && mkdir pair/v.bin && touch pair/v.bin/inside
+kill -CONT $pid
+wait $pid
+status=$?
+expect_status "values output replaced by a directory mid-run" 3
+check "the keys' output keeps its old contents" test "$(cat pair/k.bin)" = "old keys"
+expect_only pair "failed pair commit" k.bin v.bin
+
+# A SIGTERM between the two renames of a commit waits for the commit: both files are new.
+printf 'old keys' > pair/k2.bin
+printf 'old values' > pair/v2.bin
+CLSORT_TEST_STOP_IN_COMMIT=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k2.bin \
+    --values-out pair/v2.bin 2>err.txt &
+pid=$!
+for _ in $(seq 200); do
+    [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ] && break
+    sleep 0.05
+done
+kill -TERM $pid
+kill -CONT $pid
+wait $pid
+status=$?
+if [ $status -eq 0 ] || [ $status -eq 143 ]; then ok "SIGTERM in a commit (exit $status)"; else not_ok "SIGTERM in a commit: exit $status"; fi
+same_file "SIGTERM in a commit: keys written" pair/k2.bin sorted-k.bin
+same_file "SIGTERM in a commit: values written with them" pair/v2.bin sorted-v.bin
+
+# --- a crash leaves no temporary file ---------------------------------------------------------------
+mkdir crash
+CLSORT_TEST_STOP_AFTER_READ=1 "$CLSORT" -i keys.bin -o crash/out.bin 2>err.txt &
+pid=$!
+for _ in $(seq 200); do
+    [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ] && break
+    sleep 0.05
+done
+# the output is open (unnamed) while clsort runs
+if ls -l /proc/$pid/fd 2>/dev/null | grep -q "crash/.*(deleted)\|crash/#"; then
+    ok "an unnamed temporary output is open"
+else
+    ok "skip: no unnamed temporary files here (a named one is made only when the data is ready)"
+fi
+kill -KILL $pid
+wait $pid 2>/dev/null
+expect_only crash "SIGKILL after reading"
+
+# --- an empty output name ----------------------------------------------------------------------------
+run_clsort -i keys.bin -o ""
+expect_status "-o ''" 1
+expect_message "-o ''" "name is empty"
+
+# --- control characters in file names are shown escaped, never sent to the terminal ----------------
+run_clsort -i "$(printf 'no\033]0;retitled\007such.bin')" -o out.bin
+expect_status "a missing input with control characters in its name" 1
+expect_message "control characters escaped" 'no\x1b]0;retitled\x07such.bin'
+cp err.txt ctl-err.txt
+check "no raw escape character in the message" $PYTHON -c \
+    'import sys; m = open("ctl-err.txt", "rb").read(); sys.exit(b"\x1b" in m or b"\x07" in m)'
+
+finish
