@@ -7,7 +7,8 @@
  *   devices_cmd.c bench_cmd.c
  *   args.c (opt.c, layout.c)    options: one table of rows, the layout rules
  *   verify.c gen.c              the checks of --verify; generated keys
- *   io.c                        every file opened, read, written or renamed
+ *   io.c output.c signals.c     every file opened, read, written or renamed (inputs; outputs and
+ *                               their commit; the signal thread that removes temporary names)
  *   report.c plot.c help.c      what is printed
  *   msg.c progress.c            messages, the progress line and the clock
  * The library (clsort.h) is called from the subcommands and the helpers; no file here calls OpenCL.
