@@ -11,6 +11,13 @@
 "$CLSORT" -i keys.bin --values vals.bin -o sorted-k.bin --values-out sorted-v.bin || exit 2
 root=0
 [ "$(id -u)" -eq 0 ] && root=1
+# wait_stopped PID: until the process has stopped itself (a CLSORT_TEST_STOP_* hook), 10 s at most
+wait_stopped() {
+    for _ in $(seq 200); do
+        [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = T ] && return
+        sleep 0.05
+    done
+}
 as_nobody() { mkdir -p nobody-home && chmod 777 nobody-home &&
     setpriv --reuid=65534 --regid=65534 --clear-groups -- env HOME="$PWD/nobody-home" \
     CLSORT_CACHE_DIR="$PWD/nobody-home/cache" "$@"; }
@@ -131,10 +138,7 @@ printf 'old values' > pair/v.bin
 CLSORT_TEST_STOP_AFTER_READ=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k.bin \
     --values-out pair/v.bin 2>err.txt &
 pid=$!
-for _ in $(seq 200); do
-    [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ] && break
-    sleep 0.05
-done
+wait_stopped $pid
 rm pair/v.bin && mkdir pair/v.bin && touch pair/v.bin/inside
 kill -CONT $pid
 wait $pid
@@ -149,10 +153,7 @@ printf 'old values' > pair/v2.bin
 CLSORT_TEST_STOP_IN_COMMIT=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k2.bin \
     --values-out pair/v2.bin 2>err.txt &
 pid=$!
-for _ in $(seq 200); do
-    [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ] && break
-    sleep 0.05
-done
+wait_stopped $pid
 kill -TERM $pid
 kill -CONT $pid
 wait $pid
@@ -165,10 +166,7 @@ same_file "SIGTERM in a commit: values written with them" pair/v2.bin sorted-v.b
 mkdir crash
 CLSORT_TEST_STOP_AFTER_READ=1 "$CLSORT" -i keys.bin -o crash/out.bin 2>err.txt &
 pid=$!
-for _ in $(seq 200); do
-    [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ] && break
-    sleep 0.05
-done
+wait_stopped $pid
 # the output is open (unnamed) while clsort runs
 if ls -l /proc/$pid/fd 2>/dev/null | grep -q "crash/.*(deleted)\|crash/#"; then
     ok "an unnamed temporary output is open"
