@@ -77,6 +77,44 @@ clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_me
     return CLSORT_OK;
 }
 
+static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                               size_t *chunk);
+
+clsort_status clsort_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    size_t chunk;
+    clsort_status st;
+    /* values: a sort of these would be given some; their buffer is the context's own here */
+    if ((st = check_sort(ctx, spec, ctx, n)) != CLSORT_OK ||
+        (st = chunk_for(ctx, spec, n, &chunk)) != CLSORT_OK)
+        return st;
+    return clsort_run_reserve(ctx, spec, chunk ? chunk : n);
+}
+
+void clsort_release_scratch(clsort_context *ctx)
+{
+    if (ctx)
+        clsort_scratch_release(ctx);
+}
+
+void clsort_scratch_info(const clsort_context *ctx, size_t *kept_bytes, unsigned long *allocations)
+{
+    size_t kept = 0;
+    for (int i = 0; ctx && i < CLSORT_SLOTS; i++)
+        kept += ctx->scratch_bytes[i];
+    if (kept_bytes)
+        *kept_bytes = kept;
+    if (allocations)
+        *allocations = ctx ? ctx->allocations : 0;
+}
+
 static double now_ms(void)
 {
     struct timespec ts;

@@ -1,6 +1,6 @@
 /*
- * Device buffers: plain allocations, the scratch buffers a context keeps between sorts (up to the
- * scratch_keep setting), and fault injection for tests (the fault_alloc setting: the N-th device
+ * Device buffers: plain allocations, the scratch buffers a context keeps between sorts (grow-only, up
+ * to the scratch_keep setting; by default without a limit), and fault injection for tests (the fault_alloc setting: the N-th device
  * buffer allocation of the process fails, 1 being the first; 0 none), so every error path after an
  * allocation can be exercised on any device.
  * Calls: status.c.
@@ -25,16 +25,30 @@ static clsort_status alloc_failed(clsort_context *ctx, cl_int err, size_t bytes,
 }
 
 /* A device buffer of at least 4 bytes, or a failure named after `what` (counted for fault injection
- * by the callers). */
+ * by the callers). When the device refuses, the scratch the context keeps is let go and the
+ * allocation tried once more: memory held for earlier sorts must not make a later one fail. */
 static clsort_status create_buffer(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
 {
     cl_int err;
     *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+    if (err != CL_SUCCESS && err != CL_INVALID_BUFFER_SIZE) {
+        clsort_scratch_release(ctx);
+        *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+    }
     if (err != CL_SUCCESS) {
         *out = NULL;
         return alloc_failed(ctx, err, bytes, what);
     }
+    ctx->allocations++;
     return CLSORT_OK;
+}
+
+/* The size a kept buffer grows to: an eighth more than asked (at least 64 KiB more), so that a run of
+ * slowly growing sorts reallocates a few times rather than every time. */
+static size_t grown(size_t bytes)
+{
+    const size_t extra = bytes / 8 > ((size_t)64 << 10) ? bytes / 8 : (size_t)64 << 10;
+    return bytes > SIZE_MAX - extra ? bytes : bytes + extra;
 }
 
 clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
@@ -82,17 +96,20 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
     ctx->scratch[slot] = NULL;
     ctx->scratch_bytes[slot] = 0;
     const size_t limit = ctx->settings.scratch_keep;
-    const int keep = kept <= limit && bytes <= limit - kept;
+    size_t want = grown(bytes);
+    const int keep = kept <= limit && want <= limit - kept;
     if (!keep)
-        clsort_scratch_release(ctx); /* a large sort gets all of the device's memory */
+        clsort_scratch_release(ctx); /* a sort past the limit gets all of the device's memory */
     cl_mem m;
-    clsort_status st = create_buffer(ctx, bytes, &m, what);
+    clsort_status st = create_buffer(ctx, keep ? want : bytes, &m, what);
+    if (st != CLSORT_OK && keep) /* the slack did not fit: exactly what is needed, kept all the same */
+        st = create_buffer(ctx, want = bytes, &m, what);
     if (st != CLSORT_OK)
         return st;
     if (keep) {
         clRetainMemObject(m);
         ctx->scratch[slot] = m;
-        ctx->scratch_bytes[slot] = bytes;
+        ctx->scratch_bytes[slot] = want;
     }
     *out = m;
     return CLSORT_OK;

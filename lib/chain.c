@@ -1,7 +1,8 @@
 /*
  * The command chain of one sort: each command waits for the one before (so out-of-order queues work
  * too), the first for the caller's events; ctx->first_event / last_event hold its ends. Also kernel
- * arguments and the profile printout, which every family's launches go through.
+ * arguments and the profile printout, which every family's launches go through. While a context
+ * reserves (clsort_reserve()) the chain enqueues nothing: the families only allocate.
  * Calls: status.c.
  */
 #include "internal.h"
@@ -59,6 +60,8 @@ static clsort_status chain_add(clsort_context *ctx, cl_int err, cl_event ev, con
 
 clsort_status clsort_chain_marker(clsort_context *ctx)
 {
+    if (ctx->reserving)
+        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     cl_event ev = NULL;
@@ -69,6 +72,8 @@ clsort_status clsort_chain_marker(clsort_context *ctx)
 
 clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local)
 {
+    if (ctx->reserving)
+        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     cl_event ev;
@@ -88,6 +93,8 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, siz
 
 clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes)
 {
+    if (ctx->reserving)
+        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     cl_event ev = NULL;
@@ -98,6 +105,8 @@ clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size
 
 clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes)
 {
+    if (ctx->reserving)
+        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     cl_event ev = NULL;

@@ -274,10 +274,9 @@ CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spe
  * Enqueue a sort of device buffers on the context's queue; returns without waiting.
  *
  * The keys (and values) are sorted in place. The buffers must hold at least n keys / n values.
- * Scratch buffers: on an in-order queue, the context keeps up to 256 MiB of them from one sort to
- * the next (so repeated sorts of up to about 2^24 keys allocate nothing) and releases them in
- * clsort_close(); larger ones, and all of them on an out-of-order queue, are allocated for the call
- * and released when its commands finish.
+ * Scratch buffers (see clsort_reserve()): on an in-order queue the context keeps them from one sort
+ * to the next, so repeated sorts allocate nothing after the first; on an out-of-order queue they are
+ * allocated for the call and released when its commands finish.
  *
  * @param ctx    context
  * @param spec   what to sort; NULL means the defaults
@@ -298,6 +297,29 @@ CLSORT_API clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *
  * more in chunks.
  */
 CLSORT_API clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n);
+
+/**
+ * Scratch memory: the device buffers a sort needs besides the caller's (the radix sorts: a second
+ * buffer of the keys and of the values, and small per-tile tables; clsort_sort() also its device copy
+ * of the data). On an in-order queue a context keeps them from one call to the next, grows them when
+ * a larger sort needs more and never shrinks them, so repeated sorts of any size that fits allocate
+ * nothing after the first (`CLSORT_SCRATCH_KEEP=MiB` caps what is kept; 0 keeps nothing). When the
+ * device refuses an allocation, the context lets go of what it keeps and tries once more before
+ * reporting the error. Nothing is kept on an out-of-order queue, where two sorts may run at once.
+ *
+ * clsort_reserve() allocates now everything a sort of n keys of this spec needs (for clsort_sort()
+ * and clsort_enqueue() alike) and builds its kernel programs, enqueuing nothing, so that the first
+ * timed sort allocates and compiles nothing (CUB's temporary-storage query and allocation in one
+ * call). More than one device sort takes reserves for the chunks clsort_sort() would sort.
+ * clsort_release_scratch() frees what the context keeps now (commands still using a buffer keep it
+ * alive until they finish); clsort_close() does too. clsort_scratch_info() tells how many bytes are
+ * kept and how many device buffers the context has allocated since it opened (either pointer may be
+ * NULL).
+ */
+CLSORT_API clsort_status clsort_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n);
+CLSORT_API void clsort_release_scratch(clsort_context *ctx);
+CLSORT_API void clsort_scratch_info(const clsort_context *ctx, size_t *kept_bytes,
+                                    unsigned long *allocations);
 
 /**
  * The OpenCL context and command queue a clsort context works on, to create buffers for

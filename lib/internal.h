@@ -23,13 +23,14 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CLSORT_DETAIL_MAX 8192
 #define CLSORT_MAX_PROGRAMS 32
-/* Scratch buffers a context keeps between sorts, in bytes for all of them together: enough that
- * repeated sorts of up to about 2^24 keys allocate nothing; larger ones allocate per call, where the
- * allocation is small against the sort. */
-#define CLSORT_SCRATCH_KEEP ((size_t)256 << 20)
+/* Scratch a context keeps between sorts, in bytes for all of its buffers together: by default all of
+ * it, grown when a larger sort needs more and never shrunk, so repeated sorts allocate nothing after
+ * the first (CLSORT_SCRATCH_KEEP sets a limit; clsort_release_scratch() and clsort_close() free it). */
+#define CLSORT_SCRATCH_KEEP SIZE_MAX
 
 /* ==== helpers ==== */
 
@@ -151,6 +152,8 @@ struct clsort_context {
     cl_command_queue queue;
     int profiling;     /* the queue records profiling information */
     int out_of_order;  /* the queue may run commands out of order */
+    int reserving;     /* clsort_reserve(): families allocate as for a sort, nothing is enqueued */
+    unsigned long allocations; /* device buffers created since open, for clsort_scratch_info() */
 
     char platform_name[128];
     char device_name[128];
@@ -380,6 +383,9 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
 /* ---- run.c: one device sort of host arrays (checked to fit) ---- */
 clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                               void *values, size_t n, clsort_stats *stats);
+/* Allocate (and keep) every buffer such a run of n keys needs, and build its programs, enqueuing
+ * nothing: clsort_reserve(). */
+clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* ---- chunk.c: n keys in runs of at most `chunk` keys, each sorted by clsort_run_host() and merged
  * on the host (merge.h) ---- */
 clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, void *keys,

@@ -25,14 +25,23 @@ typedef struct host_run {
     double kernel_ms;
 } host_run;
 
+/* The device copies of the keys and values, from the kept scratch. */
+static clsort_status data_buffers(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                                  host_run *h)
+{
+    const size_t vs = spec->value_size, ks = clsort_key_size(spec->key_type);
+    clsort_status st = clsort_scratch(ctx, CLSORT_SLOT_KEYS, n * ks, &h->kbuf, "keys");
+    if (st == CLSORT_OK && vs)
+        st = clsort_scratch(ctx, CLSORT_SLOT_VALUES, n * vs, &h->vbuf, "values");
+    return st;
+}
+
 static clsort_status upload(clsort_context *ctx, const clsort_spec *spec, const void *keys,
                             const void *values, size_t n, host_run *h)
 {
     const size_t vs = spec->value_size, ks = clsort_key_size(spec->key_type);
-    clsort_status st;
-    if ((st = clsort_scratch(ctx, CLSORT_SLOT_KEYS, n * ks, &h->kbuf, "keys")) != CLSORT_OK ||
-        (vs && (st = clsort_scratch(ctx, CLSORT_SLOT_VALUES, n * vs, &h->vbuf, "values")) !=
-                   CLSORT_OK))
+    clsort_status st = data_buffers(ctx, spec, n, h);
+    if (st != CLSORT_OK)
         return st;
     cl_int err = clEnqueueWriteBuffer(ctx->queue, h->kbuf, CL_FALSE, 0, n * ks, keys, 0, NULL,
                                       &h->up[h->n_up]);
@@ -115,6 +124,26 @@ done:
             clReleaseEvent(h.up[i]);
         if (h.down[i])
             clReleaseEvent(h.down[i]);
+    }
+    cl_mem ms[] = { h.kbuf, h.vbuf, job.result_keys, job.result_values };
+    clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
+    return st;
+}
+
+clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    if (n < 2 || ctx->out_of_order) /* nothing to sort; nothing is kept on out-of-order queues */
+        return CLSORT_OK;
+    host_run h = { 0 };
+    clsort_job job = { .spec = spec, .n = n, .may_swap = 1 };
+    clsort_status st = data_buffers(ctx, spec, n, &h);
+    if (st == CLSORT_OK) {
+        job.keys = h.kbuf;
+        job.values = h.vbuf;
+        ctx->reserving = 1;
+        st = clsort_dispatch(ctx, &job, 0, NULL);
+        ctx->reserving = 0;
+        clsort_chain_drop(ctx);
     }
     cl_mem ms[] = { h.kbuf, h.vbuf, job.result_keys, job.result_values };
     clsort_release_mems(ms, sizeof ms / sizeof ms[0]);

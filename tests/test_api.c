@@ -421,6 +421,86 @@ static void test_back_to_back(void **state)
     clsort_close(&ctx);
 }
 
+/* Scratch persists: after clsort_reserve(), sorts of that size or smaller, through clsort_enqueue()
+ * and clsort_sort(), with every algorithm that needs scratch, allocate no device buffer; a larger
+ * sort grows the kept buffers once, and the same size again allocates nothing; results stay right. */
+static size_t check_persist(clsort_context *ctx, const clsort_spec *spec, size_t n, uint64_t seed)
+{
+    cl_context clctx;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
+    uint32_t *k = malloc(n * 4), *v = malloc(n * 4), *rk = malloc(n * 4), *rv = malloc(n * 4);
+    test_fill_keys(k, n, DIST_UNIFORM, seed);
+    for (size_t j = 0; j < n; j++)
+        v[j] = (uint32_t)j;
+    memcpy(rk, k, n * 4);
+    memcpy(rv, v, n * 4);
+    test_reference_sort(rk, rv, n);
+    cl_int err;
+    cl_mem kb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, k, &err);
+    cl_mem vb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, v, &err);
+    unsigned long before, after;
+    clsort_scratch_info(ctx, NULL, &before);
+    assert_int_equal(clsort_enqueue(ctx, spec, kb, vb, n, 0, NULL, NULL), CLSORT_OK);
+    clsort_scratch_info(ctx, NULL, &after);
+    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(k, rk, n * 4);
+    assert_memory_equal(v, rv, n * 4);
+    test_fill_keys(k, n, DIST_ENTROPY4, seed + 1);
+    for (size_t j = 0; j < n; j++)
+        v[j] = (uint32_t)j;
+    memcpy(rk, k, n * 4);
+    memcpy(rv, v, n * 4);
+    test_reference_sort(rk, rv, n);
+    assert_int_equal(clsort_sort(ctx, spec, k, v, n, NULL), CLSORT_OK);
+    assert_memory_equal(k, rk, n * 4);
+    assert_memory_equal(v, rv, n * 4);
+    unsigned long end;
+    clsort_scratch_info(ctx, NULL, &end);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    free(k);
+    free(v);
+    free(rk);
+    free(rv);
+    return (after - before) + (end - after);
+}
+
+static void test_scratch_persists(void **state)
+{
+    clsort_context *ctx = *state;
+    static const clsort_algorithm algos[] = { CLSORT_ALGO_RADIX8, CLSORT_ALGO_RADIX8_RTS,
+                                              CLSORT_ALGO_RADIX4, CLSORT_ALGO_ONESWEEP };
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        clsort_spec spec;
+        clsort_spec_default(&spec);
+        spec.algorithm = algos[a];
+        spec.value_size = 4;
+        clsort_release_scratch(ctx);
+        size_t kept;
+        clsort_scratch_info(ctx, &kept, NULL);
+        assert_int_equal(kept, 0);
+        assert_int_equal(clsort_reserve(ctx, &spec, 300000), CLSORT_OK);
+        clsort_scratch_info(ctx, &kept, NULL);
+        assert_true(kept >= 300000 * 8); /* at least the second buffer of keys and values */
+        static const size_t sizes[] = { 300000, 299999, 4099, 300000, 70001 };
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            if (check_persist(ctx, &spec, sizes[i], 40 + i) != 0)
+                fail_msg("%s: a sort of %zu keys allocated after clsort_reserve(300000)",
+                         clsort_algorithm_name(algos[a]), sizes[i]);
+        /* larger: grows once, then allocates nothing */
+        check_persist(ctx, &spec, 600001, 50);
+        if (check_persist(ctx, &spec, 600001, 51) != 0)
+            fail_msg("%s: a second sort of 600001 keys allocated again",
+                     clsort_algorithm_name(algos[a]));
+    }
+    clsort_release_scratch(ctx);
+    size_t kept;
+    clsort_scratch_info(ctx, &kept, NULL);
+    assert_int_equal(kept, 0);
+}
+
 static void test_borrowed_queue(void **state)
 {
     (void)state;
@@ -475,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_scan_strategy),
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_back_to_back),
+        cmocka_unit_test(test_scratch_persists),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
     failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);
