@@ -1,7 +1,8 @@
 /*
  * CUB reference for bench_radix: times cub::DeviceRadixSort::SortKeys / SortPairs on key files named
  * DIST-LOG2N.u32 (as bench_radix gen writes them), with CUDA events around each sort, after one
- * untimed run; prints the median in bench_radix's RESULT format (impl=cub).
+ * untimed run, and by wall time (host clock around the call + cudaDeviceSynchronize()); prints the
+ * medians in bench_radix's RESULT format (impl=cub, gkeys from the events, wgkeys from wall time).
  *   cub_radix [--reps N] [--kinds keys,pairs] FILE...
  */
 #include <cub/device/device_radix_sort.cuh>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,24 @@
 
 /* Sort only bits [0, end_bit) (--end-bit): what a caller who knows the key range can ask CUB for. */
 static int end_bit = 32;
+
+/* Wall time of the last time_one(): the host clock around the call + cudaDeviceSynchronize(), temp
+ * storage allocated once beforehand, as clsort's bench times clsort_enqueue() + clFinish(). */
+static double last_wall_ms;
+
+static double host_ms()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double median_of(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t m = v.size();
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
 
 static double time_one(const uint32_t *host, size_t n, bool pairs, int reps)
 {
@@ -65,6 +85,19 @@ static double time_one(const uint32_t *host, size_t n, bool pairs, int reps)
         if (r > 0)
             ms.push_back(t);
     }
+    std::vector<double> wall;
+    for (int r = 0; r <= reps; r++) {
+        CK(cudaDeviceSynchronize());
+        const double t0 = host_ms();
+        if (pairs)
+            CK(cub::DeviceRadixSort::SortPairs(dtemp, temp, kin, kout, vin, vout, n, 0, end_bit));
+        else
+            CK(cub::DeviceRadixSort::SortKeys(dtemp, temp, kin, kout, n, 0, end_bit));
+        CK(cudaDeviceSynchronize());
+        if (r > 0)
+            wall.push_back(host_ms() - t0);
+    }
+    last_wall_ms = median_of(wall);
     std::vector<uint32_t> out(n), vals(pairs ? n : 0);
     CK(cudaMemcpy(out.data(), kout, n * 4, cudaMemcpyDeviceToHost));
     if (pairs)
@@ -85,9 +118,7 @@ static double time_one(const uint32_t *host, size_t n, bool pairs, int reps)
         fprintf(stderr, "cub_radix: WRONG RESULT n=%zu\n", n);
         return -1;
     }
-    std::sort(ms.begin(), ms.end());
-    size_t m = ms.size();
-    return m % 2 ? ms[m / 2] : (ms[m / 2 - 1] + ms[m / 2]) / 2;
+    return median_of(ms);
 }
 
 int main(int argc, char **argv)
@@ -140,9 +171,11 @@ int main(int argc, char **argv)
             double ms = time_one(host.data(), n, p, reps);
             if (ms < 0)
                 rc = 1;
-            printf("RESULT impl=%s dist=%s log2n=%d n=%zu kind=%s gkeys=%.3f ms=%.4f\n",
+            printf("RESULT impl=%s dist=%s log2n=%d n=%zu kind=%s gkeys=%.3f ms=%.4f wall_ms=%.4f "
+                   "wgkeys=%.3f\n",
                    end_bit == 32 ? "cub" : ("cub-end" + std::to_string(end_bit)).c_str(), dist.c_str(), lg,
-                   n, p ? "pairs" : "keys", ms > 0 ? n / (ms * 1e6) : 0.0, ms);
+                   n, p ? "pairs" : "keys", ms > 0 ? n / (ms * 1e6) : 0.0, ms, last_wall_ms,
+                   last_wall_ms > 0 ? n / (last_wall_ms * 1e6) : 0.0);
             fflush(stdout);
         }
     }
