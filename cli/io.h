@@ -5,7 +5,7 @@
  * shorter or longer by the end of the read is an error); stdin, pipes and devices are read to the end.
  * Output: a regular file (or a path that does not exist yet) is written to an unnamed temporary file in
  * the same directory (a named one, made only when the data is ready, where the file system has no
- * unnamed files), synced, given the replaced file's owner, group, mode, ACLs and extended attributes,
+ * unnamed files), synced when it replaces a file (new files with --sync), given the replaced file's owner, group, mode, ACLs and extended attributes,
  * and put in place only when everything was written, so a failure, a signal or a crash leaves no partial
  * output and the output may be the input file. Several outputs are committed all or nothing. Anything
  * else (stdout, /dev/stdout and /dev/fd/N, a pipe, /dev/null, a character device) is written directly.
@@ -69,6 +69,10 @@ typedef struct output_file {
     char target[PATH_MAX]; /* the absolute name, for messages */
     char temp[PATH_MAX]; /* the temporary name in dirfd, once it has one */
 } output_file;
+
+/* Non-zero: new output files are flushed to stable storage before they are put in place, as files
+ * that replace others always are (--sync). */
+extern int g_output_sync;
 
 /* Open an output; force: allow writing binary data to a terminal. Returns an exit status. Nothing is
  * visible at the target until output_commit(). */

@@ -28,6 +28,8 @@
 #define O_TMPFILE 0
 #endif
 
+int g_output_sync;
+
 static int refuse_terminal(const output_file *out)
 {
     msg_error("%s: refusing to write binary data to a terminal (redirect the output, or use -f to force)",
@@ -430,7 +432,10 @@ int output_finish(output_file *out)
     int rc = ensure_file(out);
     if (rc == EXIT_OK)
         rc = keep_owner_and_mode(out);
-    if (rc == EXIT_OK && fsync(out->fd) != 0)
+    /* Durability: a file that replaces another is on disk before the rename, so a crash can never
+     * leave the old name with neither version; a new file is flushed only when asked (--sync), as
+     * GNU sort and zstd do: a crash loses at most a file that was never there before. */
+    if (rc == EXIT_OK && (out->exists || g_output_sync) && fsync(out->fd) != 0)
         rc = out_error(out, "cannot sync");
     return rc;
 }
@@ -573,7 +578,7 @@ int output_commit(output_file **outs, int n)
         if (out->slot >= 0) /* the old contents, or a temporary file that did not go in */
             signals_drop_name(out->slot, 1);
         out->slot = -1;
-        if (rc == EXIT_OK)
+        if (rc == EXIT_OK && (out->exists || g_output_sync))
             fsync(out->dirfd); /* best effort: an O_PATH directory or a file system may refuse */
         close_output(out);
     }
