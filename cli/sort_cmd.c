@@ -2,7 +2,7 @@
  * clsort sort: read keys (and values), sort them on an OpenCL device, write them out.
  *
  * Owns the command's steps, each a function on one job: plan (what can be checked before reading,
- * the inputs and the device opened), read, open the outputs, sort (and --verify), write, report.
+ * the inputs opened), open the outputs, open the device, read, sort (and --verify), write, report.
  * Calls args.c for the options, layout.c for sizes, io.c for every file (no file access here),
  * the library for the sort, verify.c and report.c.
  */
@@ -172,7 +172,7 @@ static int load(sort_job *j)
     return EXIT_OK;
 }
 
-/* Step 1a: everything that can be checked before reading the data; the inputs opened. */
+/* Step 1: everything that can be checked before reading the data; the inputs opened. */
 static int plan_files(sort_job *j)
 {
     const sort_args *a = &j->a;
@@ -217,7 +217,7 @@ static void job_spec(const sort_job *j, clsort_spec *spec)
     spec->allow_quadratic = a->common.force;
 }
 
-/* Step 1b: the device opened. The library checks the combination (algorithm, key type, order, bit
+/* Step 3: the device opened. The library checks the combination (algorithm, key type, order, bit
  * range, values, segments) before the data is read; a refusal is a usage error. */
 static int plan_device(sort_job *j)
 {
@@ -240,7 +240,7 @@ static int plan_device(sort_job *j)
     return EXIT_OK;
 }
 
-/* Step 2: the inputs read into the arrays to sort. */
+/* Step 4: the inputs read into the arrays to sort. */
 static int read_inputs(sort_job *j)
 {
     j->t_read = now_ms();
@@ -255,8 +255,9 @@ static int read_inputs(sort_job *j)
     return EXIT_OK;
 }
 
-/* Step 3: open every output, before the sort: a bad path fails early, and nothing is in place until
- * the commit. */
+/* Step 2: open every output, before the device and the read: a bad path (a missing directory, one
+ * that cannot be written, a directory, a terminal) fails before any input is consumed, and nothing
+ * is in place until the commit. */
 static int open_outputs(sort_job *j)
 {
     int rc = output_open(&j->kout, j->output, j->a.common.force);
@@ -287,7 +288,7 @@ static int open_outputs(sort_job *j)
     return EXIT_OK;
 }
 
-/* Step 4: the sort on the device (upload, kernels, download: one library call), and --verify. */
+/* Step 5: the sort on the device (upload, kernels, download: one library call), and --verify. */
 static int sort_data(sort_job *j)
 {
     static uint64_t none[2]; /* valid pointers for an empty input */
@@ -306,7 +307,7 @@ static int sort_data(sort_job *j)
     return EXIT_OK;
 }
 
-/* Step 5: the sorted data written, synced and committed. */
+/* Step 6: the sorted data written, synced and committed. */
 static int write_outputs(sort_job *j)
 {
     progress_phase("write", (uint64_t)j->n * (j->ks + (j->has_values ? j->vs : 0)));
@@ -382,7 +383,7 @@ static int write_json_report(sort_job *j)
     return rc;
 }
 
-/* Step 6: the report: --stats, -v, --stats-json. */
+/* Step 7: the report: --stats, -v, --stats-json. */
 static int report(sort_job *j)
 {
     const sort_args *a = &j->a;
@@ -399,7 +400,7 @@ static int report(sort_job *j)
 static int run(sort_job *j)
 {
     static int (*const steps[])(sort_job *) = {
-        plan_files, plan_device, read_inputs, open_outputs, sort_data, write_outputs, report,
+        plan_files, open_outputs, plan_device, read_inputs, sort_data, write_outputs, report,
     };
     int rc = EXIT_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)

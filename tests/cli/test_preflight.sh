@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# What clsort checks before it reads any input: every output (opened, writable, not a directory), that
+# no output names an input, and the size limits it can see.
+. "$(dirname "$0")/lib.sh" "$@"
+
+"$CLSORT" gen -n 1000 --seed 1 -o keys.bin || exit 2
+"$CLSORT" gen -n 1000 --seed 2 -o vals.bin || exit 2
+
+# fed NAME ARGS...: run clsort ARGS with stdin a pipe from a writer that offers 64 MiB; sets $status and
+# $sent (the bytes the writer got into the pipe before clsort ended: a pipe holds at most 1 MiB, so
+# anything less than the whole means clsort stopped without reading).
+fed() {
+    local out
+    out=$($PYTHON - "$CLSORT" "$@" <<'PY'
+import subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stderr=open('err.txt', 'w'), bufsize=0)
+block, sent = bytes(1 << 16), 0
+try:
+    for _ in range(1024):
+        sent += p.stdin.write(block)
+    p.stdin.close()
+except BrokenPipeError:
+    pass
+print(sent, p.wait())
+PY
+)
+    sent=${out% *}
+    status=${out#* }
+}
+
+# before_read NAME WANT ARGS...: clsort ARGS, fed by the writer above, exits WANT without reading
+before_read() {
+    local name=$1 want=$2
+    shift 2
+    fed "$@"
+    expect_status "$name" "$want"
+    if [ "$sent" -lt $((1 << 20)) ]; then
+        ok "$name: ends before reading ($sent bytes in the pipe)"
+    else
+        not_ok "$name: read its input first ($sent bytes went into the pipe)"
+    fi
+}
+
+# --- every output is opened and checked before the input is read -----------------------------------
+mkdir adir
+before_read "-o in a missing directory" 3 -o nodir/x.bin
+expect_message "-o in a missing directory" "nodir"
+before_read "-o a directory" 3 -o adir
+expect_message "-o a directory" "is a directory"
+before_read "--values-out in a missing directory" 3 -o k.out --values vals.bin --values-out nodir/v.bin
+before_read "--stats-json in a missing directory" 3 -o k.out --stats-json nodir/s.json
+before_read "--stats-json a directory" 3 -o k.out --stats-json adir
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir ro && chmod a-w ro
+    before_read "-o in a directory that cannot be written" 3 -o ro/x.bin
+    rmdir ro
+else
+    ok "skip: root writes into any directory"
+fi
+expect_only . "outputs refused before reading" adir keys.bin vals.bin err.txt
+
+# A FIFO output is checked early too, but opened only once the data is ready: a script that fills the
+# input FIFO before it reads the output FIFO still works.
+mkfifo in.fifo out.fifo
+"$CLSORT" -i in.fifo -o out.fifo 2>err.txt &
+pid=$!
+cat keys.bin > in.fifo
+cat out.fifo > from-fifo.bin
+wait $pid
+status=$?
+expect_status "FIFO in, FIFO out, written and read in turn" 0
+check "FIFO in, FIFO out: sorted" $CHECK keys keys.bin from-fifo.bin
+
+finish
