@@ -255,6 +255,33 @@ static int read_inputs(sort_job *j)
     return EXIT_OK;
 }
 
+/* No output may write over an input (compared by device and inode, so that other spellings and
+ * links are caught), except -o over the key input and --values-out over the values input: that is
+ * sorting in place. Values over the keys, keys over the values or a report over either would lose
+ * the input. */
+static int check_outputs_spare_inputs(const sort_job *j)
+{
+    const struct { const output_file *out; const char *opt; int have; } outs[] = {
+        {&j->kout, "-o", j->have_kout},
+        {&j->vout, "--values-out", j->have_vout},
+        {&j->jout, "--stats-json", j->have_jout},
+    };
+    const struct { const input_file *in; const char *opt; int have; } ins[] = {
+        {&j->kin, j->a.input ? "-i " : "", 1},
+        {&j->vin, "--values ", j->have_vin},
+    };
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
+        for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+            if (!outs[o].have || !ins[i].have || o == i ||
+                !output_names_input(outs[o].out, ins[i].in))
+                continue;
+            msg_error("%s %s names the input %s%s: refusing to write over an input",
+                      outs[o].opt, outs[o].out->name, ins[i].opt, ins[i].in->name);
+            return EXIT_USAGE;
+        }
+    return EXIT_OK;
+}
+
 /* Step 2: open every output, before the device and the read: a bad path (a missing directory, one
  * that cannot be written, a directory, a terminal) fails before any input is consumed, and nothing
  * is in place until the commit. */
@@ -285,7 +312,7 @@ static int open_outputs(sort_job *j)
             return EXIT_USAGE;
         }
     }
-    return EXIT_OK;
+    return check_outputs_spare_inputs(j);
 }
 
 /* Step 5: the sort on the device (upload, kernels, download: one library call), and --verify. */

@@ -59,6 +59,61 @@ else
 fi
 expect_only . "outputs refused before reading" adir keys.bin vals.bin err.txt
 
+# --- no output names an input, whatever the spelling ----------------------------------------------
+# refused NAME ARGS...: clsort ARGS exits 1 with a message naming both files, leaving the inputs as
+# they were (the copies precious.bin and pvals.bin, compared with keys.bin and vals.bin).
+refused() {
+    local name=$1
+    shift
+    cp keys.bin precious.bin && cp vals.bin pvals.bin
+    run_clsort "$@"
+    expect_status "$name" 1
+    expect_message "$name" "names the input"
+    same_file "$name: the key input is untouched" precious.bin keys.bin
+    same_file "$name: the values input is untouched" pvals.bin vals.bin
+    rm -f out.bin vout.bin
+}
+ln -s precious.bin link.bin
+ln -s pvals.bin vlink.bin
+refused "--stats-json naming the input" -i precious.bin -o out.bin --stats-json precious.bin
+expect_message "--stats-json naming the input: both named" \
+    "--stats-json precious.bin names the input -i precious.bin"
+refused "--stats-json naming the input through a link" -i precious.bin -o out.bin \
+    --stats-json link.bin
+refused "--stats-json naming the input as ./" -i precious.bin -o out.bin --stats-json ./precious.bin
+refused "--values-out naming the key input" -i precious.bin --values pvals.bin -o out.bin \
+    --values-out precious.bin
+refused "--values-out naming the key input through a link" -i precious.bin --values pvals.bin \
+    -o out.bin --values-out link.bin
+refused "--stats-json naming the values input" -i precious.bin --values pvals.bin -o out.bin \
+    --values-out vout.bin --stats-json pvals.bin
+refused "-o naming the values input" -i precious.bin --values pvals.bin -o pvals.bin \
+    --values-out vout.bin
+refused "-o naming the values input through a link" -i precious.bin --values pvals.bin \
+    -o vlink.bin --values-out vout.bin
+refused "keys and values outputs swapped" -i precious.bin --values pvals.bin -o pvals.bin \
+    --values-out precious.bin
+expect_message "-o naming the values input: both named" \
+    "-o pvals.bin names the input --values pvals.bin"
+ln precious.bin hard.bin
+refused "--stats-json naming the input through a hard link" -i precious.bin -o out.bin \
+    --stats-json hard.bin
+rm hard.bin
+refused "--stats-json naming the input given on stdin" -o out.bin --stats-json precious.bin \
+    < precious.bin
+expect_message "the input given on stdin: named so" "names the input (stdin)"
+# sorting in place stays allowed: -o over the keys, --values-out over the values
+cp keys.bin inplace.bin
+run_clsort -i inplace.bin -o ./inplace.bin
+expect_status "-o naming the key input (in place)" 0
+check "in place: sorted" $CHECK keys keys.bin inplace.bin
+cp keys.bin inplace.bin && cp vals.bin inplace-v.bin
+run_clsort -i inplace.bin --values inplace-v.bin -o inplace.bin --values-out ./inplace-v.bin
+expect_status "-o and --values-out over their own inputs (in place)" 0
+check "keys and values in place: pairs kept" $CHECK separate keys.bin vals.bin inplace.bin \
+    inplace-v.bin
+rm -f inplace.bin inplace-v.bin precious.bin pvals.bin link.bin vlink.bin
+
 # A FIFO output is checked early too, but opened only once the data is ready: a script that fills the
 # input FIFO before it reads the output FIFO still works.
 mkfifo in.fifo out.fifo
