@@ -138,6 +138,7 @@ int exit_for_status(int status)
         return EXIT_OK;
     case CLSORT_ERROR_BAD_DEVICE_STRING:
     case CLSORT_ERROR_UNSUPPORTED: /* a combination of options the library does not sort */
+    case CLSORT_ERROR_LIMIT:       /* an input too long for the algorithm chosen (oddeven) */
         return EXIT_USAGE;
     default:
         return EXIT_DEVICE;

@@ -217,6 +217,28 @@ static void job_spec(const sort_job *j, clsort_spec *spec)
     spec->allow_quadratic = a->common.force;
 }
 
+/* The odd-even sort's limit on the keys per array or segment, checked where the input's size is
+ * known before reading (a regular file): the library sees n, and refuses, only once it is read. */
+static int check_limit(const sort_job *j)
+{
+    const clsort_spec *spec = &j->spec;
+    if (spec->algorithm != CLSORT_ALGO_ODDEVEN || spec->allow_quadratic || !j->kin.is_regular)
+        return EXIT_OK;
+    const uint64_t n = j->kin.size / layout_record_size(&j->a.layout);
+    const uint64_t seg = spec->segment && spec->segment < n ? spec->segment : n;
+    if (seg <= CLSORT_ODDEVEN_MAX_KEYS)
+        return EXIT_OK;
+    /* the library's words for the same refusal */
+    char detail[320];
+    snprintf(detail, sizeof detail,
+             "oddeven sorts at most %d keys per array or segment (its cost grows as n^2); %s has "
+             "%llu: use radix8 (or bitonic), or allow it explicitly (clsort --force)",
+             CLSORT_ODDEVEN_MAX_KEYS, spec->segment ? "a segment" : "the input",
+             (unsigned long long)seg);
+    msg_lib_error("cannot sort this way", CLSORT_ERROR_LIMIT, detail);
+    return exit_for_status(CLSORT_ERROR_LIMIT);
+}
+
 /* Step 3: the device opened. The library checks the combination (algorithm, key type, order, bit
  * range, values, segments) before the data is read; a refusal is a usage error. */
 static int plan_device(sort_job *j)
@@ -237,7 +259,7 @@ static int plan_device(sort_job *j)
         msg_lib_error("cannot sort this way", st, clsort_error_detail(j->ctx));
         return exit_for_status(st);
     }
-    return EXIT_OK;
+    return check_limit(j);
 }
 
 /* Step 4: the inputs read into the arrays to sort. */

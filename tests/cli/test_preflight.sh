@@ -114,6 +114,50 @@ check "keys and values in place: pairs kept" $CHECK separate keys.bin vals.bin i
     inplace-v.bin
 rm -f inplace.bin inplace-v.bin precious.bin pvals.bin link.bin vlink.bin
 
+# --- the odd-even sort's limit (65,536 keys per array or segment) ---------------------------------
+# unread NAME ARGS...: clsort ARGS reads nothing: armed to stop itself at its first byte read, it
+# must end on its own.
+unread() {
+    local name=$1
+    shift
+    CLSORT_TEST_STOP_AFTER_READ=1 "$CLSORT" "$@" 2>err.txt &
+    local pid=$! state=
+    for _ in $(seq 600); do
+        state=$(ps -o stat= -p $pid 2>/dev/null | cut -c1)
+        [ -z "$state" ] || [ "$state" = T ] || [ "$state" = Z ] && break
+        sleep 0.05
+    done
+    [ "$state" = T ] && kill -CONT $pid
+    wait $pid
+    status=$?
+    if [ "$state" = T ]; then
+        not_ok "$name: read its input first"
+    else
+        ok "$name: nothing read"
+    fi
+}
+case " $(algorithms) " in *" oddeven "*)
+    "$CLSORT" gen -n 70000 --seed 3 -o k70.bin || exit 2
+    unread "--algo oddeven on 70000 keys in a file" --algo oddeven -i k70.bin -o o70.bin
+    expect_status "--algo oddeven on 70000 keys in a file" 1
+    expect_message "--algo oddeven on 70000 keys in a file" "size limit"
+    expect_message "--algo oddeven on 70000 keys in a file: the limit" "at most 65536 keys"
+    check "--algo oddeven refused: nothing written" test ! -e o70.bin
+    unread "--algo oddeven, segments over the limit" --algo oddeven --segment 70000 -i k70.bin \
+        -o o70.bin
+    expect_status "--algo oddeven, segments over the limit" 1
+    expect_message "--algo oddeven, segments over the limit" "a segment has 70000"
+    cat k70.bin | "$CLSORT" --algo oddeven -o o70.bin 2>err.txt
+    status=$?
+    expect_status "--algo oddeven on 70000 keys from a pipe (after reading)" 1
+    expect_message "--algo oddeven from a pipe: the library's message" "oddeven sorts at most 65536"
+    check "--algo oddeven from a pipe: nothing written" test ! -e o70.bin
+    run_clsort --algo oddeven --segment 1000 -i k70.bin -o o70.bin
+    expect_status "--algo oddeven, segments under the limit" 0
+    rm -f k70.bin o70.bin
+    ;;
+esac
+
 # A FIFO output is checked early too, but opened only once the data is ready: a script that fills the
 # input FIFO before it reads the output FIFO still works.
 mkfifo in.fifo out.fifo
