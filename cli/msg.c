@@ -36,8 +36,7 @@ void guard_std_fds(void)
     }
 }
 
-/* Length of the valid UTF-8 sequence at p that is not a C1 control (U+0080..U+009F), or 0. */
-static size_t utf8_printable(const unsigned char *p)
+size_t utf8_printable(const unsigned char *p)
 {
     size_t len = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
     for (size_t i = 1; i < len; i++)
