@@ -10,7 +10,8 @@
  *   io.c output.c signals.c     every file opened, read, written or renamed (inputs; outputs and
  *                               their commit; the signal thread that removes temporary names)
  *   report.c plot.c help.c      what is printed
- *   msg.c progress.c            messages, the progress line and the clock
+ *   msg.c progress.c            messages, the progress line and the clock; the environment
+ *   settings.c                  variables, read once at start-up
  * The library (clsort.h) is called from the subcommands and the helpers; no file here calls OpenCL.
  */
 #ifndef CLSORT_CLI_H

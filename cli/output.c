@@ -4,11 +4,12 @@
  * or a device written directly; several outputs committed all or nothing.
  *
  * Owns: output_open/write/finish/commit/abort/same, output_names_input. Calls: signals (the table of
- * temporary names, holding signals off around a commit), msg, progress.
+ * temporary names, holding signals off around a commit), msg, progress, settings (a test hook).
  */
 #include "io.h"
 #include "cli.h"
 #include "progress.h"
+#include "settings.h"
 #include "signals.h"
 
 #include <errno.h>
@@ -575,12 +576,11 @@ static void close_output(output_file *out)
     out->fd = out->old_fd = -1;
 }
 
-/* Test hook CLSORT_TEST_STOP_IN_COMMIT=1: the process stops itself (SIGSTOP) between the first and
- * the second replacement of a commit, so that a test can send a signal there. */
+/* Test hook CLSORT_TEST_STOP_IN_COMMIT=1 (settings.h): the process stops itself (SIGSTOP) between
+ * the first and the second replacement of a commit, so that a test can send a signal there. */
 static void test_stop_in_commit(void)
 {
-    const char *env = getenv("CLSORT_TEST_STOP_IN_COMMIT");
-    if (env && !strcmp(env, "1"))
+    if (settings()->stop_in_commit)
         raise(SIGSTOP);
 }
 
