@@ -10,7 +10,8 @@
  *   io.c output.c signals.c     every file opened, read, written or renamed (inputs; outputs and
  *                               their commit; the signal thread that removes temporary names)
  *   report.c plot.c help.c      what is printed
- *   msg.c progress.c            messages, the progress line and the clock
+ *   msg.c progress.c            messages, the progress line and the clock; the environment
+ *   settings.c                  variables, read once at start-up
  * The library (clsort.h) is called from the subcommands and the helpers; no file here calls OpenCL.
  */
 #ifndef CLSORT_CLI_H
@@ -37,6 +38,9 @@ void msg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Copy text into out (cap bytes, at least 6), with control characters and bytes that are not UTF-8
  * written as \xNN. Every message goes through it. */
 void msg_sanitize(char *out, size_t cap, const char *text);
+/* Length of the valid UTF-8 sequence of two to four bytes at p that is not a C1 control
+ * (U+0080..U+009F), or 0 (an ASCII byte, a C1 control, or a byte that is not UTF-8 there). */
+size_t utf8_printable(const unsigned char *p);
 /* Message for a failed library call: status string and, when there is one, the detail text. */
 void msg_lib_error(const char *what, int status, const char *detail);
 /* Exit status for a library status code. */

@@ -1,11 +1,12 @@
 /*
  * Input files for clsort, and the process-wide set-up of the I/O layer (see io.h); outputs are in
  * output.c, signals in signals.c. The commands touch no file themselves. Owns: input_open/read/
- * read_exact/check_end/close, io_init. Calls: msg, progress, signals.
+ * read_exact/check_end/close, io_init. Calls: msg, progress, settings, signals.
  */
 #include "io.h"
 #include "cli.h"
 #include "progress.h"
+#include "settings.h"
 #include "signals.h"
 
 #include <errno.h>
@@ -94,31 +95,25 @@ static int no_memory(const char *name, uint64_t bytes)
     return EXIT_DEVICE;
 }
 
-/* Test hook CLSORT_TEST_STOP_AFTER_READ=N: the process stops itself (SIGSTOP) once, as soon as it has
- * read N bytes or more of input (all inputs together, in the order they are read), so that a test can
- * change the file half-way through the read and then continue it. Unset: nothing happens. */
-static int stop_state = -1; /* -1 not looked up yet, 0 off (or done), 1 armed */
-static uint64_t stop_after, total_read;
+/* Test hook CLSORT_TEST_STOP_AFTER_READ=N (settings.h): the process stops itself (SIGSTOP) once, as
+ * soon as it has read N bytes or more of input (all inputs together, in the order they are read),
+ * so that a test can change the file half-way through the read and then continue it. Unset: nothing
+ * happens. */
+static int stop_state = -1; /* -1 not looked at yet, 0 off (or done), 1 armed */
+static uint64_t total_read;
 
 static void count_read(size_t n)
 {
+    const cli_settings *s = settings();
     progress_add((uint64_t)n);
     total_read += n;
     if (stop_state < 0) {
-        const char *env = getenv("CLSORT_TEST_STOP_AFTER_READ");
-        char *end;
-        stop_state = 0;
-        if (env && *env) {
-            errno = 0;
-            unsigned long long v = strtoull(env, &end, 10);
-            if (*env >= '0' && *env <= '9' && *end == '\0' && errno == 0) {
-                stop_after = v;
-                stop_state = 1;
-            } else
-                msg_warn("CLSORT_TEST_STOP_AFTER_READ='%s' is not a byte count: ignored", env);
-        }
+        stop_state = s->stop_after_read_set;
+        if (s->stop_after_read_bad) /* said when reading starts, once -q is known */
+            msg_warn("CLSORT_TEST_STOP_AFTER_READ='%s' is not a byte count: ignored",
+                     s->stop_after_read_bad);
     }
-    if (stop_state == 1 && total_read >= stop_after) {
+    if (stop_state == 1 && total_read >= s->stop_after_read) {
         stop_state = 0;
         raise(SIGSTOP);
     }

@@ -56,6 +56,7 @@ typedef struct output_file {
     const char *name;    /* for messages */
     int fd;              /* where the data goes (-1 until a named temporary file is made) */
     int direct;          /* written in place: stdout, a descriptor, a pipe, a device */
+    int wait_reader;     /* a FIFO with no reader yet: opened at the first write */
     int dirfd;           /* directory of the file to replace */
     int exists;          /* that file existed when the output was opened */
     int old_fd;          /* ... opened O_PATH, to copy its extended attributes */

@@ -3,10 +3,12 @@
  *
  * This file dispatches to the subcommands; each lives in its own file (sort_cmd.c, gen_cmd.c,
  * devices_cmd.c, bench_cmd.c). Owns the command names and the final flush of stdout; calls the
- * subcommands, help.c, msg.c (standard streams) and io.c (set-up). The layers are drawn in cli.h.
+ * subcommands, help.c, msg.c (standard streams), io.c (set-up) and settings.c (the environment).
+ * The layers are drawn in cli.h.
  */
 #include "cli.h"
 #include "io.h"
+#include "settings.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
 {
     guard_std_fds();
     io_init();
+    settings_load(); /* the environment, read here only */
     int rc;
     if (argc >= 2 && strcmp(argv[1], "help") == 0) {
         rc = help_command(argc, argv);

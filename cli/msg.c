@@ -36,8 +36,7 @@ void guard_std_fds(void)
     }
 }
 
-/* Length of the valid UTF-8 sequence at p that is not a C1 control (U+0080..U+009F), or 0. */
-static size_t utf8_printable(const unsigned char *p)
+size_t utf8_printable(const unsigned char *p)
 {
     size_t len = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
     for (size_t i = 1; i < len; i++)
@@ -138,6 +137,7 @@ int exit_for_status(int status)
         return EXIT_OK;
     case CLSORT_ERROR_BAD_DEVICE_STRING:
     case CLSORT_ERROR_UNSUPPORTED: /* a combination of options the library does not sort */
+    case CLSORT_ERROR_LIMIT:       /* an input too long for the algorithm chosen (oddeven) */
         return EXIT_USAGE;
     default:
         return EXIT_DEVICE;

@@ -4,11 +4,12 @@
  * or a device written directly; several outputs committed all or nothing.
  *
  * Owns: output_open/write/finish/commit/abort/same, output_names_input. Calls: signals (the table of
- * temporary names, holding signals off around a commit), msg, progress.
+ * temporary names, holding signals off around a commit), msg, progress, settings (a test hook).
  */
 #include "io.h"
 #include "cli.h"
 #include "progress.h"
+#include "settings.h"
 #include "signals.h"
 
 #include <errno.h>
@@ -272,9 +273,48 @@ static int open_named(output_file *out)
     return temp_failed(out);
 }
 
+/* A FIFO that has no reader yet (see open_direct) is opened when the data is ready, as before the
+ * outputs were opened ahead of the read: a script that feeds clsort's input FIFO before reading its
+ * output FIFO keeps working. This open waits for the reader. */
+static int open_waiting_fifo(output_file *out)
+{
+    out->fd = openat(out->dirfd, out->base, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (out->fd < 0)
+        return out_error(out, "cannot open");
+    out->wait_reader = 0;
+    return EXIT_OK;
+}
+
 static int ensure_file(output_file *out)
 {
-    return out->fd >= 0 ? EXIT_OK : open_named(out);
+    if (out->fd >= 0)
+        return EXIT_OK;
+    return out->wait_reader ? open_waiting_fifo(out) : open_named(out);
+}
+
+/* An existing file that is not regular (/dev/null, a FIFO, a terminal, a device): written as it is,
+ * never renamed over. A FIFO without a reader is only checked here, not waited for. */
+static int open_direct(output_file *out, const struct stat *st, int force)
+{
+    out->direct = 1;
+    if (S_ISFIFO(st->st_mode)) {
+        if (faccessat(out->dirfd, out->base, W_OK, AT_EACCESS) != 0)
+            return out_error(out, "cannot open");
+        out->fd = openat(out->dirfd, out->base, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (out->fd < 0 && errno == ENXIO) {
+            out->wait_reader = 1;
+            return EXIT_OK;
+        }
+        if (out->fd >= 0 && fcntl(out->fd, F_SETFL, fcntl(out->fd, F_GETFL) & ~O_NONBLOCK) != 0)
+            return out_error(out, "cannot open");
+    } else {
+        out->fd = openat(out->dirfd, out->base, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    }
+    if (out->fd < 0)
+        return out_error(out, "cannot open");
+    if (!force && isatty(out->fd))
+        return refuse_terminal(out);
+    return EXIT_OK;
 }
 
 int output_open(output_file *out, const char *path, int force)
@@ -307,16 +347,8 @@ int output_open(output_file *out, const char *path, int force)
         msg_error("%s: is a directory", out->name);
         return EXIT_IO;
     }
-    if (exists && !S_ISREG(st.st_mode)) {
-        /* /dev/null, a FIFO, a terminal, a device: write to it as it is, never rename over it */
-        out->direct = 1;
-        out->fd = openat(out->dirfd, out->base, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (out->fd < 0)
-            return out_error(out, "cannot open");
-        if (!force && isatty(out->fd))
-            return refuse_terminal(out);
-        return EXIT_OK;
-    }
+    if (exists && !S_ISREG(st.st_mode))
+        return open_direct(out, &st, force);
     if (exists) {
         if (faccessat(out->dirfd, out->base, W_OK, AT_EACCESS) != 0)
             return out_error(out, "cannot write");
@@ -420,6 +452,9 @@ static int keep_owner_and_mode(output_file *out)
 
 int output_finish(output_file *out)
 {
+    /* nothing written: the FIFO is still opened and closed, so that its reader sees the end */
+    if (out->wait_reader && open_waiting_fifo(out) != EXIT_OK)
+        return EXIT_IO;
     if (out->direct) {
         if (out->fd > STDERR_FILENO) {
             int rc = close(out->fd);
@@ -546,12 +581,11 @@ static void close_output(output_file *out)
     out->fd = out->old_fd = -1;
 }
 
-/* Test hook CLSORT_TEST_STOP_IN_COMMIT=1: the process stops itself (SIGSTOP) between the first and
- * the second replacement of a commit, so that a test can send a signal there. */
+/* Test hook CLSORT_TEST_STOP_IN_COMMIT=1 (settings.h): the process stops itself (SIGSTOP) between
+ * the first and the second replacement of a commit, so that a test can send a signal there. */
 static void test_stop_in_commit(void)
 {
-    const char *env = getenv("CLSORT_TEST_STOP_IN_COMMIT");
-    if (env && !strcmp(env, "1"))
+    if (settings()->stop_in_commit)
         raise(SIGSTOP);
 }
 

@@ -101,23 +101,43 @@ void json_raw(json_buf *j, const char *text)
     put(j, text, strlen(text));
 }
 
+/* One character of a string at p, escaped for JSON; returns the bytes it took. Strings are file
+ * names among others, any bytes: the JSON stays valid UTF-8 whatever they are. */
+static size_t quote_char(json_buf *j, const unsigned char *p)
+{
+    switch (*p) {
+    case '"': put(j, "\\\"", 2); return 1;
+    case '\\': put(j, "\\\\", 2); return 1;
+    case '\n': put(j, "\\n", 2); return 1;
+    case '\r': put(j, "\\r", 2); return 1;
+    case '\t': put(j, "\\t", 2); return 1;
+    }
+    if (*p < 0x20 || *p == 0x7f) {
+        putf(j, "\\u%04x", *p);
+        return 1;
+    }
+    if (*p < 0x80) {
+        put(j, (const char *)p, 1);
+        return 1;
+    }
+    size_t len = utf8_printable(p);
+    if (len) {
+        put(j, (const char *)p, len);
+        return len;
+    }
+    if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) { /* a C1 control: escaped as the others */
+        putf(j, "\\u%04x", p[1]);
+        return 2;
+    }
+    put(j, "\\ufffd", 6); /* a byte that is not UTF-8: U+FFFD REPLACEMENT CHARACTER */
+    return 1;
+}
+
 void json_quote(json_buf *j, const char *s)
 {
     put(j, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': put(j, "\\\"", 2); break;
-        case '\\': put(j, "\\\\", 2); break;
-        case '\n': put(j, "\\n", 2); break;
-        case '\r': put(j, "\\r", 2); break;
-        case '\t': put(j, "\\t", 2); break;
-        default:
-            if (*p < 0x20)
-                putf(j, "\\u%04x", *p);
-            else
-                put(j, (const char *)p, 1);
-        }
-    }
+    for (const unsigned char *p = (const unsigned char *)s; *p;)
+        p += quote_char(j, p);
     put(j, "\"", 1);
 }
 

@@ -56,7 +56,8 @@ void json_num(json_buf *j, const char *key, double value);      /* non-finite wr
 void json_u64(json_buf *j, const char *key, uint64_t value);
 void json_bool(json_buf *j, const char *key, int value);
 void json_raw(json_buf *j, const char *text);         /* append text as it is */
-/* Append a JSON string literal for s (quoted and escaped). */
+/* Append a JSON string literal for s (quoted and escaped: control characters as \u00XX, each byte
+ * that is not UTF-8 as U+FFFD, so that the JSON is valid whatever bytes a file name holds). */
 void json_quote(json_buf *j, const char *s);
 
 /* Write a text to a file given on the command line ("-" is stdout) through the safe output path. Returns

@@ -2,7 +2,7 @@
  * clsort sort: read keys (and values), sort them on an OpenCL device, write them out.
  *
  * Owns the command's steps, each a function on one job: plan (what can be checked before reading,
- * the inputs and the device opened), read, open the outputs, sort (and --verify), write, report.
+ * the inputs opened), open the outputs, open the device, read, sort (and --verify), write, report.
  * Calls args.c for the options, layout.c for sizes, io.c for every file (no file access here),
  * the library for the sort, verify.c and report.c.
  */
@@ -172,7 +172,7 @@ static int load(sort_job *j)
     return EXIT_OK;
 }
 
-/* Step 1a: everything that can be checked before reading the data; the inputs opened. */
+/* Step 1: everything that can be checked before reading the data; the inputs opened. */
 static int plan_files(sort_job *j)
 {
     const sort_args *a = &j->a;
@@ -217,7 +217,29 @@ static void job_spec(const sort_job *j, clsort_spec *spec)
     spec->allow_quadratic = a->common.force;
 }
 
-/* Step 1b: the device opened. The library checks the combination (algorithm, key type, order, bit
+/* The odd-even sort's limit on the keys per array or segment, checked where the input's size is
+ * known before reading (a regular file): the library sees n, and refuses, only once it is read. */
+static int check_limit(const sort_job *j)
+{
+    const clsort_spec *spec = &j->spec;
+    if (spec->algorithm != CLSORT_ALGO_ODDEVEN || spec->allow_quadratic || !j->kin.is_regular)
+        return EXIT_OK;
+    const uint64_t n = j->kin.size / layout_record_size(&j->a.layout);
+    const uint64_t seg = spec->segment && spec->segment < n ? spec->segment : n;
+    if (seg <= CLSORT_ODDEVEN_MAX_KEYS)
+        return EXIT_OK;
+    /* the library's words for the same refusal */
+    char detail[320];
+    snprintf(detail, sizeof detail,
+             "oddeven sorts at most %d keys per array or segment (its cost grows as n^2); %s has "
+             "%llu: use radix8 (or bitonic), or allow it explicitly (clsort --force)",
+             CLSORT_ODDEVEN_MAX_KEYS, spec->segment ? "a segment" : "the input",
+             (unsigned long long)seg);
+    msg_lib_error("cannot sort this way", CLSORT_ERROR_LIMIT, detail);
+    return exit_for_status(CLSORT_ERROR_LIMIT);
+}
+
+/* Step 3: the device opened. The library checks the combination (algorithm, key type, order, bit
  * range, values, segments) before the data is read; a refusal is a usage error. */
 static int plan_device(sort_job *j)
 {
@@ -237,10 +259,10 @@ static int plan_device(sort_job *j)
         msg_lib_error("cannot sort this way", st, clsort_error_detail(j->ctx));
         return exit_for_status(st);
     }
-    return EXIT_OK;
+    return check_limit(j);
 }
 
-/* Step 2: the inputs read into the arrays to sort. */
+/* Step 4: the inputs read into the arrays to sort. */
 static int read_inputs(sort_job *j)
 {
     j->t_read = now_ms();
@@ -255,8 +277,36 @@ static int read_inputs(sort_job *j)
     return EXIT_OK;
 }
 
-/* Step 3: open every output, before the sort: a bad path fails early, and nothing is in place until
- * the commit. */
+/* No output may write over an input (compared by device and inode, so that other spellings and
+ * links are caught), except -o over the key input and --values-out over the values input: that is
+ * sorting in place. Values over the keys, keys over the values or a report over either would lose
+ * the input. */
+static int check_outputs_spare_inputs(const sort_job *j)
+{
+    const struct { const output_file *out; const char *opt; int have; } outs[] = {
+        {&j->kout, "-o", j->have_kout},
+        {&j->vout, "--values-out", j->have_vout},
+        {&j->jout, "--stats-json", j->have_jout},
+    };
+    const struct { const input_file *in; const char *opt; int have; } ins[] = {
+        {&j->kin, j->a.input ? "-i " : "", 1},
+        {&j->vin, "--values ", j->have_vin},
+    };
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
+        for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+            if (!outs[o].have || !ins[i].have || o == i ||
+                !output_names_input(outs[o].out, ins[i].in))
+                continue;
+            msg_error("%s %s names the input %s%s: refusing to write over an input",
+                      outs[o].opt, outs[o].out->name, ins[i].opt, ins[i].in->name);
+            return EXIT_USAGE;
+        }
+    return EXIT_OK;
+}
+
+/* Step 2: open every output, before the device and the read: a bad path (a missing directory, one
+ * that cannot be written, a directory, a terminal) fails before any input is consumed, and nothing
+ * is in place until the commit. */
 static int open_outputs(sort_job *j)
 {
     int rc = output_open(&j->kout, j->output, j->a.common.force);
@@ -284,10 +334,10 @@ static int open_outputs(sort_job *j)
             return EXIT_USAGE;
         }
     }
-    return EXIT_OK;
+    return check_outputs_spare_inputs(j);
 }
 
-/* Step 4: the sort on the device (upload, kernels, download: one library call), and --verify. */
+/* Step 5: the sort on the device (upload, kernels, download: one library call), and --verify. */
 static int sort_data(sort_job *j)
 {
     static uint64_t none[2]; /* valid pointers for an empty input */
@@ -306,7 +356,7 @@ static int sort_data(sort_job *j)
     return EXIT_OK;
 }
 
-/* Step 5: the sorted data written, synced and committed. */
+/* Step 6: the sorted data written, synced and committed. */
 static int write_outputs(sort_job *j)
 {
     progress_phase("write", (uint64_t)j->n * (j->ks + (j->has_values ? j->vs : 0)));
@@ -382,7 +432,7 @@ static int write_json_report(sort_job *j)
     return rc;
 }
 
-/* Step 6: the report: --stats, -v, --stats-json. */
+/* Step 7: the report: --stats, -v, --stats-json. */
 static int report(sort_job *j)
 {
     const sort_args *a = &j->a;
@@ -399,7 +449,7 @@ static int report(sort_job *j)
 static int run(sort_job *j)
 {
     static int (*const steps[])(sort_job *) = {
-        plan_files, plan_device, read_inputs, open_outputs, sort_data, write_outputs, report,
+        plan_files, open_outputs, plan_device, read_inputs, sort_data, write_outputs, report,
     };
     int rc = EXIT_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)

@@ -178,6 +178,15 @@ run_clsort bench -n 1000 --json nodir/b.json
 expect_status "bench --json in a missing directory" 3
 expect_message "bench --json in a missing directory" "nodir"
 
+# the refused combination --help gives as an example is refused
+example=$("$CLSORT" --help | tr '\n' ' ' |
+          sed -n 's/.*does not sort, e\.g\. \(--[^,)]*\)[,)].*/\1/p')
+check "--help gives a refused combination" test -n "$example"
+run_clsort $example -i in/keys.bin -o out/example.bin   # unquoted: several words
+expect_status "--help's refused combination ($example)" 1
+expect_message "--help's refused combination" "cannot sort this way"
+check "--help's refused combination: nothing written" test ! -e out/example.bin
+
 # unknown command help
 run_clsort help frobnicate
 expect_status "help for an unknown command" 1

@@ -38,6 +38,10 @@ for name in $(grep -ohE 'getenv\("[A-Z_]+"\)' "$TESTS"/../../cli/*.c | grep -oE 
     check "clsort(1) documents $name" grep -qF -- "$name" clsort.1.txt
 done
 
+# the tool reads its environment in one place, at start-up (settings.c); the other files ask it
+readers=$(grep -lE '\bgetenv *\(' "$TESTS"/../../cli/*.c | xargs -n1 basename | tr '\n' ' ')
+check "only settings.c calls getenv (found: $readers)" test "$readers" = "settings.c "
+
 # every public function, status code and environment variable of the header is in libclsort(3)
 for name in $(grep -oE 'CLSORT_API [a-z_ ]+\*? *(clsort_[a-z_]+)\(' "$HEADER" | grep -oE 'clsort_[a-z_]+\($' | tr -d '(') \
         $(grep -oE '^ *CLSORT_(OK|ERROR_[A-Z_]+)' "$HEADER") \

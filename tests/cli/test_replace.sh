@@ -144,6 +144,7 @@ kill -CONT $pid
 wait $pid
 status=$?
 expect_status "values output replaced by a directory mid-run" 3
+expect_message "values output replaced mid-run: noticed at the commit" "was replaced or removed"
 check "the keys' output keeps its old contents" test "$(cat pair/k.bin)" = "old keys"
 expect_only pair "failed pair commit" k.bin v.bin
 

@@ -31,7 +31,7 @@ case " $ALGOS " in *" oddeven "*)
     expect_status "--algo oddeven (20000 keys)" 0
     check "--algo oddeven: sorted" $CHECK keys small.bin small-oddeven.bin
     run_clsort -i keys.bin -o over-oddeven.bin --algo oddeven
-    expect_status "--algo oddeven over its limit" 2
+    expect_status "--algo oddeven over its limit" 1
     expect_message "--algo oddeven over its limit" "size limit"
     check "--algo oddeven over its limit: nothing written" test ! -e over-oddeven.bin
     ;;
@@ -154,6 +154,19 @@ check "--stats-json: keys" $CHECK json stats.json n algorithm device kernel_ms t
 "$CLSORT" -i keys.bin -o s.bin --stats-json - > stdout.json 2>err.txt
 check "--stats-json -: JSON on stdout" $CHECK json stdout.json n total_ms
 check "--stats-json: n" $PYTHON -c "import json,sys; o=json.load(open('stats.json')); sys.exit(o['n'] != $N or o['value_size'] != 0 or o['total_ms'] <= 0)"
+# file names of any bytes give valid JSON: a control character escaped, a byte that is not UTF-8
+# (0xff) as U+FFFD, a C1 control (U+0085) escaped
+odd=$(printf 'odd\377\001\302\205\303\251.bin')
+cp keys.bin "$odd"
+run_clsort -i "$odd" -o s.bin --stats-json odd.json
+expect_status "--stats-json, a file name that is not UTF-8" 0
+check "--stats-json, a file name that is not UTF-8: valid JSON" $PYTHON -c "
+import json, sys
+o = json.load(open('odd.json', encoding='utf-8'))
+sys.exit(o['input'] != 'odd\ufffd\x01\x85\xe9.bin')"
+check "--stats-json: control characters escaped, 0xff replaced" \
+    grep -qF '"odd\ufffd\u0001\u0085' odd.json
+rm -f "$odd"
 
 # -f lets binary data go to a terminal; without it clsort refuses
 if command -v script > /dev/null && script -qec true /dev/null > /dev/null 2>&1; then

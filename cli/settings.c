@@ -1,0 +1,41 @@
+/*
+ * The environment variables of the tool (see settings.h): the test hooks. Owns settings_load and
+ * settings; calls nothing of clsort's. A malformed value is kept for the file that uses it to warn
+ * about, once options such as -q are known.
+ */
+#include "settings.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cli_settings current;
+
+/* A decimal byte count, or 0 when text is not one. */
+static int parse_count(const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*text < '0' || *text > '9' || *end != '\0' || errno != 0)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+void settings_load(void)
+{
+    const char *stop = getenv("CLSORT_TEST_STOP_AFTER_READ");
+    if (stop && *stop) {
+        current.stop_after_read_set = parse_count(stop, &current.stop_after_read);
+        if (!current.stop_after_read_set)
+            current.stop_after_read_bad = stop;
+    }
+    const char *commit = getenv("CLSORT_TEST_STOP_IN_COMMIT");
+    current.stop_in_commit = commit && !strcmp(commit, "1");
+}
+
+const cli_settings *settings(void)
+{
+    return &current;
+}

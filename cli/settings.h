@@ -1,0 +1,24 @@
+/*
+ * The environment variables clsort itself reads, read once at start-up (settings_load() in main) so
+ * that no other file calls getenv(). The library reads its own (CLSORT_DEVICE, CLSORT_CACHE_DIR).
+ */
+#ifndef CLSORT_SETTINGS_H
+#define CLSORT_SETTINGS_H
+
+#include <stdint.h>
+
+typedef struct cli_settings {
+    /* CLSORT_TEST_STOP_AFTER_READ=N: stop (SIGSTOP) once N bytes or more of input are read */
+    int stop_after_read_set;
+    uint64_t stop_after_read;
+    const char *stop_after_read_bad; /* its value when it is not a byte count (then ignored) */
+    /* CLSORT_TEST_STOP_IN_COMMIT=1: stop between the first and second replacement of a commit */
+    int stop_in_commit;
+} cli_settings;
+
+/* Read the environment; call once, before any thread is created. */
+void settings_load(void);
+/* What settings_load() read (all off before it). */
+const cli_settings *settings(void);
+
+#endif
