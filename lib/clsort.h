@@ -45,12 +45,17 @@ extern "C" {
  * - `CLSORT_DEVICE`: device selection used when clsort_open() is given NULL (same syntax).
  * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
- * - `CLSORT_BUILD_OPTIONS`: extra options appended to every OpenCL program build.
+ * - `CLSORT_BUILD_OPTIONS`: extra compiler options appended to every OpenCL program build; options
+ *   that define or undefine a macro the library sets, or add include files, are refused.
  * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks.
  * - `CLSORT_FAULT_ALLOC=N`: for testing error paths, the N-th device buffer allocation of the process
  *   fails with CL_MEM_OBJECT_ALLOCATION_FAILURE.
  * - `CLSORT_SORT_TUNING=WGxITEMS`: work-group size and keys per work-item of the bitonic and odd-even
- *   kernels (powers of two, ITEMS 4..32), overriding the tuning table; for tuning runs.
+ *   kernels (powers of two, ITEMS 4..64), overriding the tuning table; for tuning runs.
+ *
+ * An empty variable counts as unset. A value that does not parse or is out of range makes
+ * clsort_open() and clsort_open_with_queue() fail with ::CLSORT_ERROR_INVALID_ARGUMENT, with a
+ * detail (clsort_last_error_detail()) naming the variable, its value and what it expects.
  */
 
 /** Library version as a string, e.g. "0.1.0". */

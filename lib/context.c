@@ -1,7 +1,7 @@
 /*
  * Entry points that open and close contexts: the device, its description and tuning, the settings
  * read once from the environment, the OpenCL context and queue.
- * Calls: device.c, settings.c, buffers.c, program.c, status.c.
+ * Calls: device.c, settings.c, options.c, buffers.c, program.c, status.c.
  */
 #include "internal.h"
 
@@ -16,6 +16,18 @@ static clsort_context *new_context(void)
     else
         clsort_settings_read(&ctx->settings);
     return ctx;
+}
+
+/* The settings are usable: every value parsed, the build options redefine none of our macros. */
+static clsort_status check_settings(clsort_context *ctx)
+{
+    char why[512];
+    if (ctx->settings.error[0])
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s", ctx->settings.error);
+    if (clsort_opts_check_extra(ctx->settings.build_options, why, sizeof why) != 0)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "CLSORT_BUILD_OPTIONS='%.300s': %s",
+                           ctx->settings.build_options, why);
+    return CLSORT_OK;
 }
 
 /* Errors during open go to the thread's detail slot: the caller gets no context to ask. */
@@ -41,6 +53,8 @@ clsort_status clsort_open(clsort_context **out, const char *device)
     clsort_context *ctx = new_context();
     if (!ctx)
         return CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    if ((st = check_settings(ctx)) != CLSORT_OK)
+        return open_failed(out, ctx, st);
     ctx->platform = ref.platform;
     ctx->device = ref.device;
     if ((st = clsort_read_device_info(ctx)) != CLSORT_OK)
@@ -69,6 +83,9 @@ clsort_status clsort_open_with_queue(clsort_context **out, cl_command_queue queu
     clsort_context *ctx = new_context();
     if (!ctx)
         return CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    clsort_status st = check_settings(ctx);
+    if (st != CLSORT_OK)
+        return open_failed(out, ctx, st);
     cl_int err;
     cl_command_queue_properties qp = 0;
     if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->context, &ctx->context,
@@ -87,7 +104,7 @@ clsort_status clsort_open_with_queue(clsort_context **out, cl_command_queue queu
     ctx->queue = queue;
     ctx->profiling = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
     ctx->out_of_order = (qp & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
-    clsort_status st = clsort_read_device_info(ctx);
+    st = clsort_read_device_info(ctx);
     if (st != CLSORT_OK)
         return open_failed(out, ctx, st);
     *out = ctx;

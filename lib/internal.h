@@ -55,8 +55,10 @@ typedef struct clsort_settings {
     unsigned radix_ptx;
     int radix_lb_win, radix_hist_per_cu;
     size_t radix_portion_tiles;
+    char error[512];            /* the first value that did not parse; "" when all did */
 } clsort_settings;
-void clsort_settings_read(clsort_settings *s);
+/* Read the environment; non-zero when a value is invalid (then described in s->error). */
+int clsort_settings_read(clsort_settings *s);
 /* $CLSORT_DEVICE, for device selection without a context. */
 const char *clsort_settings_device(void);
 
@@ -72,6 +74,9 @@ void clsort_opts_add(clsort_opts *b, const char *name, unsigned long long value)
 void clsort_opts_add_text(clsort_opts *b, const char *name, const char *value);
 /* Append -DNAME=value when cond holds; options left out take the kernel's defaults. */
 void clsort_opts_add_if(clsort_opts *b, int cond, const char *name, unsigned long long value);
+/* Check the user's extra build options: non-zero, with the reason in why, when one defines or
+ * undefines a macro the library sets (or -I / -include). */
+int clsort_opts_check_extra(const char *extra, char *why, size_t size);
 
 /* ---- tuning.c: per-device parameters, vendor -> device -> default ---- */
 typedef struct clsort_tuning {

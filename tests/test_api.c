@@ -459,6 +459,84 @@ static void test_borrowed_queue(void **state)
     assert_int_equal(clsort_open_with_queue(&ctx, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
 }
 
+/* Open with one variable set: the status, and the detail when the open failed. */
+static clsort_status open_with(const char *name, const char *value, char *detail, size_t size)
+{
+    setenv(name, value, 1);
+    clsort_context *ctx = NULL;
+    clsort_status st = clsort_open(&ctx, NULL);
+    snprintf(detail, size, "%s", st == CLSORT_OK ? "" : clsort_last_error_detail());
+    if (st == CLSORT_OK) {
+        /* A sort works with what was accepted. */
+        uint32_t keys[3000];
+        for (uint32_t i = 0; i < 3000; i++)
+            keys[i] = (3000 - i) * 2654435761u;
+        clsort_spec spec;
+        clsort_spec_default(&spec);
+        spec.algorithm = CLSORT_ALGO_RADIX8;
+        assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, 3000, NULL), CLSORT_OK);
+        for (uint32_t i = 1; i < 3000; i++)
+            assert_true(keys[i - 1] <= keys[i]);
+    }
+    clsort_close(&ctx);
+    unsetenv(name);
+    return st;
+}
+
+/* Values of CLSORT_* variables that do not parse are errors naming the variable, not defaults. */
+static void test_invalid_environment(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        { "CLSORT_SORT_TUNING", "abc" },      { "CLSORT_SORT_TUNING", "256x3" },
+        { "CLSORT_SORT_TUNING", "256x8x7" },  { "CLSORT_SORT_TUNING", "256x8junk" },
+        { "CLSORT_SCRATCH_KEEP", "lots" },    { "CLSORT_CHUNK_KEYS", "-5" },
+        { "CLSORT_RADIX8_WG", "0" },          { "CLSORT_RADIX8_ITEMS", "12abc" },
+        { "CLSORT_RADIX8_MATCH", "3" },       { "CLSORT_RADIX8_LB_AT", "x" },
+        { "CLSORT_RADIX8_SERIAL", "-1" },     { "CLSORT_BITONIC_WIDE", "wide" },
+        { "CLSORT_BITONIC_CARRY", "yes" },    { "CLSORT_FAULT_ALLOC", "1e3" },
+        { "CLSORT_RADIX8_KV", "on" },         { "CLSORT_RADIX8_PORTION_TILES", "99999999999999999999" },
+    };
+    char detail[2048], want[128];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(open_with(bad[i][0], bad[i][1], detail, sizeof detail),
+                         CLSORT_ERROR_INVALID_ARGUMENT);
+        snprintf(want, sizeof want, "%s='%s': expected ", bad[i][0], bad[i][1]);
+        if (!strstr(detail, want))
+            fail_msg("%s: detail '%s' lacks \"%s\"", bad[i][0], detail, want);
+    }
+    /* Values the tests and tuning runs use are still accepted. */
+    static const char *const good[][2] = {
+        { "CLSORT_SORT_TUNING", "64x8" },  { "CLSORT_SORT_TUNING", "64x8x4" },
+        { "CLSORT_SCRATCH_KEEP", "0" },    { "CLSORT_CHUNK_KEYS", "1000" },
+        { "CLSORT_RADIX8_SERIAL", "0" },   { "CLSORT_RADIX8_KV", "1" },
+        { "CLSORT_BITONIC_WIDE", "0" },    { "CLSORT_BITONIC_CARRY", "0" },
+        { "CLSORT_RADIX8_LB_AT", "2" },    { "CLSORT_SORT_TUNING", "" },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (open_with(good[i][0], good[i][1], detail, sizeof detail) != CLSORT_OK)
+            fail_msg("%s='%s' refused: %s", good[i][0], good[i][1], detail);
+}
+
+/* CLSORT_BUILD_OPTIONS cannot change the library's own macros (wrong orders, lost keys, heap
+ * corruption before); compiler options still pass. */
+static void test_build_options(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "-DITEMS=1", "-DDESCENDING=1", "-DKEY_BITS=64",
+                                       "-w -D KEY_KIND=2", "-UDESCENDING", "-include /dev/null",
+                                       "-I/tmp" };
+    char detail[2048];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(open_with("CLSORT_BUILD_OPTIONS", bad[i], detail, sizeof detail),
+                         CLSORT_ERROR_INVALID_ARGUMENT);
+        assert_non_null(strstr(detail, "CLSORT_BUILD_OPTIONS"));
+        assert_non_null(strstr(detail, bad[i] + (bad[i][1] == 'w' ? 3 : 0)));
+        assert_non_null(strstr(detail, "accepted"));
+    }
+    assert_int_equal(open_with("CLSORT_BUILD_OPTIONS", "-w", detail, sizeof detail), CLSORT_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest plain[] = {
@@ -467,6 +545,8 @@ int main(void)
         cmocka_unit_test(test_algorithm_names),
         cmocka_unit_test(test_device_strings),
         cmocka_unit_test(test_borrowed_queue),
+        cmocka_unit_test(test_invalid_environment),
+        cmocka_unit_test(test_build_options),
     };
     const struct CMUnitTest with_ctx[] = {
         cmocka_unit_test(test_bad_arguments),
