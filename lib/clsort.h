@@ -315,6 +315,16 @@ CLSORT_API clsort_status clsort_context_info(const clsort_context *ctx, cl_conte
 /** Name of the context's device ("platform / device"), valid until clsort_close(). */
 CLSORT_API const char *clsort_device_name(const clsort_context *ctx);
 
+/**
+ * Where the context's program cache is, or why it is off: the directory (e.g.
+ * "/home/u/.cache/clsort"), or "off: " and the reason ("off: CLSORT_NO_CACHE", "off: /tmp/x is
+ * writable by others", "off: /tmp/x is owned by uid 1001, not 1000"). The cache uses a directory
+ * only when it is owned by the effective user and not writable by group or others, and reads only
+ * regular files with that owner that group and others cannot write. Valid until clsort_close();
+ * "" for NULL.
+ */
+CLSORT_API const char *clsort_cache_info(const clsort_context *ctx);
+
 /** Text for a status code: the library's own codes and OpenCL's (e.g. "CL_OUT_OF_RESOURCES"). */
 CLSORT_API const char *clsort_status_string(clsort_status status);
 

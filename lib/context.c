@@ -1,7 +1,7 @@
 /*
  * Entry points that open and close contexts: the device, its description and tuning, the settings
  * read once from the environment, the OpenCL context and queue.
- * Calls: device.c, settings.c, options.c, buffers.c, program.c, status.c.
+ * Calls: device.c, settings.c, options.c, cache.c, buffers.c, program.c, status.c.
  */
 #include "internal.h"
 
@@ -13,12 +13,15 @@ static clsort_context *new_context(void)
     clsort_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         clsort_fail(NULL, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    else
+    else {
+        ctx->cache_fd = -1;
         clsort_settings_read(&ctx->settings);
+    }
     return ctx;
 }
 
-/* The settings are usable: every value parsed, the build options redefine none of our macros. */
+/* The settings are usable: every value parsed, the build options redefine none of our macros; then
+ * open the program cache they name. */
 static clsort_status check_settings(clsort_context *ctx)
 {
     char why[512];
@@ -27,6 +30,7 @@ static clsort_status check_settings(clsort_context *ctx)
     if (clsort_opts_check_extra(ctx->settings.build_options, why, sizeof why) != 0)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "CLSORT_BUILD_OPTIONS='%.300s': %s",
                            ctx->settings.build_options, why);
+    clsort_cache_open(&ctx->settings, &ctx->cache_fd, ctx->cache_info, sizeof ctx->cache_info);
     return CLSORT_OK;
 }
 
@@ -122,6 +126,7 @@ void clsort_close(clsort_context **pctx)
         clReleaseEvent(ctx->last_event);
     clsort_scratch_release(ctx);
     clsort_release_programs(ctx);
+    clsort_cache_close(&ctx->cache_fd);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->context)
@@ -145,4 +150,9 @@ clsort_status clsort_context_info(const clsort_context *ctx, cl_context *context
 const char *clsort_device_name(const clsort_context *ctx)
 {
     return ctx ? ctx->display_name : "";
+}
+
+const char *clsort_cache_info(const clsort_context *ctx)
+{
+    return ctx ? ctx->cache_info : "";
 }

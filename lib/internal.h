@@ -172,6 +172,8 @@ struct clsort_context {
 
     clsort_tuning tuning;
     clsort_settings settings;
+    int cache_fd;          /* the program cache's open directory; -1 without the cache */
+    char cache_info[4200]; /* clsort_cache_info() */
 
     clsort_program programs[CLSORT_MAX_PROGRAMS];
     unsigned n_programs;
@@ -231,11 +233,14 @@ clsort_status clsort_read_device_info(clsort_context *ctx);
 /* ---- cache.c: disk cache of program binaries ---- */
 uint64_t clsort_hash64(uint64_t h, const void *data, size_t len);
 #define CLSORT_HASH_SEED 0xcbf29ce484222325ull
-/* Both return 0 on success. A load that finds a missing, corrupt or stale entry returns non-zero and
- * the caller rebuilds. */
-int clsort_cache_load(const clsort_settings *s, uint64_t key, unsigned char **binary, size_t *size);
-int clsort_cache_store(const clsort_settings *s, uint64_t key, const unsigned char *binary,
-                       size_t size);
+/* Open the settings' cache directory when the cache is on and the directory can be trusted: *fd
+ * (-1 when not) and, in info, the directory or "off: " and why (for clsort_cache_info()). */
+void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t size);
+void clsort_cache_close(int *fd);
+/* Both return 0 on success; dir is the open cache directory (-1: none). A load that finds a
+ * missing, corrupt, stale or untrusted entry returns non-zero and the caller rebuilds. */
+int clsort_cache_load(int dir, uint64_t key, unsigned char **binary, size_t *size);
+int clsort_cache_store(int dir, uint64_t key, const unsigned char *binary, size_t size);
 
 /* ---- program.c ---- */
 /* Build (or fetch from the in-memory table or the disk cache) the program of a family: cl/common.cl
