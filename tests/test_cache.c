@@ -195,11 +195,29 @@ static int can_chown(void)
     return geteuid() == 0;
 }
 
-static void give_away(const char *path, const char *name, void *arg)
+/* What to do to each entry of a directory. */
+enum damage { GIVE_AWAY, MAKE_WRITABLE, MAKE_FIFO };
+
+static void damage_entry(const char *path, const char *name, void *arg)
 {
     (void)name;
-    (void)arg;
-    assert_int_equal(chown(path, 65534, 65534), 0);
+    switch (*(const enum damage *)arg) {
+    case GIVE_AWAY: /* to nobody */
+        assert_int_equal(chown(path, 65534, 65534), 0);
+        break;
+    case MAKE_WRITABLE:
+        assert_int_equal(chmod(path, 0666), 0);
+        break;
+    case MAKE_FIFO:
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(mkfifo(path, 0600), 0);
+        break;
+    }
+}
+
+static void damage_all(const char *dir, enum damage how)
+{
+    each_entry(dir, damage_entry, &how);
 }
 
 /* A directory owned by another user is not used. */
@@ -218,19 +236,12 @@ static void test_other_owner_dir(void **state)
 }
 
 /* Entries of another user, or that others may write, are passed over (and replaced). */
-static void make_writable(const char *path, const char *name, void *arg)
-{
-    (void)name;
-    (void)arg;
-    assert_int_equal(chmod(path, 0666), 0);
-}
-
 static void test_untrusted_entries(void **state)
 {
     (void)state;
     char dir[512];
     populate(dir, sizeof dir, "writable-entries");
-    each_entry(dir, make_writable, NULL);
+    damage_all(dir, MAKE_WRITABLE);
     result r = sort_in(dir, 0);
     assert_int_equal(r.cached, 0);
     assert_true(r.built > 0 && r.ascending);
@@ -241,18 +252,10 @@ static void test_untrusted_entries(void **state)
     if (!can_chown())
         return;
     populate(dir, sizeof dir, "other-entries");
-    each_entry(dir, give_away, NULL);
+    damage_all(dir, GIVE_AWAY);
     r = sort_in(dir, 0);
     assert_int_equal(r.cached, 0);
     assert_true(r.built > 0 && r.ascending);
-}
-
-static void make_fifo(const char *path, const char *name, void *arg)
-{
-    (void)name;
-    (void)arg;
-    assert_int_equal(unlink(path), 0);
-    assert_int_equal(mkfifo(path, 0600), 0);
 }
 
 /* A FIFO in place of an entry does not block the open: the sort finishes (else the alarm ends the
@@ -262,7 +265,7 @@ static void test_fifo_entry(void **state)
     (void)state;
     char dir[512];
     populate(dir, sizeof dir, "fifo");
-    each_entry(dir, make_fifo, NULL);
+    damage_all(dir, MAKE_FIFO);
     alarm(120);
     result r = sort_in(dir, 0);
     alarm(0);
