@@ -459,6 +459,43 @@ static void test_borrowed_queue(void **state)
     assert_int_equal(clsort_open_with_queue(&ctx, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
 }
 
+/* The names users type: platform aliases (pocl is "Portable Computing Language") and device types,
+ * alone or as P:D. */
+static void test_device_names(void **state)
+{
+    (void)state;
+    size_t count = 0;
+    assert_int_equal(clsort_list_devices(NULL, 0, &count), CLSORT_OK);
+    clsort_device_info *info = calloc(count, sizeof *info);
+    assert_int_equal(clsort_list_devices(info, count, &count), CLSORT_OK);
+    int pocl_cpu = 0;
+    for (size_t i = 0; i < count; i++)
+        pocl_cpu |= strstr(info[i].platform, "Portable Computing Language") &&
+                    !strcmp(info[i].type, "CPU");
+    free(info);
+    if (!pocl_cpu)
+        skip();
+    static const char *const names[] = { "pocl", "pocl:cpu", "POCL:CPU", "cpu", ":cpu", "pocl:" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        clsort_context *ctx = NULL;
+        if (clsort_open(&ctx, names[i]) != CLSORT_OK)
+            fail_msg("'%s' opens no device: %s", names[i], clsort_last_error_detail());
+        assert_non_null(strstr(clsort_device_name(ctx), "Portable Computing Language"));
+        clsort_close(&ctx);
+    }
+    /* A name that matches nothing: the detail lists the devices and the names accepted. */
+    static const char *const none[] = { "nonsense-platform", "pocl:gpu", "nonsense:cpu" };
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        clsort_context *ctx = NULL;
+        assert_int_equal(clsort_open(&ctx, none[i]), CLSORT_ERROR_NO_DEVICE);
+        const char *d = clsort_last_error_detail();
+        assert_non_null(strstr(d, none[i]));
+        assert_non_null(strstr(d, "available:"));
+        assert_non_null(strstr(d, "Portable Computing Language"));
+        assert_non_null(strstr(d, "pocl, nvidia, amd, intel, cpu, gpu"));
+    }
+}
+
 /* Open with one variable set: the status, and the detail when the open failed. */
 static clsort_status open_with(const char *name, const char *value, char *detail, size_t size)
 {
@@ -544,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_status_strings),
         cmocka_unit_test(test_algorithm_names),
         cmocka_unit_test(test_device_strings),
+        cmocka_unit_test(test_device_names),
         cmocka_unit_test(test_borrowed_queue),
         cmocka_unit_test(test_invalid_environment),
         cmocka_unit_test(test_build_options),
