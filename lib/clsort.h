@@ -112,7 +112,9 @@ typedef enum clsort_key_type {
 
 /** Algorithms. */
 typedef enum clsort_algorithm {
-    /** Let the library choose for the device and the size. */
+    /** Let the library choose for the device and the size. Stable wherever stability can be seen: it
+     *  picks an unstable algorithm (bitonic, for short segments) only for keys without values
+     *  compared on every bit, where equal keys are identical. */
     CLSORT_ALGO_AUTO = 0,
     /** 4-bit LSD radix sort: one pass (histogram, scan, stable scatter) per 4 bits of the bit range.
      *  Every key type, order and bit range; values of 0, 4 or 8 bytes; whole arrays only. Stable. */
@@ -172,7 +174,9 @@ typedef struct clsort_spec {
      * keys (with their values) independently. When n is not a multiple of N, the last segment is the
      * n % N keys left over, sorted on their own. Supported by ::CLSORT_ALGO_BITONIC,
      * ::CLSORT_ALGO_ODDEVEN, ::CLSORT_ALGO_RADIX8 and ::CLSORT_ALGO_RADIX8_RTS (stable);
-     * ::CLSORT_ALGO_AUTO picks bitonic for segments of up to 32768 keys and radix8 for longer ones;
+     * ::CLSORT_ALGO_AUTO picks bitonic for segments of up to 32768 keys without values compared on
+     * every bit (equal keys are then identical, so their order cannot be seen) and radix8, stable,
+     * for longer ones and all others;
      * ::CLSORT_ALGO_RADIX4 and ::CLSORT_ALGO_ONESWEEP return ::CLSORT_ERROR_UNSUPPORTED.
      */
     size_t segment;

@@ -496,12 +496,67 @@ static void test_device_names(void **state)
     }
 }
 
+/* Is every segment of keys (with values holding the input index) in order, and stable: equal keys
+ * (in the order bits of [0, end_bit)) keep their input order? */
+static int segments_stable(const uint32_t *k, const uint32_t *v, size_t n, size_t seg, int desc,
+                           unsigned end_bit)
+{
+    const uint32_t mask = end_bit >= 32 ? 0xffffffffu : (1u << end_bit) - 1;
+    for (size_t i = 1; i < n; i++) {
+        if (i % seg == 0)
+            continue;
+        const uint32_t a = k[i - 1] & mask, b = k[i] & mask;
+        if (desc ? a < b : a > b)
+            return 0;
+        if (a == b && v[i - 1] >= v[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* auto is stable wherever stability can be seen: segments with values, or keys compared on part of
+ * their bits, sort stably in both orders (it took bitonic for segments of up to 32768 keys). */
+static void test_auto_stable_segments(void **state)
+{
+    clsort_context *ctx = *state;
+    enum { n = 20000 };
+    static uint32_t k[n], v[n];
+    static const size_t segments[] = { 1000, 4096 };
+    for (int desc = 0; desc < 2; desc++) {
+        for (size_t s = 0; s < sizeof segments / sizeof segments[0]; s++) {
+            for (int with_values = 1; with_values >= 0; with_values--) {
+                clsort_spec spec;
+                clsort_spec_default(&spec);
+                spec.segment = segments[s];
+                spec.descending = desc;
+                spec.value_size = with_values ? 4 : 0;
+                spec.end_bit = with_values ? 0 : 4; /* keys only: stability shows in bits 4.. */
+                for (uint32_t i = 0; i < n; i++) {
+                    /* many equal keys; keys only: the index in the bits above the range */
+                    k[i] = with_values ? (i * 2654435761u) >> 28 : ((i * 2654435761u) >> 28) | i << 4;
+                    v[i] = i;
+                }
+                assert_int_equal(clsort_sort(ctx, &spec, k, with_values ? v : NULL, n, NULL),
+                                 CLSORT_OK);
+                if (!with_values)
+                    for (uint32_t i = 0; i < n; i++)
+                        v[i] = k[i] >> 4;
+                if (!segments_stable(k, v, n, segments[s], desc, with_values ? 32 : 4))
+                    fail_msg("auto, segments of %zu, %s, %s: not stably sorted", segments[s],
+                             desc ? "descending" : "ascending",
+                             with_values ? "values" : "keys in bits [0, 4)");
+            }
+        }
+    }
+}
+
 /* Open with one variable set: the status, and the detail when the open failed. */
 static clsort_status open_with(const char *name, const char *value, char *detail, size_t size)
 {
     setenv(name, value, 1);
     clsort_context *ctx = NULL;
     clsort_status st = clsort_open(&ctx, NULL);
+    unsetenv(name); /* before any assertion, which would leave the function */
     snprintf(detail, size, "%s", st == CLSORT_OK ? "" : clsort_last_error_detail());
     if (st == CLSORT_OK) {
         /* A sort works with what was accepted. */
@@ -516,7 +571,6 @@ static clsort_status open_with(const char *name, const char *value, char *detail
             assert_true(keys[i - 1] <= keys[i]);
     }
     clsort_close(&ctx);
-    unsetenv(name);
     return st;
 }
 
@@ -593,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_scan_strategy),
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_back_to_back),
+        cmocka_unit_test(test_auto_stable_segments),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
     failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);
