@@ -112,8 +112,8 @@ typedef enum clsort_key_type {
 
 /** Algorithms. */
 typedef enum clsort_algorithm {
-    /** Let the library choose for the device and the size. Stable wherever stability can be seen: it
-     *  picks an unstable algorithm (bitonic, for short segments) only for keys without values
+    /** Let the library choose for the device and the size. Stable wherever stability can be seen:
+     *  it picks an unstable algorithm (bitonic, for short segments) only for keys without values
      *  compared on every bit, where equal keys are identical. */
     CLSORT_ALGO_AUTO = 0,
     /** 4-bit LSD radix sort: one pass (histogram, scan, stable scatter) per 4 bits of the bit range.
@@ -242,12 +242,12 @@ CLSORT_API clsort_status clsort_list_devices(clsort_device_info *out, size_t cap
  *               default device: the GPU with the most compute units × clock, else the first CPU device,
  *               else any device. A device string is `P:D`, `P` or `:D`, where P selects the platform
  *               and D the device, each either an index (as clsort_list_devices() numbers them) or a
- *               case-insensitive substring of the platform name or vendor / device name; P may also
- *               be an alias, "pocl" (Portable Computing Language), "nvidia", "amd" or "intel", and D
- *               a type, "cpu", "gpu" or "accelerator" ("pocl:cpu", ":gpu"). A single word without a
- *               colon that is not a number matches platform names and aliases, device names or
- *               types. A string that matches nothing gives ::CLSORT_ERROR_NO_DEVICE with a detail
- *               listing the devices and the names accepted.
+ *               case-insensitive substring of the platform name or vendor / device name; P may
+ *               also be an alias, "pocl" (Portable Computing Language), "nvidia", "amd" or
+ *               "intel", and D a type, "cpu", "gpu" or "accelerator" ("pocl:cpu", ":gpu"). A
+ *               single word without a colon that is not a number matches platform names and
+ *               aliases, device names or types. A string that matches nothing gives
+ *               ::CLSORT_ERROR_NO_DEVICE with a detail listing the devices and the names accepted.
  * @return ::CLSORT_OK, ::CLSORT_ERROR_NO_DEVICE, ::CLSORT_ERROR_BAD_DEVICE_STRING or an OpenCL error
  */
 CLSORT_API clsort_status clsort_open(clsort_context **ctx, const char *device);

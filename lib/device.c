@@ -129,8 +129,9 @@ static const struct {
     { "amd", "AMD" },
     { "intel", "Intel" },
 };
-#define NAMES_HELP "an index, a part of a platform or device name, pocl, nvidia, amd, intel, cpu, " \
-                   "gpu or accelerator"
+#define NAMES_HELP                                                                                 \
+    "an index, a part of a platform or device name, pocl, nvidia, amd, intel, cpu, gpu or "        \
+    "accelerator"
 
 /* Does a word name the entry's platform: a part of its name or vendor, or an alias of them? */
 static int platform_matches(const char *word, const dev_entry *e)

@@ -2,8 +2,8 @@
  * Settings read once from the environment: every CLSORT_* override (and XDG_CACHE_HOME / HOME for
  * the cache directory) is parsed here when a context opens and travels in the context, so no other
  * file reads the environment and a sort's behaviour does not change under it. An empty variable is
- * unset; a value that does not parse, or is out of range, is an error: the first one is described in
- * clsort_settings.error and the context does not open.
+ * unset; a value that does not parse, or is out of range, is an error: the first one is described
+ * in clsort_settings.error and the context does not open.
  * Calls: nothing in the library (the C library only).
  */
 #include "internal.h"
@@ -29,7 +29,8 @@ static void invalid(clsort_settings *s, const char *name, const char *value, con
         snprintf(s->error, sizeof s->error, "%s='%.200s': expected %s", name, value, expected);
 }
 
-/* A decimal number at text, up to the next non-digit (*end); -1 when there is none or it overflows. */
+/* A decimal number at text, up to the next non-digit (*end); -1 when there is none or it
+ * overflows. */
 static int decimal(const char *text, char **end, unsigned long long *out)
 {
     if (*text < '0' || *text > '9')

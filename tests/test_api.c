@@ -533,7 +533,8 @@ static void test_auto_stable_segments(void **state)
                 spec.end_bit = with_values ? 0 : 4; /* keys only: stability shows in bits 4.. */
                 for (uint32_t i = 0; i < n; i++) {
                     /* many equal keys; keys only: the index in the bits above the range */
-                    k[i] = with_values ? (i * 2654435761u) >> 28 : ((i * 2654435761u) >> 28) | i << 4;
+                    const uint32_t key = (i * 2654435761u) >> 28;
+                    k[i] = with_values ? key : key | i << 4;
                     v[i] = i;
                 }
                 assert_int_equal(clsort_sort(ctx, &spec, k, with_values ? v : NULL, n, NULL),
@@ -586,7 +587,8 @@ static void test_invalid_environment(void **state)
         { "CLSORT_RADIX8_MATCH", "3" },       { "CLSORT_RADIX8_LB_AT", "x" },
         { "CLSORT_RADIX8_SERIAL", "-1" },     { "CLSORT_BITONIC_WIDE", "wide" },
         { "CLSORT_BITONIC_CARRY", "yes" },    { "CLSORT_FAULT_ALLOC", "1e3" },
-        { "CLSORT_RADIX8_KV", "on" },         { "CLSORT_RADIX8_PORTION_TILES", "99999999999999999999" },
+        { "CLSORT_RADIX8_KV", "on" },
+        { "CLSORT_RADIX8_PORTION_TILES", "99999999999999999999" },
     };
     char detail[2048], want[128];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
