@@ -13,6 +13,9 @@
 #if (WG & (WG - 1)) != 0 && !defined(WG_ANY)
 #error "WG must be a power of two"
 #endif
+#if defined(LIB_WG) && WG != LIB_WG
+#error "WG is the library's (launched as LIB_WG): CLSORT_BUILD_OPTIONS cannot change it"
+#endif
 
 /*
  * Key transforms: map a key's stored bits to an unsigned integer whose unsigned order is the wanted

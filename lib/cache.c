@@ -1,16 +1,25 @@
 /*
  * On-disk cache of program binaries.
  *
- * Entries live in the settings' cache directory ($CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort, else
- * ~/.cache/clsort, resolved by settings.c), one file per key: a header (magic, key, payload size, payload hash) and the binary. The key hashes everything
- * that decides the binary (sources, options, platform, device, driver), so a stale entry is simply
- * never looked up again. Files are written to a temporary name and renamed, so readers never see a
- * partial entry; anything that fails the header checks is treated as absent and rebuilt.
+ * Entries live in the settings' cache directory ($CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort,
+ * else ~/.cache/clsort, resolved by settings.c), one file per key: a header (magic, key, payload
+ * size, payload hash) and the binary. The key hashes everything that decides the binary (sources,
+ * options, platform, device, driver), so a stale entry is simply never looked up again.
+ *
+ * An entry is code the driver runs in this process (native code on CPU devices), so the cache
+ * trusts only what the effective user alone can have written: the directory is used only when it
+ * is owned by the effective user and not writable by group or others (missing parts are created
+ * 0700); it is opened once, without following a final symbolic link, and every entry operation is
+ * relative to that open directory, so it cannot be swapped afterwards. An entry is read only when
+ * it is a regular file with the same owner that group and others cannot write (no FIFO or device
+ * blocks the open); entries are written 0600 to a temporary name and renamed, so readers never see
+ * a partial one. Anything that fails a check is treated as absent and rebuilt.
  * Calls: nothing in the library.
  */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,14 +46,7 @@ uint64_t clsort_hash64(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-static int cache_dir(const clsort_settings *s, char *buf, size_t size)
-{
-    if (!s->cache_dir[0])
-        return -1;
-    return snprintf(buf, size, "%s", s->cache_dir) < (int)size ? 0 : -1;
-}
-
-/* mkdir -p */
+/* mkdir -p, each missing part 0700. */
 static int make_dirs(const char *path)
 {
     char tmp[4096];
@@ -61,20 +63,89 @@ static int make_dirs(const char *path)
     return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int entry_path(const clsort_settings *s, uint64_t key, char *buf, size_t size)
+/* Why a file or directory of this status cannot be trusted, or NULL when it can. */
+static const char *distrust(const struct stat *st, char *buf, size_t size)
 {
-    char dir[4000];
-    if (cache_dir(s, dir, sizeof dir) != 0)
-        return -1;
-    return snprintf(buf, size, "%s/%016llx.bin", dir, (unsigned long long)key) < (int)size ? 0 : -1;
+    if (st->st_uid != geteuid()) {
+        snprintf(buf, size, "is owned by uid %lu, not %lu", (unsigned long)st->st_uid,
+                 (unsigned long)geteuid());
+        return buf;
+    }
+    if (st->st_mode & S_IWOTH)
+        return "is writable by others";
+    if (st->st_mode & S_IWGRP)
+        return "is writable by its group";
+    return NULL;
 }
 
-int clsort_cache_load(const clsort_settings *s, uint64_t key, unsigned char **binary, size_t *size)
+void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t size)
 {
-    char path[4096];
-    if (!s->cache_enabled || entry_path(s, key, path, sizeof path) != 0)
+    *fd = -1;
+    if (!s->cache_enabled) {
+        snprintf(info, size, "off: CLSORT_NO_CACHE");
+        return;
+    }
+    const char *dir = s->cache_dir;
+    if (!dir[0]) {
+        snprintf(info, size, "off: no directory (CLSORT_CACHE_DIR, XDG_CACHE_HOME and HOME unset)");
+        return;
+    }
+    if (make_dirs(dir) != 0) {
+        snprintf(info, size, "off: %s: cannot create: %s", dir, strerror(errno));
+        return;
+    }
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (d < 0) {
+        snprintf(info, size, "off: %s: %s", dir,
+                 errno == ELOOP ? "is a symbolic link" : strerror(errno));
+        return;
+    }
+    struct stat st;
+    char why[96];
+    const char *bad = fstat(d, &st) != 0 ? strerror(errno) : distrust(&st, why, sizeof why);
+    if (bad) {
+        snprintf(info, size, "off: %s %s", dir, bad);
+        close(d);
+        return;
+    }
+    snprintf(info, size, "%s", dir);
+    *fd = d;
+}
+
+void clsort_cache_close(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void entry_name(uint64_t key, char *buf, size_t size)
+{
+    snprintf(buf, size, "%016llx.bin", (unsigned long long)key);
+}
+
+/* The entry of key opened for reading, when it is one the cache trusts; else NULL. */
+static FILE *open_entry(int dir, uint64_t key)
+{
+    char name[32], why[96];
+    entry_name(key, name, sizeof name);
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    FILE *f = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !distrust(&st, why, sizeof why))
+        f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
+    return f;
+}
+
+int clsort_cache_load(int dir, uint64_t key, unsigned char **binary, size_t *size)
+{
+    if (dir < 0)
         return -1;
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_entry(dir, key);
     if (!f)
         return -1;
     entry_header h;
@@ -96,24 +167,37 @@ int clsort_cache_load(const clsort_settings *s, uint64_t key, unsigned char **bi
     return 0;
 }
 
-int clsort_cache_store(const clsort_settings *s, uint64_t key, const unsigned char *binary,
-                       size_t size)
+/* A new temporary entry file (0600) in dir, its name in tmp. */
+static FILE *create_temp(int dir, char *tmp, size_t size)
 {
-    char dir[4000], path[4096], tmp[4096];
-    if (!s->cache_enabled || cache_dir(s, dir, sizeof dir) != 0 || make_dirs(dir) != 0 ||
-        entry_path(s, key, path, sizeof path) != 0)
-        return -1;
-    if (snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir) >= (int)sizeof tmp)
-        return -1;
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return -1;
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return -1;
+    static unsigned counter;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        snprintf(tmp, size, ".tmp-%ld-%u-%d", (long)getpid(), counter++, rand());
+        int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            if (errno == EEXIST)
+                continue;
+            return NULL;
+        }
+        FILE *f = fdopen(fd, "wb");
+        if (!f) {
+            close(fd);
+            unlinkat(dir, tmp, 0);
+        }
+        return f;
     }
+    return NULL;
+}
+
+int clsort_cache_store(int dir, uint64_t key, const unsigned char *binary, size_t size)
+{
+    char name[32], tmp[64];
+    if (dir < 0)
+        return -1;
+    entry_name(key, name, sizeof name);
+    FILE *f = create_temp(dir, tmp, sizeof tmp);
+    if (!f)
+        return -1;
     entry_header h;
     memcpy(h.magic, magic, sizeof magic);
     h.key = key;
@@ -122,8 +206,8 @@ int clsort_cache_store(const clsort_settings *s, uint64_t key, const unsigned ch
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(binary, 1, size, f) == size &&
              fflush(f) == 0 && fsync(fileno(f)) == 0;
     ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
+    if (!ok || renameat(dir, tmp, dir, name) != 0) {
+        unlinkat(dir, tmp, 0);
         return -1;
     }
     return 0;

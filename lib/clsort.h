@@ -45,12 +45,17 @@ extern "C" {
  * - `CLSORT_DEVICE`: device selection used when clsort_open() is given NULL (same syntax).
  * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
- * - `CLSORT_BUILD_OPTIONS`: extra options appended to every OpenCL program build.
+ * - `CLSORT_BUILD_OPTIONS`: extra compiler options appended to every OpenCL program build; options
+ *   that define or undefine a macro the library sets, or add include files, are refused.
  * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks.
  * - `CLSORT_FAULT_ALLOC=N`: for testing error paths, the N-th device buffer allocation of the process
  *   fails with CL_MEM_OBJECT_ALLOCATION_FAILURE.
  * - `CLSORT_SORT_TUNING=WGxITEMS`: work-group size and keys per work-item of the bitonic and odd-even
- *   kernels (powers of two, ITEMS 4..32), overriding the tuning table; for tuning runs.
+ *   kernels (powers of two, ITEMS 4..64), overriding the tuning table; for tuning runs.
+ *
+ * An empty variable counts as unset. A value that does not parse or is out of range makes
+ * clsort_open() and clsort_open_with_queue() fail with ::CLSORT_ERROR_INVALID_ARGUMENT, with a
+ * detail (clsort_last_error_detail()) naming the variable, its value and what it expects.
  */
 
 /** Library version as a string, e.g. "0.1.0". */
@@ -107,7 +112,9 @@ typedef enum clsort_key_type {
 
 /** Algorithms. */
 typedef enum clsort_algorithm {
-    /** Let the library choose for the device and the size. */
+    /** Let the library choose for the device and the size. Stable wherever stability can be seen:
+     *  it picks an unstable algorithm (bitonic, for short segments) only for keys without values
+     *  compared on every bit, where equal keys are identical. */
     CLSORT_ALGO_AUTO = 0,
     /** 4-bit LSD radix sort: one pass (histogram, scan, stable scatter) per 4 bits of the bit range.
      *  Every key type, order and bit range; values of 0, 4 or 8 bytes; whole arrays only. Stable. */
@@ -167,7 +174,9 @@ typedef struct clsort_spec {
      * keys (with their values) independently. When n is not a multiple of N, the last segment is the
      * n % N keys left over, sorted on their own. Supported by ::CLSORT_ALGO_BITONIC,
      * ::CLSORT_ALGO_ODDEVEN, ::CLSORT_ALGO_RADIX8 and ::CLSORT_ALGO_RADIX8_RTS (stable);
-     * ::CLSORT_ALGO_AUTO picks bitonic for segments of up to 32768 keys and radix8 for longer ones;
+     * ::CLSORT_ALGO_AUTO picks bitonic for segments of up to 32768 keys without values compared on
+     * every bit (equal keys are then identical, so their order cannot be seen) and radix8, stable,
+     * for longer ones and all others;
      * ::CLSORT_ALGO_RADIX4 and ::CLSORT_ALGO_ONESWEEP return ::CLSORT_ERROR_UNSUPPORTED.
      */
     size_t segment;
@@ -233,8 +242,12 @@ CLSORT_API clsort_status clsort_list_devices(clsort_device_info *out, size_t cap
  *               default device: the GPU with the most compute units × clock, else the first CPU device,
  *               else any device. A device string is `P:D`, `P` or `:D`, where P selects the platform
  *               and D the device, each either an index (as clsort_list_devices() numbers them) or a
- *               case-insensitive substring of the platform / device name ("nvidia", "pocl:cpu").
- *               A single word without a colon that is not a number matches platform or device names.
+ *               case-insensitive substring of the platform name or vendor / device name; P may
+ *               also be an alias, "pocl" (Portable Computing Language), "nvidia", "amd" or
+ *               "intel", and D a type, "cpu", "gpu" or "accelerator" ("pocl:cpu", ":gpu"). A
+ *               single word without a colon that is not a number matches platform names and
+ *               aliases, device names or types. A string that matches nothing gives
+ *               ::CLSORT_ERROR_NO_DEVICE with a detail listing the devices and the names accepted.
  * @return ::CLSORT_OK, ::CLSORT_ERROR_NO_DEVICE, ::CLSORT_ERROR_BAD_DEVICE_STRING or an OpenCL error
  */
 CLSORT_API clsort_status clsort_open(clsort_context **ctx, const char *device);
@@ -331,6 +344,16 @@ CLSORT_API clsort_status clsort_context_info(const clsort_context *ctx, cl_conte
 
 /** Name of the context's device ("platform / device"), valid until clsort_close(). */
 CLSORT_API const char *clsort_device_name(const clsort_context *ctx);
+
+/**
+ * Where the context's program cache is, or why it is off: the directory (e.g.
+ * "/home/u/.cache/clsort"), or "off: " and the reason ("off: CLSORT_NO_CACHE", "off: /tmp/x is
+ * writable by others", "off: /tmp/x is owned by uid 1001, not 1000"). The cache uses a directory
+ * only when it is owned by the effective user and not writable by group or others, and reads only
+ * regular files with that owner that group and others cannot write. Valid until clsort_close();
+ * "" for NULL.
+ */
+CLSORT_API const char *clsort_cache_info(const clsort_context *ctx);
 
 /** Text for a status code: the library's own codes and OpenCL's (e.g. "CL_OUT_OF_RESOURCES"). */
 CLSORT_API const char *clsort_status_string(clsort_status status);

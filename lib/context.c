@@ -1,7 +1,7 @@
 /*
  * Entry points that open and close contexts: the device, its description and tuning, the settings
  * read once from the environment, the OpenCL context and queue.
- * Calls: device.c, settings.c, buffers.c, program.c, status.c.
+ * Calls: device.c, settings.c, options.c, cache.c, buffers.c, program.c, status.c.
  */
 #include "internal.h"
 
@@ -13,9 +13,25 @@ static clsort_context *new_context(void)
     clsort_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         clsort_fail(NULL, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    else
+    else {
+        ctx->cache_fd = -1;
         clsort_settings_read(&ctx->settings);
+    }
     return ctx;
+}
+
+/* The settings are usable: every value parsed, the build options redefine none of our macros; then
+ * open the program cache they name. */
+static clsort_status check_settings(clsort_context *ctx)
+{
+    char why[512];
+    if (ctx->settings.error[0])
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s", ctx->settings.error);
+    if (clsort_opts_check_extra(ctx->settings.build_options, why, sizeof why) != 0)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "CLSORT_BUILD_OPTIONS='%.300s': %s",
+                           ctx->settings.build_options, why);
+    clsort_cache_open(&ctx->settings, &ctx->cache_fd, ctx->cache_info, sizeof ctx->cache_info);
+    return CLSORT_OK;
 }
 
 /* Errors during open go to the thread's detail slot: the caller gets no context to ask. */
@@ -41,6 +57,8 @@ clsort_status clsort_open(clsort_context **out, const char *device)
     clsort_context *ctx = new_context();
     if (!ctx)
         return CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    if ((st = check_settings(ctx)) != CLSORT_OK)
+        return open_failed(out, ctx, st);
     ctx->platform = ref.platform;
     ctx->device = ref.device;
     if ((st = clsort_read_device_info(ctx)) != CLSORT_OK)
@@ -69,6 +87,9 @@ clsort_status clsort_open_with_queue(clsort_context **out, cl_command_queue queu
     clsort_context *ctx = new_context();
     if (!ctx)
         return CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    clsort_status st = check_settings(ctx);
+    if (st != CLSORT_OK)
+        return open_failed(out, ctx, st);
     cl_int err;
     cl_command_queue_properties qp = 0;
     if ((err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->context, &ctx->context,
@@ -87,7 +108,7 @@ clsort_status clsort_open_with_queue(clsort_context **out, cl_command_queue queu
     ctx->queue = queue;
     ctx->profiling = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
     ctx->out_of_order = (qp & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
-    clsort_status st = clsort_read_device_info(ctx);
+    st = clsort_read_device_info(ctx);
     if (st != CLSORT_OK)
         return open_failed(out, ctx, st);
     *out = ctx;
@@ -105,6 +126,7 @@ void clsort_close(clsort_context **pctx)
         clReleaseEvent(ctx->last_event);
     clsort_scratch_release(ctx);
     clsort_release_programs(ctx);
+    clsort_cache_close(&ctx->cache_fd);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->context)
@@ -128,4 +150,9 @@ clsort_status clsort_context_info(const clsort_context *ctx, cl_context *context
 const char *clsort_device_name(const clsort_context *ctx)
 {
     return ctx ? ctx->display_name : "";
+}
+
+const char *clsort_cache_info(const clsort_context *ctx)
+{
+    return ctx ? ctx->cache_info : "";
 }

@@ -19,6 +19,7 @@ typedef struct dev_entry {
     cl_device_id device;
     unsigned p, d; /* indices as listed */
     char platform_name[128];
+    char platform_vendor[128];
     char name[128];
     cl_device_type type;
     unsigned long long score;
@@ -75,6 +76,9 @@ static clsort_status enumerate(dev_table *t)
         char pname[128] = "?";
         clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
         pname[sizeof pname - 1] = '\0';
+        char pvendor[128] = "";
+        clGetPlatformInfo(plats[p], CL_PLATFORM_VENDOR, sizeof pvendor, pvendor, NULL);
+        pvendor[sizeof pvendor - 1] = '\0';
         for (cl_uint d = 0; d < nd && t->n < MAX_DEVICES; d++) {
             dev_entry *e = &t->e[t->n++];
             e->platform = plats[p];
@@ -82,6 +86,7 @@ static clsort_status enumerate(dev_table *t)
             e->p = p;
             e->d = d;
             snprintf(e->platform_name, sizeof e->platform_name, "%s", pname);
+            snprintf(e->platform_vendor, sizeof e->platform_vendor, "%s", pvendor);
             get_string(devs[d], CL_DEVICE_NAME, e->name, sizeof e->name);
             e->type = 0;
             clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof e->type, &e->type, NULL);
@@ -112,6 +117,33 @@ static int type_word(const char *s, cl_device_type *type)
     else
         return 0;
     return 1;
+}
+
+/* The names users type for platforms, and a part of the platform name or vendor each stands for. */
+static const struct {
+    const char *word, *platform;
+} platform_aliases[] = {
+    { "pocl", "Portable Computing Language" },
+    { "nvidia", "NVIDIA" },
+    { "amd", "Advanced Micro Devices" },
+    { "amd", "AMD" },
+    { "intel", "Intel" },
+};
+#define NAMES_HELP                                                                                 \
+    "an index, a part of a platform or device name, pocl, nvidia, amd, intel, cpu, gpu or "        \
+    "accelerator"
+
+/* Does a word name the entry's platform: a part of its name or vendor, or an alias of them? */
+static int platform_matches(const char *word, const dev_entry *e)
+{
+    if (strcasestr(e->platform_name, word) || strcasestr(e->platform_vendor, word))
+        return 1;
+    for (size_t i = 0; i < sizeof platform_aliases / sizeof platform_aliases[0]; i++)
+        if (!strcasecmp(word, platform_aliases[i].word) &&
+            (strcasestr(e->platform_name, platform_aliases[i].platform) ||
+             strcasestr(e->platform_vendor, platform_aliases[i].platform)))
+            return 1;
+    return 0;
 }
 
 /* Does a selector part (index, type word or name substring) match? */
@@ -164,8 +196,8 @@ clsort_status clsort_find_device(const char *spec, clsort_device_ref *out)
     const char *colon = strchr(spec, ':');
     if (strlen(spec) >= sizeof plat || (colon && strchr(colon + 1, ':')))
         return clsort_fail(NULL, CLSORT_ERROR_BAD_DEVICE_STRING,
-                           "%s '%s' is malformed: expected P:D, P or :D, where each part is an index "
-                           "or a name substring (see 'clsort devices')", source, spec);
+                           "%s '%s' is malformed: expected P:D, P or :D, where each part is "
+                           NAMES_HELP " (see 'clsort devices')", source, spec);
     int single = 0;
     if (colon) {
         snprintf(plat, sizeof plat, "%.*s", (int)(colon - spec), spec);
@@ -186,9 +218,10 @@ clsort_status clsort_find_device(const char *spec, clsort_device_ref *out)
         if (single) {
             cl_device_type want;
             ok = type_word(dev, &want) ? (e->type & want) != 0
-                                       : strcasestr(e->name, dev) || strcasestr(e->platform_name, dev);
+                                       : strcasestr(e->name, dev) || platform_matches(dev, e);
         } else {
-            ok = part_matches(plat, e->p, e->platform_name, e->type, 0) &&
+            ok = (!*plat || (is_index(plat) ? strtoul(plat, NULL, 10) == e->p
+                                            : platform_matches(plat, e))) &&
                  part_matches(dev, e->d, e->name, e->type, 1);
         }
         if (ok && (best < 0 || e->score > t.e[best].score))
@@ -205,7 +238,8 @@ clsort_status clsort_find_device(const char *spec, clsort_device_ref *out)
                 break;
             used += (size_t)w;
         }
-        return clsort_fail(NULL, CLSORT_ERROR_NO_DEVICE, "%s '%s' matches no device; available:%s",
+        return clsort_fail(NULL, CLSORT_ERROR_NO_DEVICE,
+                           "%s '%s' matches no device (each part: " NAMES_HELP "); available:%s",
                            source, spec, list);
     }
     out->platform = t.e[best].platform;

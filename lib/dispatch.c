@@ -32,11 +32,14 @@ typedef struct clsort_family {
     clsort_algorithm auto_id;
     int auto_whole;
     size_t auto_segment_above, auto_segment_upto;
+    int unstable; /* auto takes it only where the order among equal keys cannot be seen */
 } clsort_family;
 
 /*
  * The first family auto accepts for a spec wins. Batched segments: bitonic sorts a whole batch of
  * short segments in one tile pass; long ones take radix8 (reduce-then-scan, tiles within segments).
+ * Bitonic is not stable, so auto takes it only for keys without values compared on every bit, where
+ * equal keys are bit-identical; with values or a bit range, segments take radix8 too.
  * On an H100, 2^24 keys in all, GKey/s bitonic / radix8: segments of 4096 57.3 / 14.0, 16384 29.7 /
  * 23.1, 65536 20.0 / 22.9.
  */
@@ -72,6 +75,7 @@ static const clsort_family families[] = {
         .enqueue = clsort_bitonic_enqueue,
         .auto_id = CLSORT_ALGO_BITONIC,
         .auto_segment_upto = AUTO_RADIX_SEGMENT,
+        .unstable = 1,
     },
     {
         .name = "oddeven",
@@ -117,6 +121,8 @@ static int auto_takes(const clsort_family *f, const clsort_spec *spec)
 {
     if (!f->auto_id)
         return 0;
+    if (f->unstable && (spec->value_size || !clsort_key_full_range(spec)))
+        return 0;
     if (!spec->segment)
         return f->auto_whole;
     return spec->segment > f->auto_segment_above && spec->segment <= f->auto_segment_upto;
@@ -130,7 +136,7 @@ static clsort_algorithm resolve(const clsort_spec *spec)
     for (size_t i = 0; i < N_FAMILIES; i++)
         if (auto_takes(&families[i], spec))
             return families[i].auto_id;
-    return CLSORT_ALGO_RADIX8;
+    return CLSORT_ALGO_RADIX8; /* stable, sorts everything */
 }
 
 /* The family of a known algorithm (checked by clsort_dispatch_check_spec). */

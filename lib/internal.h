@@ -56,8 +56,10 @@ typedef struct clsort_settings {
     unsigned radix_ptx;
     int radix_lb_win, radix_hist_per_cu;
     size_t radix_portion_tiles;
+    char error[512];            /* the first value that did not parse; "" when all did */
 } clsort_settings;
-void clsort_settings_read(clsort_settings *s);
+/* Read the environment; non-zero when a value is invalid (then described in s->error). */
+int clsort_settings_read(clsort_settings *s);
 /* $CLSORT_DEVICE, for device selection without a context. */
 const char *clsort_settings_device(void);
 
@@ -73,6 +75,9 @@ void clsort_opts_add(clsort_opts *b, const char *name, unsigned long long value)
 void clsort_opts_add_text(clsort_opts *b, const char *name, const char *value);
 /* Append -DNAME=value when cond holds; options left out take the kernel's defaults. */
 void clsort_opts_add_if(clsort_opts *b, int cond, const char *name, unsigned long long value);
+/* Check the user's extra build options: non-zero, with the reason in why, when one defines or
+ * undefines a macro the library sets (or -I / -include). */
+int clsort_opts_check_extra(const char *extra, char *why, size_t size);
 
 /* ---- tuning.c: per-device parameters, vendor -> device -> default ---- */
 typedef struct clsort_tuning {
@@ -170,6 +175,8 @@ struct clsort_context {
 
     clsort_tuning tuning;
     clsort_settings settings;
+    int cache_fd;          /* the program cache's open directory; -1 without the cache */
+    char cache_info[4200]; /* clsort_cache_info() */
 
     clsort_program programs[CLSORT_MAX_PROGRAMS];
     unsigned n_programs;
@@ -229,11 +236,14 @@ clsort_status clsort_read_device_info(clsort_context *ctx);
 /* ---- cache.c: disk cache of program binaries ---- */
 uint64_t clsort_hash64(uint64_t h, const void *data, size_t len);
 #define CLSORT_HASH_SEED 0xcbf29ce484222325ull
-/* Both return 0 on success. A load that finds a missing, corrupt or stale entry returns non-zero and
- * the caller rebuilds. */
-int clsort_cache_load(const clsort_settings *s, uint64_t key, unsigned char **binary, size_t *size);
-int clsort_cache_store(const clsort_settings *s, uint64_t key, const unsigned char *binary,
-                       size_t size);
+/* Open the settings' cache directory when the cache is on and the directory can be trusted: *fd
+ * (-1 when not) and, in info, the directory or "off: " and why (for clsort_cache_info()). */
+void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t size);
+void clsort_cache_close(int *fd);
+/* Both return 0 on success; dir is the open cache directory (-1: none). A load that finds a
+ * missing, corrupt, stale or untrusted entry returns non-zero and the caller rebuilds. */
+int clsort_cache_load(int dir, uint64_t key, unsigned char **binary, size_t *size);
+int clsort_cache_store(int dir, uint64_t key, const unsigned char *binary, size_t size);
 
 /* ---- program.c ---- */
 /* Build (or fetch from the in-memory table or the disk cache) the program of a family: cl/common.cl

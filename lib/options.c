@@ -6,6 +6,16 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <string.h>
+
+/* Every macro the library passes to a build or its kernels take a default for (cl/), and LIB_WG,
+ * the copy of WG that cl/common.cl checks WG against. */
+static const char *const library_macros[] = {
+    "CARRY", "DESCENDING", "DIGIT_BITS", "F", "GF", "HAS_VALUES", "HIST_COPIES", "HIST_LOADS",
+    "ITEMS", "KEY_BITS", "KEY_KIND", "KEY_RANGE_MASK", "KV_TOGETHER", "LB_AT", "LB_WIN",
+    "LIB_WG", "LOOKBACK", "MATCH_ANY", "MATCH_OR", "PACK_RANKS", "PLACES", "POS64", "RADIX",
+    "RANGE_BEGIN", "RANK_PAD", "SERIAL", "USE_PTX", "VALUE_T", "WG_ANY", "WHOLE", "WIDE",
+};
 
 void clsort_opts_init(clsort_opts *b)
 {
@@ -26,6 +36,10 @@ void clsort_opts_add_text(clsort_opts *b, const char *name, const char *value)
         return;
     }
     b->len += (size_t)w;
+    /* WG stays redefinable by the user's options (a build-failure hook of the tests); the kernels
+     * refuse to build when it no longer matches the work-group size the host launches. */
+    if (!strcmp(name, "WG"))
+        clsort_opts_add_text(b, "LIB_WG", value);
 }
 
 void clsort_opts_add(clsort_opts *b, const char *name, unsigned long long value)
@@ -39,4 +53,45 @@ void clsort_opts_add_if(clsort_opts *b, int cond, const char *name, unsigned lon
 {
     if (cond)
         clsort_opts_add(b, name, value);
+}
+
+static int is_library_macro(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof library_macros / sizeof library_macros[0]; i++)
+        if (strlen(library_macros[i]) == len && !strncmp(library_macros[i], name, len))
+            return 1;
+    return 0;
+}
+
+int clsort_opts_check_extra(const char *extra, char *why, size_t size)
+{
+    const char *p = extra;
+    while (*p) {
+        const size_t skip = strspn(p, " \t\n"), len = strcspn(p + skip, " \t\n");
+        const char *opt = p + skip;
+        p = opt + len;
+        if (!len)
+            break;
+        if (opt[0] == '-' && (opt[1] == 'I' || opt[1] == 'i')) {
+            snprintf(why, size, "'%.*s' is refused: the kernels are the library's own sources; "
+                     "accepted: compiler options such as -w or -cl-mad-enable, and -D of names the "
+                     "library does not use", (int)len, opt);
+            return -1;
+        }
+        if (opt[0] != '-' || (opt[1] != 'D' && opt[1] != 'U'))
+            continue;
+        const char *name = opt + 2;
+        if (len == 2) { /* -D NAME: the name is the next word */
+            name = p + strspn(p, " \t\n");
+            p = name + strcspn(name, " \t\n");
+        }
+        const size_t name_len = strcspn(name, "= \t\n");
+        if (is_library_macro(name, name_len)) {
+            snprintf(why, size, "'%.*s' changes %.*s, a macro the library sets; accepted: "
+                     "compiler options such as -w or -cl-mad-enable, and -D of names the library "
+                     "does not use", (int)(p - opt), opt, (int)name_len, name);
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -45,7 +45,7 @@ static cl_program load_cached(clsort_context *ctx, uint64_t key, const char *opt
 {
     unsigned char *bin = NULL;
     size_t size = 0;
-    if (clsort_cache_load(&ctx->settings, key, &bin, &size) != 0)
+    if (clsort_cache_load(ctx->cache_fd, key, &bin, &size) != 0)
         return NULL;
     cl_int err, bin_status;
     const unsigned char *bins[1] = { bin };
@@ -70,7 +70,7 @@ static void store_binary(clsort_context *ctx, cl_program prog, uint64_t key)
     unsigned char *bin = malloc(size);
     unsigned char *bins[1] = { bin };
     if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
-        clsort_cache_store(&ctx->settings, key, bin, size); /* best effort: no error */
+        clsort_cache_store(ctx->cache_fd, key, bin, size); /* best effort: no error */
     free(bin);
 }
 

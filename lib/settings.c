@@ -1,15 +1,19 @@
 /*
  * Settings read once from the environment: every CLSORT_* override (and XDG_CACHE_HOME / HOME for
  * the cache directory) is parsed here when a context opens and travels in the context, so no other
- * file reads the environment and a sort's behaviour does not change under it. The parsing keeps
- * each variable's historical rules (an unparsable value falls back to the default, silently).
+ * file reads the environment and a sort's behaviour does not change under it. An empty variable is
+ * unset; a value that does not parse, or is out of range, is an error: the first one is described
+ * in clsort_settings.error and the context does not open.
  * Calls: nothing in the library (the C library only).
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define NO_LIMIT 0xffffffffffffffffull
 
 /* The value of a set, non-empty variable, else NULL. */
 static const char *env(const char *name)
@@ -18,17 +22,43 @@ static const char *env(const char *name)
     return e && *e ? e : NULL;
 }
 
-/* CLSORT_SCRATCH_KEEP (MiB); 0 keeps none. */
-static size_t scratch_keep(void)
+/* Describe the first invalid value. */
+static void invalid(clsort_settings *s, const char *name, const char *value, const char *expected)
 {
-    const char *e = env("CLSORT_SCRATCH_KEEP");
-    if (e) {
-        char *end;
-        unsigned long long mib = strtoull(e, &end, 10);
-        if (!*end && mib < ((size_t)-1 >> 20))
-            return (size_t)mib << 20;
-    }
-    return CLSORT_SCRATCH_KEEP;
+    if (!s->error[0])
+        snprintf(s->error, sizeof s->error, "%s='%.200s': expected %s", name, value, expected);
+}
+
+/* A decimal number at text, up to the next non-digit (*end); -1 when there is none or it
+ * overflows. */
+static int decimal(const char *text, char **end, unsigned long long *out)
+{
+    if (*text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    *out = strtoull(text, end, 10);
+    return errno == ERANGE ? -1 : 0;
+}
+
+/* A whole number from lo to hi in variable name: its value, or unset when the variable is unset or
+ * invalid (then described). */
+static unsigned long long number(clsort_settings *s, const char *name, unsigned long long lo,
+                                 unsigned long long hi, unsigned long long unset)
+{
+    const char *e = env(name);
+    if (!e)
+        return unset;
+    char *end;
+    unsigned long long v;
+    if (decimal(e, &end, &v) == 0 && !*end && v >= lo && v <= hi)
+        return v;
+    char expected[96];
+    if (hi == NO_LIMIT)
+        snprintf(expected, sizeof expected, "a whole number, %llu or more", lo);
+    else
+        snprintf(expected, sizeof expected, "a whole number from %llu to %llu", lo, hi);
+    invalid(s, name, e, expected);
+    return unset;
 }
 
 /* $CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort, else ~/.cache/clsort; "" when none fits. */
@@ -46,7 +76,7 @@ static void cache_dir(char *buf, size_t size)
         buf[0] = '\0';
 }
 
-static int is_pow2(unsigned x)
+static int is_pow2(unsigned long long x)
 {
     return x && !(x & (x - 1));
 }
@@ -54,42 +84,51 @@ static int is_pow2(unsigned x)
 /* CLSORT_SORT_TUNING=WGxITEMS[xGLOBAL_ITEMS]: powers of two, items 4..64, global items 2..64. */
 static void sort_tuning(clsort_settings *s)
 {
-    const char *e = getenv("CLSORT_SORT_TUNING");
-    unsigned wg, items, gitems;
-    const int got = e ? sscanf(e, "%ux%ux%u", &wg, &items, &gitems) : 0;
-    if (got < 2 || !is_pow2(wg) || items < 4 || items > 64 || !is_pow2(items))
+    const char *e = env("CLSORT_SORT_TUNING"), *p = e;
+    if (!e)
         return;
-    s->sort_wg = wg;
-    s->sort_items = items;
-    s->sort_global_items = items;
-    if (got == 3 && gitems >= 2 && gitems <= 64 && is_pow2(gitems))
-        s->sort_global_items = gitems;
+    unsigned long long v[3] = { 0, 0, 0 };
+    int got = 0;
+    char *end = NULL;
+    while (got < 3 && decimal(p, &end, &v[got]) == 0) {
+        got++;
+        if (*end != 'x')
+            break;
+        p = end + 1;
+    }
+    if (got < 2 || *end || !is_pow2(v[0]) || v[0] > 65536 || v[1] < 4 || v[1] > 64 ||
+        !is_pow2(v[1]) || (got == 3 && (v[2] < 2 || v[2] > 64 || !is_pow2(v[2])))) {
+        invalid(s, "CLSORT_SORT_TUNING", e,
+                "WGxITEMS or WGxITEMSxGLOBAL_ITEMS (powers of two: WG up to 65536, ITEMS 4..64, "
+                "GLOBAL_ITEMS 2..64)");
+        return;
+    }
+    s->sort_wg = (unsigned)v[0];
+    s->sort_items = (unsigned)v[1];
+    s->sort_global_items = (unsigned)(got == 3 ? v[2] : v[1]);
 }
 
-static int in_0_2(const char *e)
-{
-    return atoi(e) >= 0 && atoi(e) <= 2;
-}
-
-/* The radix overrides: -1 where unset (each with the range it accepted before). */
+/* The radix overrides: -1 (or 0 where 0 is not a value) where unset. */
 static void radix(clsort_settings *s)
 {
-    const char *e;
-    s->radix_serial = (e = env("CLSORT_RADIX8_SERIAL")) && atoi(e) >= 0 ? atoi(e) : -1;
-    s->radix_wg = (e = getenv("CLSORT_RADIX8_WG")) && atoi(e) > 0 ? atoi(e) : -1;
-    s->radix_items = (e = getenv("CLSORT_RADIX8_ITEMS")) && atoi(e) > 0 ? atoi(e) : -1;
-    s->radix_ptx_set = (e = getenv("CLSORT_RADIX8_PTX")) != NULL; /* even empty: 0 */
-    s->radix_ptx = e ? (unsigned)atoi(e) : 0;
-    s->radix_match = (e = env("CLSORT_RADIX8_MATCH")) && in_0_2(e) ? atoi(e) : -1;
-    s->radix_lb_at = (e = env("CLSORT_RADIX8_LB_AT")) && in_0_2(e) ? atoi(e) : -1;
-    s->radix_kv = (e = env("CLSORT_RADIX8_KV")) ? atoi(e) > 0 : -1;
-    s->radix_lb_win = (e = getenv("CLSORT_RADIX8_LB_WIN")) && atoi(e) > 0 ? atoi(e) : 0;
-    s->radix_hist_per_cu = (e = env("CLSORT_RADIX8_HIST_PER_CU")) && atoi(e) >= 0 ? atoi(e) : -1;
-    s->radix_portion_tiles = (e = getenv("CLSORT_RADIX8_PORTION_TILES")) && atol(e) > 0
-                                 ? (size_t)atol(e) : 0;
+    const unsigned long long big = 1u << 30;
+    s->radix_serial = (int)number(s, "CLSORT_RADIX8_SERIAL", 0, big, (unsigned long long)-1);
+    s->radix_wg = (int)number(s, "CLSORT_RADIX8_WG", 1, big, (unsigned long long)-1);
+    s->radix_items = (int)number(s, "CLSORT_RADIX8_ITEMS", 1, big, (unsigned long long)-1);
+    /* Set even when empty (then 0). */
+    s->radix_ptx_set = getenv("CLSORT_RADIX8_PTX") != NULL;
+    s->radix_ptx = (unsigned)number(s, "CLSORT_RADIX8_PTX", 0, 1, 0);
+    s->radix_match = (int)number(s, "CLSORT_RADIX8_MATCH", 0, 2, (unsigned long long)-1);
+    s->radix_lb_at = (int)number(s, "CLSORT_RADIX8_LB_AT", 0, 2, (unsigned long long)-1);
+    const unsigned long long kv = number(s, "CLSORT_RADIX8_KV", 0, 1, 2);
+    s->radix_kv = kv == 2 ? -1 : (int)kv;
+    s->radix_lb_win = (int)number(s, "CLSORT_RADIX8_LB_WIN", 0, big, 0);
+    s->radix_hist_per_cu =
+        (int)number(s, "CLSORT_RADIX8_HIST_PER_CU", 0, big, (unsigned long long)-1);
+    s->radix_portion_tiles = (size_t)number(s, "CLSORT_RADIX8_PORTION_TILES", 0, NO_LIMIT, 0);
 }
 
-void clsort_settings_read(clsort_settings *s)
+int clsort_settings_read(clsort_settings *s)
 {
     memset(s, 0, sizeof *s);
     const char *e;
@@ -100,17 +139,20 @@ void clsort_settings_read(clsort_settings *s)
         s->build_options_too_long = strlen(e) >= sizeof s->build_options;
         snprintf(s->build_options, sizeof s->build_options, "%s", e);
     }
-    s->scratch_keep = scratch_keep();
-    s->chunk_keys = (e = env("CLSORT_CHUNK_KEYS")) ? (size_t)strtoull(e, NULL, 10) : 0;
-    s->fault_alloc = (e = env("CLSORT_FAULT_ALLOC")) ? strtoul(e, NULL, 10) : 0;
+    /* CLSORT_SCRATCH_KEEP in MiB; 0 keeps none. */
+    s->scratch_keep = (size_t)number(s, "CLSORT_SCRATCH_KEEP", 0, ((size_t)-1 >> 20) - 1,
+                                     CLSORT_SCRATCH_KEEP >> 20) << 20;
+    s->chunk_keys = (size_t)number(s, "CLSORT_CHUNK_KEYS", 0, (size_t)-1, 0);
+    s->fault_alloc = (unsigned long)number(s, "CLSORT_FAULT_ALLOC", 0, (unsigned long)-1, 0);
     if (!(e = env("CLSORT_PROFILE")))
         e = env("CLSORT_RADIX8_PROFILE");
     s->profile = e && *e != '0';
     sort_tuning(s);
-    if ((s->bitonic_wide_set = (e = env("CLSORT_BITONIC_WIDE")) != NULL))
-        s->bitonic_wide = strtoul(e, NULL, 10);
-    s->bitonic_carry = (e = env("CLSORT_BITONIC_CARRY")) ? atoi(e) != 0 : -1;
+    s->bitonic_wide_set = env("CLSORT_BITONIC_WIDE") != NULL;
+    s->bitonic_wide = (unsigned long)number(s, "CLSORT_BITONIC_WIDE", 0, (unsigned long)-1, 0);
+    s->bitonic_carry = (int)number(s, "CLSORT_BITONIC_CARRY", 0, 1, (unsigned long long)-1);
     radix(s);
+    return s->error[0] ? -1 : 0;
 }
 
 const char *clsort_settings_device(void)

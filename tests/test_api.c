@@ -539,6 +539,177 @@ static void test_borrowed_queue(void **state)
     assert_int_equal(clsort_open_with_queue(&ctx, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
 }
 
+/* The names users type: platform aliases (pocl is "Portable Computing Language") and device types,
+ * alone or as P:D. */
+static void test_device_names(void **state)
+{
+    (void)state;
+    size_t count = 0;
+    assert_int_equal(clsort_list_devices(NULL, 0, &count), CLSORT_OK);
+    clsort_device_info *info = calloc(count, sizeof *info);
+    assert_int_equal(clsort_list_devices(info, count, &count), CLSORT_OK);
+    int pocl_cpu = 0;
+    for (size_t i = 0; i < count; i++)
+        pocl_cpu |= strstr(info[i].platform, "Portable Computing Language") &&
+                    !strcmp(info[i].type, "CPU");
+    free(info);
+    if (!pocl_cpu)
+        skip();
+    static const char *const names[] = { "pocl", "pocl:cpu", "POCL:CPU", "cpu", ":cpu", "pocl:" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        clsort_context *ctx = NULL;
+        if (clsort_open(&ctx, names[i]) != CLSORT_OK)
+            fail_msg("'%s' opens no device: %s", names[i], clsort_last_error_detail());
+        assert_non_null(strstr(clsort_device_name(ctx), "Portable Computing Language"));
+        clsort_close(&ctx);
+    }
+    /* A name that matches nothing: the detail lists the devices and the names accepted. */
+    static const char *const none[] = { "nonsense-platform", "pocl:gpu", "nonsense:cpu" };
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        clsort_context *ctx = NULL;
+        assert_int_equal(clsort_open(&ctx, none[i]), CLSORT_ERROR_NO_DEVICE);
+        const char *d = clsort_last_error_detail();
+        assert_non_null(strstr(d, none[i]));
+        assert_non_null(strstr(d, "available:"));
+        assert_non_null(strstr(d, "Portable Computing Language"));
+        assert_non_null(strstr(d, "pocl, nvidia, amd, intel, cpu, gpu"));
+    }
+}
+
+/* Is every segment of keys (with values holding the input index) in order, and stable: equal keys
+ * (in the order bits of [0, end_bit)) keep their input order? */
+static int segments_stable(const uint32_t *k, const uint32_t *v, size_t n, size_t seg, int desc,
+                           unsigned end_bit)
+{
+    const uint32_t mask = end_bit >= 32 ? 0xffffffffu : (1u << end_bit) - 1;
+    for (size_t i = 1; i < n; i++) {
+        if (i % seg == 0)
+            continue;
+        const uint32_t a = k[i - 1] & mask, b = k[i] & mask;
+        if (desc ? a < b : a > b)
+            return 0;
+        if (a == b && v[i - 1] >= v[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* auto is stable wherever stability can be seen: segments with values, or keys compared on part of
+ * their bits, sort stably in both orders (it took bitonic for segments of up to 32768 keys). */
+static void test_auto_stable_segments(void **state)
+{
+    clsort_context *ctx = *state;
+    enum { n = 20000 };
+    static uint32_t k[n], v[n];
+    static const size_t segments[] = { 1000, 4096 };
+    for (int desc = 0; desc < 2; desc++) {
+        for (size_t s = 0; s < sizeof segments / sizeof segments[0]; s++) {
+            for (int with_values = 1; with_values >= 0; with_values--) {
+                clsort_spec spec;
+                clsort_spec_default(&spec);
+                spec.segment = segments[s];
+                spec.descending = desc;
+                spec.value_size = with_values ? 4 : 0;
+                spec.end_bit = with_values ? 0 : 4; /* keys only: stability shows in bits 4.. */
+                for (uint32_t i = 0; i < n; i++) {
+                    /* many equal keys; keys only: the index in the bits above the range */
+                    const uint32_t key = (i * 2654435761u) >> 28;
+                    k[i] = with_values ? key : key | i << 4;
+                    v[i] = i;
+                }
+                assert_int_equal(clsort_sort(ctx, &spec, k, with_values ? v : NULL, n, NULL),
+                                 CLSORT_OK);
+                if (!with_values)
+                    for (uint32_t i = 0; i < n; i++)
+                        v[i] = k[i] >> 4;
+                if (!segments_stable(k, v, n, segments[s], desc, with_values ? 32 : 4))
+                    fail_msg("auto, segments of %zu, %s, %s: not stably sorted", segments[s],
+                             desc ? "descending" : "ascending",
+                             with_values ? "values" : "keys in bits [0, 4)");
+            }
+        }
+    }
+}
+
+/* Open with one variable set: the status, and the detail when the open failed. */
+static clsort_status open_with(const char *name, const char *value, char *detail, size_t size)
+{
+    setenv(name, value, 1);
+    clsort_context *ctx = NULL;
+    clsort_status st = clsort_open(&ctx, NULL);
+    unsetenv(name); /* before any assertion, which would leave the function */
+    snprintf(detail, size, "%s", st == CLSORT_OK ? "" : clsort_last_error_detail());
+    if (st == CLSORT_OK) {
+        /* A sort works with what was accepted. */
+        uint32_t keys[3000];
+        for (uint32_t i = 0; i < 3000; i++)
+            keys[i] = (3000 - i) * 2654435761u;
+        clsort_spec spec;
+        clsort_spec_default(&spec);
+        spec.algorithm = CLSORT_ALGO_RADIX8;
+        assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, 3000, NULL), CLSORT_OK);
+        for (uint32_t i = 1; i < 3000; i++)
+            assert_true(keys[i - 1] <= keys[i]);
+    }
+    clsort_close(&ctx);
+    return st;
+}
+
+/* Values of CLSORT_* variables that do not parse are errors naming the variable, not defaults. */
+static void test_invalid_environment(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        { "CLSORT_SORT_TUNING", "abc" },      { "CLSORT_SORT_TUNING", "256x3" },
+        { "CLSORT_SORT_TUNING", "256x8x7" },  { "CLSORT_SORT_TUNING", "256x8junk" },
+        { "CLSORT_SCRATCH_KEEP", "lots" },    { "CLSORT_CHUNK_KEYS", "-5" },
+        { "CLSORT_RADIX8_WG", "0" },          { "CLSORT_RADIX8_ITEMS", "12abc" },
+        { "CLSORT_RADIX8_MATCH", "3" },       { "CLSORT_RADIX8_LB_AT", "x" },
+        { "CLSORT_RADIX8_SERIAL", "-1" },     { "CLSORT_BITONIC_WIDE", "wide" },
+        { "CLSORT_BITONIC_CARRY", "yes" },    { "CLSORT_FAULT_ALLOC", "1e3" },
+        { "CLSORT_RADIX8_KV", "on" },
+        { "CLSORT_RADIX8_PORTION_TILES", "99999999999999999999" },
+    };
+    char detail[2048], want[128];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(open_with(bad[i][0], bad[i][1], detail, sizeof detail),
+                         CLSORT_ERROR_INVALID_ARGUMENT);
+        snprintf(want, sizeof want, "%s='%s': expected ", bad[i][0], bad[i][1]);
+        if (!strstr(detail, want))
+            fail_msg("%s: detail '%s' lacks \"%s\"", bad[i][0], detail, want);
+    }
+    /* Values the tests and tuning runs use are still accepted. */
+    static const char *const good[][2] = {
+        { "CLSORT_SORT_TUNING", "64x8" },  { "CLSORT_SORT_TUNING", "64x8x4" },
+        { "CLSORT_SCRATCH_KEEP", "0" },    { "CLSORT_CHUNK_KEYS", "1000" },
+        { "CLSORT_RADIX8_SERIAL", "0" },   { "CLSORT_RADIX8_KV", "1" },
+        { "CLSORT_BITONIC_WIDE", "0" },    { "CLSORT_BITONIC_CARRY", "0" },
+        { "CLSORT_RADIX8_LB_AT", "2" },    { "CLSORT_SORT_TUNING", "" },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (open_with(good[i][0], good[i][1], detail, sizeof detail) != CLSORT_OK)
+            fail_msg("%s='%s' refused: %s", good[i][0], good[i][1], detail);
+}
+
+/* CLSORT_BUILD_OPTIONS cannot change the library's own macros (wrong orders, lost keys, heap
+ * corruption before); compiler options still pass. */
+static void test_build_options(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "-DITEMS=1", "-DDESCENDING=1", "-DKEY_BITS=64",
+                                       "-w -D KEY_KIND=2", "-UDESCENDING", "-include /dev/null",
+                                       "-I/tmp" };
+    char detail[2048];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(open_with("CLSORT_BUILD_OPTIONS", bad[i], detail, sizeof detail),
+                         CLSORT_ERROR_INVALID_ARGUMENT);
+        assert_non_null(strstr(detail, "CLSORT_BUILD_OPTIONS"));
+        assert_non_null(strstr(detail, bad[i] + (bad[i][1] == 'w' ? 3 : 0)));
+        assert_non_null(strstr(detail, "accepted"));
+    }
+    assert_int_equal(open_with("CLSORT_BUILD_OPTIONS", "-w", detail, sizeof detail), CLSORT_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest plain[] = {
@@ -546,7 +717,10 @@ int main(void)
         cmocka_unit_test(test_status_strings),
         cmocka_unit_test(test_algorithm_names),
         cmocka_unit_test(test_device_strings),
+        cmocka_unit_test(test_device_names),
         cmocka_unit_test(test_borrowed_queue),
+        cmocka_unit_test(test_invalid_environment),
+        cmocka_unit_test(test_build_options),
     };
     const struct CMUnitTest with_ctx[] = {
         cmocka_unit_test(test_bad_arguments),
@@ -556,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_back_to_back),
         cmocka_unit_test(test_scratch_persists),
+        cmocka_unit_test(test_auto_stable_segments),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
     failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);
