@@ -301,7 +301,7 @@ enum {
     /* every subcommand */
     R_VERBOSE, R_QUIET, R_HELP, R_VERSION,
     /* more than one */
-    R_OUTPUT, R_DEVICE, R_SEED, R_FORCE, R_NO_PROGRESS,
+    R_OUTPUT, R_DEVICE, R_SEED, R_FORCE, R_NO_PROGRESS, R_SYNC,
     R_TYPE, R_VALUE_SIZE, R_KV, R_VALUES, R_VALUES_OUT,
     /* sort */
     R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY,
@@ -331,6 +331,7 @@ static const opt_row rows[N_ROWS] = {
     [R_SEED] = {"seed", 0, 1, set_u64, COMMON(seed)},
     [R_FORCE] = {"force", 'f', 0, set_flag, COMMON(force)},
     [R_NO_PROGRESS] = {"no-progress", 0, 0, set_flag, COMMON(no_progress)},
+    [R_SYNC] = {"sync", 0, 0, set_flag, COMMON(sync)},
     [R_TYPE] = {"type", 't', 1, set_type, LAYOUT(type)},
     [R_VALUE_SIZE] = {"value-size", 0, 1, set_value_size, LAYOUT(value_size)},
     [R_KV] = {"kv", 0, 0, set_flag, LAYOUT(kv)},
@@ -377,11 +378,11 @@ static const opt_row rows[N_ROWS] = {
 static const unsigned char sort_rows[] = {
     R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
     R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE, R_TYPE,
-    R_VALUE_SIZE, R_NO_PROGRESS, EVERY_COMMAND,
+    R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, EVERY_COMMAND,
 };
 static const unsigned char gen_rows[] = {
     R_COUNT, R_DIST, R_SEED, R_KV, R_TYPE, R_VALUE_SIZE, R_OUTPUT, R_VALUES_OUT, R_FORCE,
-    R_NO_PROGRESS, EVERY_COMMAND,
+    R_NO_PROGRESS, R_SYNC, EVERY_COMMAND,
 };
 static const unsigned char devices_rows[] = {R_JSON, EVERY_COMMAND};
 static const unsigned char bench_rows[] = {

@@ -16,6 +16,7 @@ typedef struct common_args {
     uint64_t seed;           /* --seed (gen, bench) */
     int force;               /* -f (sort, gen) */
     int no_progress;         /* --no-progress (sort, gen, bench) */
+    int sync;                /* --sync (sort, gen) */
 } common_args;
 
 /* --bits B:E */

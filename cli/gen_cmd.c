@@ -89,6 +89,7 @@ int cmd_gen(int argc, char **argv, int first)
         }
     }
     uint64_t bytes = a.n * (layout_key_size(l) + l->value_size);
+    g_output_sync = a.common.sync;
     progress_start(!a.common.no_progress);
     progress_phase("gen", bytes);
     if (rc == EXIT_OK)

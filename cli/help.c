@@ -77,6 +77,8 @@ void help_main(void)
            "  -v, --verbose         print the device and a one-line summary to stderr\n"
            "  -q, --quiet           print errors only (and no progress line)\n"
            "      --no-progress     no progress line (shown on a terminal after a second)\n"
+           "      --sync            flush a new output to disk before exiting (one that\n"
+           "                        replaces a file always is)\n"
            "  -h, --help            show this help\n"
            "  -V, --version         show the version\n"
            "\n",
@@ -141,6 +143,7 @@ void help_gen(void)
            "  -o, --output FILE     output ('-' is stdout, the default)\n"
            "  -f, --force           write binary data even to a terminal\n"
            "      --no-progress     no progress line\n"
+           "      --sync            flush a new output to disk before exiting\n"
            "  -v, --verbose         report the time taken\n"
            "  -q, --quiet           print errors only\n"
            "  -h, --help            show this help\n");

@@ -252,6 +252,7 @@ static int plan_device(sort_job *j)
     }
     j->rep.open_ms = now_ms() - t;
     msg_info("device: %s", clsort_device_name(j->ctx));
+    msg_info("program cache: %s", clsort_cache_info(j->ctx));
     job_spec(j, &j->spec);
     size_t max_n;
     st = clsort_max_keys(j->ctx, &j->spec, &max_n);
@@ -476,6 +477,7 @@ int cmd_sort(int argc, char **argv, int first)
     j.input = j.a.input ? j.a.input : "-";
     j.output = j.a.common.output ? j.a.common.output : "-";
     io_install_signal_handlers();
+    g_output_sync = j.a.common.sync;
     progress_start(!j.a.common.no_progress);
     rc = run(&j);
     progress_end();

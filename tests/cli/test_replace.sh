@@ -183,6 +183,23 @@ run_clsort -i keys.bin -o ""
 expect_status "-o ''" 1
 expect_message "-o ''" "name is empty"
 
+# --- durability: a replacement is synced before the rename, a new file only with --sync -----------
+# fsync calls on the output's directory and files (strace -y names them), where strace can trace.
+syncs() { # the fsync calls made on files in durable/
+    strace -f -y -e trace=fsync,fdatasync -o trace.txt "$CLSORT" "$@" 2>err.txt || return 1
+    grep -c 'sync([0-9]*<[^>]*/durable' trace.txt
+}
+mkdir durable
+if command -v strace > /dev/null && strace -o /dev/null true 2>/dev/null; then
+    check "a new file: no sync" test "$(syncs -i keys.bin -o durable/new.bin)" = 0
+    same_file "a new file: written" durable/new.bin sorted.bin
+    check "a replaced file: synced" test "$(syncs -i keys.bin -o durable/new.bin)" -ge 1
+    rm durable/new.bin
+    check "a new file with --sync: synced" test "$(syncs -i keys.bin -o durable/new.bin --sync)" -ge 1
+else
+    ok "skip: strace cannot trace here"
+fi
+
 # --- control characters in file names are shown escaped, never sent to the terminal ----------------
 run_clsort -i "$(printf 'no\033]0;retitled\007such.bin')" -o out.bin
 expect_status "a missing input with control characters in its name" 1
