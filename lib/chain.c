@@ -40,6 +40,16 @@ static void chain_waits(const clsort_context *ctx, cl_uint *n, const cl_event **
     }
 }
 
+/* The wait list of the chain's next command, or 0 while the context reserves: then nothing is
+ * enqueued (clsort_reserve() only allocates and builds). */
+static int next_command(const clsort_context *ctx, cl_uint *n, const cl_event **list)
+{
+    if (ctx->reserving)
+        return 0;
+    chain_waits(ctx, n, list);
+    return 1;
+}
+
 void clsort_chain_drop(clsort_context *ctx)
 {
     if (ctx->first_event)
@@ -60,24 +70,22 @@ static clsort_status chain_add(clsort_context *ctx, cl_int err, cl_event ev, con
 
 clsort_status clsort_chain_marker(clsort_context *ctx)
 {
-    if (ctx->reserving)
-        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     cl_event ev = NULL;
-    chain_waits(ctx, &n, &w);
+    if (!next_command(ctx, &n, &w))
+        return CLSORT_OK;
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, n, w, &ev);
     return chain_add(ctx, err, ev, "clEnqueueMarkerWithWaitList");
 }
 
 clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local)
 {
-    if (ctx->reserving)
-        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     cl_event ev;
-    chain_waits(ctx, &n, &w);
+    if (!next_command(ctx, &n, &w))
+        return CLSORT_OK;
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, n, w, &ev);
     if (err != CL_SUCCESS) {
         char name[128] = "?";
@@ -93,24 +101,22 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, siz
 
 clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes)
 {
-    if (ctx->reserving)
-        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     cl_event ev = NULL;
-    chain_waits(ctx, &n, &w);
+    if (!next_command(ctx, &n, &w))
+        return CLSORT_OK;
     cl_int err = clEnqueueFillBuffer(ctx->queue, buf, &pattern, sizeof pattern, 0, bytes, n, w, &ev);
     return chain_add(ctx, err, ev, "clEnqueueFillBuffer");
 }
 
 clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes)
 {
-    if (ctx->reserving)
-        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     cl_event ev = NULL;
-    chain_waits(ctx, &n, &w);
+    if (!next_command(ctx, &n, &w))
+        return CLSORT_OK;
     cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, bytes, n, w, &ev);
     return chain_add(ctx, err, ev, "clEnqueueCopyBuffer");
 }

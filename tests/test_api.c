@@ -309,17 +309,24 @@ static void test_skip_constant_digits(void **state)
     check_skips(ctx, 5000, 0xff000000u, 0, 3);           /* one pass: the result is copied back */
 }
 
+/* n keys of a distribution with their indices as values, and the reference sort of both. */
+static void pairs_and_reference(uint32_t *k, uint32_t *v, uint32_t *rk, uint32_t *rv, size_t n,
+                                test_dist d, uint64_t seed)
+{
+    test_fill_keys(k, n, d, seed);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint32_t)i;
+    memcpy(rk, k, n * 4);
+    memcpy(rv, v, n * 4);
+    test_reference_sort(rk, rv, n);
+}
+
 /* Sort the caller's buffers after a user event, and wait on the returned event. */
 static void check_enqueue(clsort_context *ctx, cl_context clctx, cl_command_queue q, size_t n)
 {
     uint32_t *k = malloc(n * 4 + 4), *v = malloc(n * 4 + 4), *ref = malloc(n * 4 + 4),
              *rv = malloc(n * 4 + 4);
-    test_fill_keys(k, n, DIST_ENTROPY4, 11);
-    for (size_t i = 0; i < n; i++)
-        v[i] = (uint32_t)i;
-    memcpy(ref, k, n * 4);
-    memcpy(rv, v, n * 4);
-    test_reference_sort(ref, rv, n);
+    pairs_and_reference(k, v, ref, rv, n, DIST_ENTROPY4, 11);
     cl_int err;
     cl_mem kb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4 + 4, k, &err);
     assert_int_equal(err, CL_SUCCESS);
@@ -430,12 +437,7 @@ static size_t check_persist(clsort_context *ctx, const clsort_spec *spec, size_t
     cl_command_queue q;
     assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
     uint32_t *k = malloc(n * 4), *v = malloc(n * 4), *rk = malloc(n * 4), *rv = malloc(n * 4);
-    test_fill_keys(k, n, DIST_UNIFORM, seed);
-    for (size_t j = 0; j < n; j++)
-        v[j] = (uint32_t)j;
-    memcpy(rk, k, n * 4);
-    memcpy(rv, v, n * 4);
-    test_reference_sort(rk, rv, n);
+    pairs_and_reference(k, v, rk, rv, n, DIST_UNIFORM, seed);
     cl_int err;
     cl_mem kb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, k, &err);
     cl_mem vb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, v, &err);
@@ -447,12 +449,7 @@ static size_t check_persist(clsort_context *ctx, const clsort_spec *spec, size_t
     assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
     assert_memory_equal(k, rk, n * 4);
     assert_memory_equal(v, rv, n * 4);
-    test_fill_keys(k, n, DIST_ENTROPY4, seed + 1);
-    for (size_t j = 0; j < n; j++)
-        v[j] = (uint32_t)j;
-    memcpy(rk, k, n * 4);
-    memcpy(rv, v, n * 4);
-    test_reference_sort(rk, rv, n);
+    pairs_and_reference(k, v, rk, rv, n, DIST_ENTROPY4, seed + 1);
     assert_int_equal(clsort_sort(ctx, spec, k, v, n, NULL), CLSORT_OK);
     assert_memory_equal(k, rk, n * 4);
     assert_memory_equal(v, rv, n * 4);

@@ -132,13 +132,18 @@ expect_message "-o /proc/self/fd/9 not open" "descriptor 9 is not open"
 # --- a pair of outputs is committed all or nothing -------------------------------------------------
 # The values' output is swapped for a directory while clsort is stopped after reading: its commit
 # fails, and the keys' output, already replaced, is put back.
+# stopped_pair HOOK K V: old contents in pair/K and pair/V, then clsort sorting into them, stopped by
+# the CLSORT_TEST_STOP_HOOK hook ($pid)
+stopped_pair() {
+    printf 'old keys' > "pair/$2"
+    printf 'old values' > "pair/$3"
+    env "CLSORT_TEST_STOP_$1" "$CLSORT" -i keys.bin --values vals.bin -o "pair/$2" \
+        --values-out "pair/$3" 2>err.txt &
+    pid=$!
+    wait_stopped $pid
+}
 mkdir pair
-printf 'old keys' > pair/k.bin
-printf 'old values' > pair/v.bin
-CLSORT_TEST_STOP_AFTER_READ=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k.bin \
-    --values-out pair/v.bin 2>err.txt &
-pid=$!
-wait_stopped $pid
+stopped_pair AFTER_READ=1 k.bin v.bin
 rm pair/v.bin && mkdir pair/v.bin && touch pair/v.bin/inside
 kill -CONT $pid
 wait $pid
@@ -149,12 +154,7 @@ check "the keys' output keeps its old contents" test "$(cat pair/k.bin)" = "old 
 expect_only pair "failed pair commit" k.bin v.bin
 
 # A SIGTERM between the two renames of a commit waits for the commit: both files are new.
-printf 'old keys' > pair/k2.bin
-printf 'old values' > pair/v2.bin
-CLSORT_TEST_STOP_IN_COMMIT=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k2.bin \
-    --values-out pair/v2.bin 2>err.txt &
-pid=$!
-wait_stopped $pid
+stopped_pair IN_COMMIT=1 k2.bin v2.bin
 kill -TERM $pid
 kill -CONT $pid
 wait $pid
