@@ -18,9 +18,12 @@ wait_stopped() {
         sleep 0.05
     done
 }
+# Leak checks off where they cannot work or do not belong: LeakSanitizer cannot run under strace,
+# and nobody's first run compiles kernels with PoCL, whose compiler keeps memory to the end.
+NO_LEAK_CHECK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 as_nobody() { mkdir -p nobody-home && chmod 777 nobody-home &&
-    setpriv --reuid=65534 --regid=65534 --clear-groups -- env HOME="$PWD/nobody-home" \
-    CLSORT_CACHE_DIR="$PWD/nobody-home/cache" "$@"; }
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- env "$NO_LEAK_CHECK" \
+    HOME="$PWD/nobody-home" CLSORT_CACHE_DIR="$PWD/nobody-home/cache" "$@"; }
 
 # --- owner, group and mode kept by an in-place sort run by root ---------------------------------
 if [ $root -eq 1 ]; then
@@ -186,7 +189,8 @@ expect_message "-o ''" "name is empty"
 # --- durability: a replacement is synced before the rename, a new file only with --sync -----------
 # fsync calls on the output's directory and files (strace -y names them), where strace can trace.
 syncs() { # the fsync calls made on files in durable/
-    strace -f -y -e trace=fsync,fdatasync -o trace.txt "$CLSORT" "$@" 2>err.txt || return 1
+    env "$NO_LEAK_CHECK" strace -f -y -e trace=fsync,fdatasync -o trace.txt "$CLSORT" "$@" \
+        2>err.txt || return 1
     grep -c 'sync([0-9]*<[^>]*/durable' trace.txt
 }
 mkdir durable
