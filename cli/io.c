@@ -1,6 +1,6 @@
 /*
  * Input files for clsort, and the process-wide set-up of the I/O layer (see io.h); outputs are in
- * output.c, signals in signals.c. The commands touch no file themselves. Owns: input_open/read/
+ * output.c, signals in signals.c. The commands touch no file themselves. Owns: input_open/read_some/
  * read_exact/check_end/close, io_init. Calls: msg, progress, settings, signals.
  */
 #include "io.h"
@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,12 +86,6 @@ static int read_error(const input_file *in)
 {
     msg_error("%s: read error: %s", in->name, strerror(errno));
     return EXIT_IO;
-}
-
-static int no_memory(const char *name, uint64_t bytes)
-{
-    msg_error("%s: out of memory (%llu bytes needed)", name, (unsigned long long)bytes);
-    return EXIT_DEVICE;
 }
 
 /* Test hook CLSORT_TEST_STOP_AFTER_READ=N (settings.h): the process stops itself (SIGSTOP) once, as
@@ -170,94 +163,43 @@ int input_check_end(input_file *in)
     return EXIT_OK;
 }
 
-/* Read exactly in->size bytes of a regular file into a heap buffer, then make sure that was all. */
-static int read_known_size(input_file *in)
+/* Up to len bytes of a stream, until len or its end. */
+static int read_upto(input_file *in, unsigned char *buf, size_t len, size_t *got)
 {
-    in->data = malloc(in->size);
-    if (!in->data)
-        return no_memory(in->name, in->size);
-#ifdef MADV_HUGEPAGE
-    /* best effort: with huge pages, filling the buffer costs about what mapping the file did */
-    if (in->size >= (4u << 20)) {
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        uintptr_t b = ((uintptr_t)in->data + page - 1) & ~(page - 1), e = (uintptr_t)in->data + in->size;
-        if (page && b < e)
-            madvise((void *)b, (size_t)(e - b), MADV_HUGEPAGE);
-    }
-#endif
-    int rc = input_read_exact(in, in->data, (size_t)in->size);
-    if (rc == EXIT_OK)
-        rc = input_check_end(in);
-    if (rc != EXIT_OK) {
-        free(in->data);
-        in->data = NULL;
-        return rc;
-    }
-    in->len = (size_t)in->size;
-    return EXIT_OK;
-}
-
-/* Read a stream of unknown length to its end. */
-static int read_stream(input_file *in)
-{
-    size_t cap = 1 << 20, len = 0;
-    unsigned char *buf = malloc(cap);
-    if (!buf)
-        return no_memory(in->name, cap);
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap * 2;
-            unsigned char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
-            if (!nb) {
-                free(buf);
-                return no_memory(in->name, (uint64_t)cap * 2);
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        ssize_t r = read(in->fd, buf + len, cap - len);
+    *got = 0;
+    while (*got < len) {
+        ssize_t r = read(in->fd, buf + *got, len - *got);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r < 0) {
-            int e = errno;
-            free(buf);
-            errno = e;
+        if (r < 0)
             return read_error(in);
-        }
         if (r == 0)
             break;
-        len += (size_t)r;
+        *got += (size_t)r;
         count_read((size_t)r);
     }
-    if (len == 0) {
-        free(buf);
-        buf = NULL;
-    }
-    in->data = buf;
-    in->len = len;
-    in->got = len;
+    in->got += *got;
     return EXIT_OK;
 }
 
 /* Regular files are read, not mapped: a mapping stays tied to the file, so a file truncated by someone
- * else while clsort sorts its data (long after the "read") would kill clsort with SIGBUS, with no
- * message and the temporary output left behind, and one rewritten in the meantime would change the data
- * under the sort. A heap copy is the input as it was read, whatever happens to the file afterwards. */
-int input_read(input_file *in)
+ * else while clsort sorts its data would kill clsort with SIGBUS, with no message and the temporary
+ * output left behind, and one rewritten in the meantime would change the data under the sort. What
+ * was read is the input as it was, whatever happens to the file afterwards. */
+int input_read_some(input_file *in, void *buf, size_t len, size_t *got)
 {
-    /* an empty regular file may be one whose size is not known in advance (/proc): read it to its end */
+    /* an empty regular file may be one whose size is not known in advance (/proc): a stream */
     if (!in->is_regular || in->size == 0)
-        return read_stream(in);
-    if (in->size > SIZE_MAX)
-        return no_memory(in->name, in->size);
-    return read_known_size(in);
+        return read_upto(in, buf, len, got);
+    const uint64_t left = in->size - in->got;
+    *got = left < len ? (size_t)left : len;
+    if (*got == 0)
+        return input_check_end(in);
+    return input_read_exact(in, buf, *got);
 }
 
 void input_close(input_file *in)
 {
-    free(in->data);
-    in->data = NULL;
-    in->len = 0;
     if (in->fd > STDIN_FILENO)
         close(in->fd);
     in->fd = -1;

@@ -1,7 +1,7 @@
 /*
  * File input and output for clsort.
  *
- * Input: a regular file is read into memory, exactly the size it had when opened (a file that is
+ * Input: read piece by piece; a regular file gives exactly the size it had when opened (a file that is
  * shorter or longer by the end of the read is an error); stdin, pipes and devices are read to the end.
  * Output: a regular file (or a path that does not exist yet) is written to an unnamed temporary file in
  * the same directory (a named one, made only when the data is ready, where the file system has no
@@ -31,8 +31,6 @@ typedef struct input_file {
     int fd;
     int is_regular;      /* size is known before reading */
     uint64_t size;       /* bytes, when is_regular */
-    unsigned char *data; /* contents after input_read() (a heap buffer; NULL when empty) */
-    size_t len;          /* bytes in data */
     uint64_t got;        /* bytes read so far */
     dev_t dev;
     ino_t ino;
@@ -40,10 +38,12 @@ typedef struct input_file {
 
 /* Open an input and find its size where the kind of file allows. Returns an exit status. */
 int input_open(input_file *in, const char *path);
-/* Read the whole input into memory (the caller may modify it; the file is never touched). Returns an
- * exit status. */
-int input_read(input_file *in);
-/* For reading a regular input piece by piece instead: read the next len bytes into buf (an error when
+/* The next bytes of the input: up to len into buf, *got of them (0 at the end). A regular file gives
+ * exactly the size it had when opened: one that ends sooner is an error, and at the end it is checked
+ * not to have grown; stdin, pipes and devices are read until len bytes or their end. Returns an exit
+ * status. */
+int input_read_some(input_file *in, void *buf, size_t len, size_t *got);
+/* The same for a regular input, in pieces the caller sizes: read the next len bytes into buf (an error when
  * the file ends sooner), and after in->size bytes check that the file ends there (an error when it grew).
  * Both return an exit status. */
 int input_read_exact(input_file *in, void *buf, size_t len);

@@ -38,15 +38,23 @@ void report_text(FILE *f, const run_report *r)
     fprintf(f, "clsort: sorted %llu %s\n", (unsigned long long)r->n, what);
     fprintf(f, "  algorithm   %s\n", or_dash(r->algorithm));
     fprintf(f, "  device      %s\n", or_dash(r->device));
+    fprintf(f, "  prepare     %10.3f ms   (device buffers, programs%s; before the read)\n",
+            r->prepare_ms, r->warm_up ? ", first launch of the kernels: this device compiles them then"
+                                      : "");
     fprintf(f, "  read        %10.3f ms\n", r->read_ms);
-    fprintf(f, "  upload      %10.3f ms\n", r->upload_ms);
-    fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s\n", r->kernel_ms, r->gkeys_per_s);
-    fprintf(f, "  download    %10.3f ms\n", r->download_ms);
+    fprintf(f, "  upload      %10.3f ms   (device time, %s memory, during the read)\n", r->upload_ms,
+            or_dash(r->staging));
+    fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s (%u run%s)\n", r->kernel_ms, r->gkeys_per_s,
+            r->runs, r->runs == 1 ? "" : "s");
+    fprintf(f, "  download    %10.3f ms   (device time, during the write)\n", r->download_ms);
+    if (r->runs > 1)
+        fprintf(f, "  merge       %10.3f ms   (host merge of the runs, during the write)\n", r->merge_ms);
     fprintf(f, "  write       %10.3f ms\n", r->write_ms);
-    fprintf(f, "  sort call   %10.3f ms   (clsort_sort(): upload, kernels, download, program loads)\n",
+    fprintf(f, "  commit      %10.3f ms   (sync where needed, rename into place)\n", r->commit_ms);
+    fprintf(f, "  device part %10.3f ms   (prepare, waits on transfers and kernels, merge)\n",
             r->sort_ms);
-    fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (read, upload, sort, download, write)\n",
-            r->total_ms, r->total_gkeys_per_s);
+    fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (all of the above)\n", r->total_ms,
+            r->total_gkeys_per_s);
     fprintf(f, "  device open %10.3f ms   (not in end to end)\n", r->open_ms);
     fprintf(f, "  programs    %u built, %u from cache\n", r->programs_built, r->programs_cached);
 }
@@ -218,6 +226,12 @@ char *report_json(const run_report *r)
     json_num(&j, "download_ms", r->download_ms);
     json_num(&j, "sort_ms", r->sort_ms);
     json_num(&j, "write_ms", r->write_ms);
+    json_num(&j, "commit_ms", r->commit_ms);
+    json_num(&j, "prepare_ms", r->prepare_ms);
+    json_bool(&j, "warm_up", r->warm_up);
+    json_num(&j, "merge_ms", r->merge_ms);
+    json_u64(&j, "runs", r->runs);
+    json_str(&j, "staging", r->staging);
     json_num(&j, "open_ms", r->open_ms);
     json_u64(&j, "programs_built", r->programs_built);
     json_u64(&j, "programs_cached", r->programs_cached);

@@ -22,10 +22,17 @@ typedef struct run_report {
     const char *input, *output, *values_input, *values_output; /* paths as given; NULL if none */
     double open_ms;           /* opening the device context (not part of total_ms) */
     double read_ms;           /* reading the input (and splitting records) */
-    double upload_ms, kernel_ms, download_ms; /* from the library */
-    double sort_ms;           /* the whole clsort_sort() call */
-    double write_ms;          /* writing, syncing and renaming the output */
-    double total_ms;          /* file to file: read, sort (upload, kernels, download), write */
+    double upload_ms, kernel_ms, download_ms; /* device time, from the library: the transfers
+                                                 overlap the reads and writes */
+    double prepare_ms;        /* device buffers, programs, warm-up: before the data comes */
+    double merge_ms;          /* host merge of sorted runs (0 for one run) */
+    double sort_ms;           /* the stream's time neither reading nor writing */
+    double write_ms;          /* writing the output (and joining records) */
+    double commit_ms;         /* syncing (where needed) and putting the outputs in place */
+    double total_ms;          /* file to file: read, sort, write, commit */
+    unsigned runs;            /* device sorts */
+    int warm_up;              /* prepare ran the kernels once (a device that compiles at launch) */
+    const char *staging;      /* the host memory of the transfers */
     double gkeys_per_s;       /* n / kernel time */
     double total_gkeys_per_s; /* n / total time */
     unsigned programs_built, programs_cached;

@@ -2,7 +2,8 @@
  * clsort sort: read keys (and values), sort them on an OpenCL device, write them out.
  *
  * Owns the command's steps, each a function on one job: plan (what can be checked before reading,
- * the inputs opened), open the outputs, open the device, read, sort (and --verify), write, report.
+ * the inputs opened), open the outputs, open the device, the stream (read, sort, write, --verify;
+ * the library's clsort_sort_stream() calls back here for the records), commit, report.
  * Calls args.c for the options, layout.c for sizes, io.c for every file (no file access here),
  * the library for the sort, verify.c and report.c.
  */
@@ -20,30 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Write interleaved records from separate arrays, a block at a time. */
-static int write_records(output_file *out, const unsigned char *keys, size_t ks,
-                         const unsigned char *values, size_t vs, size_t n)
-{
-    enum { BLOCK = 1 << 16 };
-    const size_t rs = ks + vs;
-    unsigned char *buf = malloc((size_t)BLOCK * rs);
-    if (!buf) {
-        msg_error("out of memory");
-        return EXIT_DEVICE;
-    }
-    int rc = EXIT_OK;
-    for (size_t i = 0; i < n && rc == EXIT_OK; i += BLOCK) {
-        size_t m = n - i < BLOCK ? n - i : BLOCK;
-        for (size_t j = 0; j < m; j++) {
-            memcpy(buf + j * rs, keys + (i + j) * ks, ks);
-            memcpy(buf + j * rs + ks, values + (i + j) * vs, vs);
-        }
-        rc = output_write(out, buf, m * rs);
-    }
-    free(buf);
-    return rc;
-}
-
 typedef struct sort_job {
     sort_args a;
     const char *input, *output;
@@ -54,11 +31,13 @@ typedef struct sort_job {
     clsort_context *ctx;
     clsort_spec spec;                /* what the library is asked to do */
     clsort_stats stats;              /* what it reports it did */
-    unsigned char *keys, *values;    /* what is sorted */
-    unsigned char *own_keys, *own_values; /* heap arrays of --kv */
     size_t ks, vs;                   /* key and value sizes in bytes (vs 0: keys only) */
-    size_t n;
+    unsigned char *bounce;           /* --kv: records on their way to or from the split arrays */
+    size_t bounce_records;
+    int io_rc;                       /* the exit status of a failed read or write callback */
+    int writing;                     /* the sink has been called */
     uint64_t fingerprint;            /* of the input records, for --verify */
+    verify_state check;              /* of the output, for --verify */
     double t_read;                   /* when reading began: the end-to-end time starts there */
     run_report rep;
 } sort_job;
@@ -74,102 +53,156 @@ static void job_cleanup(sort_job *j)
     input_close(&j->kin);
     if (j->have_vin)
         input_close(&j->vin);
-    free(j->own_keys);
-    free(j->own_values);
+    free(j->bounce);
     clsort_close(&j->ctx);
 }
 
-/* Split n interleaved records into separate key and value arrays. */
+/* Split m interleaved records into separate key and value arrays. */
 static void split_records(unsigned char *keys, unsigned char *values, const unsigned char *rec,
-                          size_t n, size_t ks, size_t vs)
+                          size_t m, size_t ks, size_t vs)
 {
     const size_t rs = ks + vs;
     if (ks == 4 && vs == 4) {
         const uint32_t *r32 = (const uint32_t *)(const void *)rec;
         uint32_t *k32 = (uint32_t *)(void *)keys, *v32 = (uint32_t *)(void *)values;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < m; i++) {
             k32[i] = r32[2 * i];
             v32[i] = r32[2 * i + 1];
         }
     } else {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < m; i++) {
             memcpy(keys + i * ks, rec + i * rs, ks);
             memcpy(values + i * vs, rec + i * rs + ks, vs);
         }
     }
 }
 
-static int alloc_records(sort_job *j)
+/* The inverse: m records interleaved from separate arrays. */
+static void join_records(unsigned char *rec, const unsigned char *keys, const unsigned char *values,
+                         size_t m, size_t ks, size_t vs)
 {
-    j->own_keys = malloc(j->n ? j->n * j->ks : 1);
-    j->own_values = malloc(j->n ? j->n * j->vs : 1);
-    if (!j->own_keys || !j->own_values) {
-        msg_error("out of memory (%zu records)", j->n);
-        return EXIT_DEVICE;
+    const size_t rs = ks + vs;
+    if (ks == 4 && vs == 4) {
+        uint32_t *r32 = (uint32_t *)(void *)rec;
+        const uint32_t *k32 = (const uint32_t *)(const void *)keys;
+        const uint32_t *v32 = (const uint32_t *)(const void *)values;
+        for (size_t i = 0; i < m; i++) {
+            r32[2 * i] = k32[i];
+            r32[2 * i + 1] = v32[i];
+        }
+    } else {
+        for (size_t i = 0; i < m; i++) {
+            memcpy(rec + i * rs, keys + i * ks, ks);
+            memcpy(rec + i * rs + ks, values + i * vs, vs);
+        }
     }
-    j->keys = j->own_keys;
-    j->values = j->own_values;
-    return EXIT_OK;
 }
 
-/* --kv from a regular file (size known and checked): read a block of records at a time and split it
- * at once, so that the records are held only once, as keys and values. */
-static int load_records_in_blocks(sort_job *j)
+/* Up to max whole items of size bytes from in into buf: *m of them, 0 at the end. A stream that ends
+ * inside an item is refused with the same words as a file of that size. */
+static int read_items(sort_job *j, input_file *in, void *buf, size_t size, size_t max, size_t *m)
 {
-    enum { BLOCK = 1 << 16 };
-    const size_t ks = j->ks, vs = j->vs, rs = layout_record_size(&j->a.layout);
-    if (j->kin.size > SIZE_MAX) {
-        msg_error("%s: out of memory (%llu bytes)", j->kin.name, (unsigned long long)j->kin.size);
-        return EXIT_DEVICE;
-    }
-    j->n = (size_t)(j->kin.size / rs);
-    int rc = alloc_records(j);
+    size_t got;
+    int rc = input_read_some(in, buf, max * size, &got);
     if (rc != EXIT_OK)
         return rc;
-    unsigned char *buf = malloc((size_t)BLOCK * rs);
-    if (!buf) {
-        msg_error("out of memory");
-        return EXIT_DEVICE;
+    *m = got / size;
+    if (got % size == 0)
+        return EXIT_OK;
+    /* a stream that ended mid-item: the sizes as they are */
+    const layout_args *l = &j->a.layout;
+    return in == &j->kin ? layout_check_sizes(l, in->name, in->got, 1, NULL, 0, 0)
+                         : layout_check_sizes(l, j->kin.name, 0, 0, in->name, in->got, 1);
+}
+
+/* --values: exactly m values, the ones that belong to the m keys just read; with m = 0 (the keys
+ * ended) the values must end too. */
+static int read_values(sort_job *j, unsigned char *values, size_t m)
+{
+    size_t got = 0;
+    int rc = m ? read_items(j, &j->vin, values, j->vs, m, &got) : EXIT_OK;
+    while (rc == EXIT_OK && got < m) { /* a pipe gives what it has */
+        size_t more;
+        rc = read_items(j, &j->vin, values + got * j->vs, j->vs, m - got, &more);
+        if (rc == EXIT_OK && !more) {
+            msg_error("%s ended after %llu values, but %s has more keys: expected one value per key",
+                      j->vin.name, (unsigned long long)(j->vin.got / j->vs), j->kin.name);
+            return EXIT_USAGE;
+        }
+        got += more;
     }
-    for (size_t i = 0; i < j->n && rc == EXIT_OK; i += BLOCK) {
-        size_t m = j->n - i < BLOCK ? j->n - i : BLOCK;
-        rc = input_read_exact(&j->kin, buf, m * rs);
-        if (rc == EXIT_OK)
-            split_records(j->keys + i * ks, j->values + i * vs, buf, m, ks, vs);
+    if (rc == EXIT_OK && m == 0) {
+        unsigned char extra[8];
+        rc = read_items(j, &j->vin, extra, 1, 1, &got);
+        if (rc == EXIT_OK && got) {
+            msg_error("%s has more values than %s has keys (%llu): expected one value per key",
+                      j->vin.name, j->kin.name, (unsigned long long)(j->kin.got / j->ks));
+            return EXIT_USAGE;
+        }
     }
-    free(buf);
-    if (rc == EXIT_OK)
-        rc = input_check_end(&j->kin);
-    input_close(&j->kin); /* the records are no longer needed */
     return rc;
 }
 
-/* Read the inputs into the arrays to sort. Returns an exit status. */
-static int load(sort_job *j)
+/* --kv: up to max records, read a bounce buffer at a time and split. */
+static int read_kv(sort_job *j, unsigned char *keys, unsigned char *values, size_t max, size_t *m)
 {
-    const layout_args *l = &j->a.layout;
-    if (l->kv && j->kin.is_regular && j->kin.size > 0)
-        return load_records_in_blocks(j);
-    int rc = input_read(&j->kin);
-    if (rc == EXIT_OK && j->have_vin)
-        rc = input_read(&j->vin);
-    if (rc == EXIT_OK)
-        rc = layout_check_sizes(l, j->kin.name, j->kin.len, 1, j->have_vin ? j->vin.name : NULL,
-                                j->vin.len, 1);
-    if (rc != EXIT_OK)
-        return rc;
-    j->n = j->kin.len / layout_record_size(l);
-    if (l->kv) {
-        rc = alloc_records(j);
+    *m = 0;
+    while (*m < max) {
+        size_t want = max - *m < j->bounce_records ? max - *m : j->bounce_records, got;
+        int rc = read_items(j, &j->kin, j->bounce, j->ks + j->vs, want, &got);
         if (rc != EXIT_OK)
             return rc;
-        split_records(j->keys, j->values, j->kin.data, j->n, j->ks, j->vs);
-        input_close(&j->kin); /* the records are no longer needed */
-    } else {
-        j->keys = j->kin.data;
-        j->values = j->have_vin ? j->vin.data : NULL;
+        split_records(keys + *m * j->ks, values + *m * j->vs, j->bounce, got, j->ks, j->vs);
+        *m += got;
+        if (got < want) /* the end, or a pipe with nothing more yet: the library asks again */
+            break;
     }
     return EXIT_OK;
+}
+
+/* The library's source: the next records of the input(s), fingerprinted for --verify. */
+static long long source_read(void *user, void *keys, void *values, size_t max)
+{
+    sort_job *j = user;
+    size_t m = 0;
+    int rc;
+    if (j->a.layout.kv)
+        rc = read_kv(j, keys, values, max, &m);
+    else if ((rc = read_items(j, &j->kin, keys, j->ks, max, &m)) == EXIT_OK && j->have_vin)
+        rc = read_values(j, values, m);
+    if (rc != EXIT_OK) {
+        j->io_rc = rc;
+        return -1;
+    }
+    if (j->a.verify)
+        j->fingerprint += verify_fingerprint(keys, j->ks, j->has_values ? values : NULL, j->vs, m);
+    return (long long)m;
+}
+
+/* The library's sink: sorted records to the output(s), checked for --verify. */
+static int sink_write(void *user, const void *keys, const void *values, size_t m)
+{
+    sort_job *j = user;
+    if (!j->writing) {
+        j->writing = 1;
+        progress_phase("write", j->kin.got + (j->have_vin ? j->vin.got : 0));
+    }
+    int rc = j->a.verify ? verify_block(&j->check, &j->spec, keys, values, m) : EXIT_OK;
+    if (rc == EXIT_OK && j->a.layout.kv) {
+        const unsigned char *k = keys, *v = values;
+        for (size_t i = 0; i < m && rc == EXIT_OK; i += j->bounce_records) {
+            size_t b = m - i < j->bounce_records ? m - i : j->bounce_records;
+            join_records(j->bounce, k + i * j->ks, v + i * j->vs, b, j->ks, j->vs);
+            rc = output_write(&j->kout, j->bounce, b * (j->ks + j->vs));
+        }
+    } else if (rc == EXIT_OK) {
+        rc = output_write(&j->kout, keys, m * j->ks);
+        if (rc == EXIT_OK && j->have_vout)
+            rc = output_write(&j->vout, values, m * j->vs);
+    }
+    if (rc != EXIT_OK)
+        j->io_rc = rc;
+    return rc != EXIT_OK;
 }
 
 /* Step 1: everything that can be checked before reading the data; the inputs opened. */
@@ -263,21 +296,6 @@ static int plan_device(sort_job *j)
     return check_limit(j);
 }
 
-/* Step 4: the inputs read into the arrays to sort. */
-static int read_inputs(sort_job *j)
-{
-    j->t_read = now_ms();
-    progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
-                               ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
-    int rc = load(j);
-    if (rc != EXIT_OK)
-        return rc;
-    if (j->a.verify)
-        j->fingerprint = verify_fingerprint(j->keys, j->ks, j->values, j->vs, j->n);
-    j->rep.read_ms = now_ms() - j->t_read;
-    return EXIT_OK;
-}
-
 /* No output may write over an input (compared by device and inode, so that other spellings and
  * links are caught), except -o over the key input and --values-out over the values input: that is
  * sorting in place. Values over the keys, keys over the values or a report over either would lose
@@ -338,40 +356,46 @@ static int open_outputs(sort_job *j)
     return check_outputs_spare_inputs(j);
 }
 
-/* Step 5: the sort on the device (upload, kernels, download: one library call), and --verify. */
-static int sort_data(sort_job *j)
+/* Steps 4 and 5: the data read, sorted and written, as one stream through the device (the library
+ * overlaps the reads with the uploads and the downloads with the writes); --verify checks the
+ * records as they are written. Nothing is in place until the commit. */
+static int sort_stream(sort_job *j)
 {
-    static uint64_t none[2]; /* valid pointers for an empty input */
-    void *keys = j->n ? (void *)j->keys : (void *)&none[0];
-    void *values = j->has_values ? (j->n ? (void *)j->values : (void *)&none[1]) : NULL;
-    progress_phase("sort", 0);
-    double t = now_ms();
-    clsort_status st = clsort_sort(j->ctx, &j->spec, keys, values, j->n, &j->stats);
-    j->rep.sort_ms = now_ms() - t;
+    const layout_args *l = &j->a.layout;
+    if (l->kv) {
+        j->bounce_records = ((size_t)1 << 20) / (j->ks + j->vs);
+        if (!(j->bounce = malloc(j->bounce_records * (j->ks + j->vs)))) {
+            msg_error("out of memory");
+            return EXIT_DEVICE;
+        }
+    }
+    const uint64_t rs = layout_record_size(l);
+    clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN };
+    if (j->kin.is_regular)
+        src.n = j->kin.size / rs;
+    clsort_sink dst = { sink_write, j };
+    verify_start(&j->check);
+    j->t_read = now_ms();
+    progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
+                               ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
+    clsort_status st = clsort_sort_stream(j->ctx, &j->spec, &src, &dst, &j->stats);
+    if (st == CLSORT_ERROR_IO && j->io_rc != EXIT_OK)
+        return j->io_rc; /* said already */
     if (st != CLSORT_OK) {
         msg_lib_error("sort failed", st, clsort_error_detail(j->ctx));
         return exit_for_status(st);
     }
     if (j->a.verify)
-        return verify_sorted(&j->spec, j->keys, j->values, j->n, j->fingerprint);
+        return verify_end(&j->check, &j->spec, j->has_values, j->fingerprint);
     return EXIT_OK;
 }
 
-/* Step 6: the sorted data written, synced and committed. */
-static int write_outputs(sort_job *j)
+/* Step 6: the outputs synced (where the policy says) and committed. */
+static int commit_outputs(sort_job *j)
 {
-    progress_phase("write", (uint64_t)j->n * (j->ks + (j->has_values ? j->vs : 0)));
     double t = now_ms();
-    int rc;
-    if (j->a.layout.kv)
-        rc = write_records(&j->kout, j->keys, j->ks, j->values, j->vs, j->n);
-    else
-        rc = output_write(&j->kout, j->keys, j->n * j->ks);
-    if (rc == EXIT_OK && j->have_vout)
-        rc = output_write(&j->vout, j->values, j->n * j->vs);
     progress_phase("sync", 0);
-    if (rc == EXIT_OK)
-        rc = output_finish(&j->kout);
+    int rc = output_finish(&j->kout);
     if (rc == EXIT_OK && j->have_vout)
         rc = output_finish(&j->vout);
     if (rc == EXIT_OK) {
@@ -381,7 +405,7 @@ static int write_outputs(sort_job *j)
     if (rc != EXIT_OK)
         return rc;
     double t1 = now_ms();
-    j->rep.write_ms = t1 - t;
+    j->rep.commit_ms = t1 - t;
     j->rep.total_ms = t1 - j->t_read;
     progress_end();
     return EXIT_OK;
@@ -393,7 +417,7 @@ static void fill_report(sort_job *j)
     const sort_args *a = &j->a;
     const clsort_stats *s = &j->stats;
     run_report *r = &j->rep;
-    r->n = j->n;
+    r->n = s->n;
     r->algorithm = s->algorithm ? s->algorithm : clsort_algorithm_name(j->spec.algorithm);
     r->device = clsort_device_name(j->ctx);
     r->key_type = clsort_key_type_name(a->layout.type);
@@ -410,6 +434,15 @@ static void fill_report(sort_job *j)
     r->upload_ms = s->upload_ms;
     r->kernel_ms = s->kernel_ms;
     r->download_ms = s->download_ms;
+    r->read_ms = s->read_ms;
+    r->write_ms = s->write_ms;
+    r->merge_ms = s->merge_ms;
+    r->prepare_ms = s->prepare_ms;
+    r->runs = s->runs;
+    r->warm_up = s->warmed_up;
+    r->staging = s->staging;
+    /* the device's share of the stream: what was neither reading nor writing */
+    r->sort_ms = s->total_ms - s->read_ms - s->write_ms;
     r->programs_built = s->programs_built;
     r->programs_cached = s->programs_cached;
     report_finish(r);
@@ -438,7 +471,7 @@ static int report(sort_job *j)
 {
     const sort_args *a = &j->a;
     fill_report(j);
-    if ((a->stats || a->stats_json || g_verbosity >= 2) && j->n > 0 && j->stats.kernel_ms <= 0)
+    if ((a->stats || a->stats_json || g_verbosity >= 2) && j->stats.n > 0 && j->stats.kernel_ms <= 0)
         msg_warn("the device reported no kernel time (no profiling events?): kernel GKey/s is 0");
     if (a->stats)
         report_text(stderr, &j->rep);
@@ -450,7 +483,7 @@ static int report(sort_job *j)
 static int run(sort_job *j)
 {
     static int (*const steps[])(sort_job *) = {
-        plan_files, open_outputs, plan_device, read_inputs, sort_data, write_outputs, report,
+        plan_files, open_outputs, plan_device, sort_stream, commit_outputs, report,
     };
     int rc = EXIT_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)

@@ -67,31 +67,44 @@ uint64_t verify_fingerprint(const unsigned char *keys, size_t ks, const unsigned
     return sum;
 }
 
-int verify_sorted(const clsort_spec *spec, const unsigned char *keys, const unsigned char *values,
-                  size_t n, uint64_t before)
+void verify_start(verify_state *v)
+{
+    memset(v, 0, sizeof *v);
+}
+
+int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, const void *values,
+                 size_t m)
 {
     const size_t ks = clsort_key_type_size(spec->key_type), vs = values ? spec->value_size : 0;
-    const size_t seg = spec->segment;
-    uint64_t prev = 0;
-    for (size_t i = 0; i < n; i++) {
+    const uint64_t seg = spec->segment;
+    const unsigned char *k = keys;
+    for (size_t j = 0; j < m; j++, v->i++) {
         /* the order the sort makes: ascending in this value, descending order included */
-        uint64_t d = clsort_key_order(spec, keys + i * ks);
-        if (i > 0 && (seg == 0 || i % seg != 0) && prev > d) {
+        const uint64_t d = clsort_key_order(spec, k + j * ks), bits = load_word(k + j * ks, ks);
+        if (v->i > 0 && (seg == 0 || v->i % seg != 0) && v->prev > d) {
             char x[64], y[64];
-            format_key(x, sizeof x, spec->key_type, load_word(keys + (i - 1) * ks, ks));
-            format_key(y, sizeof y, spec->key_type, load_word(keys + i * ks, ks));
-            msg_error("verification failed: keys %zu and %zu are out of %s order (%s, %s)", i - 1,
-                      i, spec->descending ? "descending" : "ascending", x, y);
+            format_key(x, sizeof x, spec->key_type, v->prev_key);
+            format_key(y, sizeof y, spec->key_type, bits);
+            msg_error("verification failed: keys %llu and %llu are out of %s order (%s, %s)",
+                      (unsigned long long)(v->i - 1), (unsigned long long)v->i,
+                      spec->descending ? "descending" : "ascending", x, y);
             return EXIT_DEVICE;
         }
-        prev = d;
+        v->prev = d;
+        v->prev_key = bits;
     }
-    if (verify_fingerprint(keys, ks, values, vs, n) != before) {
+    v->sum += verify_fingerprint(keys, ks, values, vs, m);
+    return EXIT_OK;
+}
+
+int verify_end(const verify_state *v, const clsort_spec *spec, int has_values, uint64_t before)
+{
+    if (v->sum != before) {
         msg_error("verification failed: the output is not a permutation of the input %s",
-                  values ? "records" : "keys");
+                  has_values ? "records" : "keys");
         return EXIT_DEVICE;
     }
-    msg_info("verified: %zu keys in order%s, same %s as the input", n,
-             seg ? " in each segment" : "", values ? "records" : "keys");
+    msg_info("verified: %llu keys in order%s, same %s as the input", (unsigned long long)v->i,
+             spec->segment ? " in each segment" : "", has_values ? "records" : "keys");
     return EXIT_OK;
 }

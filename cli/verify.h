@@ -13,9 +13,19 @@
  * (values NULL: keys only). Taken before the sort and checked after it. */
 uint64_t verify_fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values,
                             size_t vs, size_t n);
-/* The keys are in spec's order (type, direction, bit range; in each segment), and the records are
- * the multiset whose fingerprint was before. Prints the result. Returns an exit status. */
-int verify_sorted(const clsort_spec *spec, const unsigned char *keys, const unsigned char *values,
-                  size_t n, uint64_t before);
+/* The output checked as it streams out, a block at a time: the keys are in spec's order (type,
+ * direction, bit range; in each segment, across blocks too), and at the end the records are the
+ * multiset whose fingerprint was taken before. verify_block() and verify_end() print what fails and
+ * return an exit status; verify_end() prints the result. */
+typedef struct verify_state {
+    uint64_t i;     /* records seen */
+    uint64_t prev;  /* clsort_key_order() of the last one */
+    uint64_t prev_key; /* its bits, for the message */
+    uint64_t sum;   /* fingerprint so far */
+} verify_state;
+void verify_start(verify_state *v);
+int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, const void *values,
+                 size_t m);
+int verify_end(const verify_state *v, const clsort_spec *spec, int has_values, uint64_t before);
 
 #endif

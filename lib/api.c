@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -80,6 +81,29 @@ clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_me
 static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, size_t n,
                                size_t *chunk);
 
+/* A device that compiles each kernel when it first launches (PoCL) would do so in the first timed
+ * sort: sort up to 2^16 keys of varied bits (equal keys would skip the radix passes) with the same
+ * spec once, so that the kernels a sort of n keys launches are compiled now. */
+static clsort_status warm_up(clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    const size_t m = n < 65536 ? n : 65536, ks = clsort_key_size(spec->key_type);
+    if (m < 2)
+        return CLSORT_OK;
+    unsigned char *k = malloc(m * ks), *v = spec->value_size ? calloc(m, spec->value_size) : NULL;
+    clsort_status st = CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    if (k && (v || !spec->value_size)) {
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+        for (size_t i = 0; i < m * ks; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            k[i] = (unsigned char)(x >> 24);
+        }
+        st = clsort_run_host(ctx, spec, k, v, m, NULL);
+    }
+    free(k);
+    free(v);
+    return st == CLSORT_ERROR_OUT_OF_HOST_MEMORY ? clsort_fail(ctx, st, "out of host memory") : st;
+}
+
 clsort_status clsort_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     clsort_spec def;
@@ -95,7 +119,9 @@ clsort_status clsort_reserve(clsort_context *ctx, const clsort_spec *spec, size_
     if ((st = check_sort(ctx, spec, ctx, n)) != CLSORT_OK ||
         (st = chunk_for(ctx, spec, n, &chunk)) != CLSORT_OK)
         return st;
-    return clsort_run_reserve(ctx, spec, chunk ? chunk : n);
+    if ((st = clsort_run_reserve(ctx, spec, chunk ? chunk : n)) != CLSORT_OK)
+        return st;
+    return ctx->launch_compiles ? warm_up(ctx, spec, n) : CLSORT_OK;
 }
 
 void clsort_release_scratch(clsort_context *ctx)

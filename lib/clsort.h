@@ -47,7 +47,13 @@ extern "C" {
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
  * - `CLSORT_BUILD_OPTIONS`: extra compiler options appended to every OpenCL program build; options
  *   that define or undefine a macro the library sets, or add include files, are refused.
- * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks.
+ * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks, and
+ *   clsort_sort_stream() in runs of at most N.
+ * - `CLSORT_STAGE_BYTES=N`: bytes of each of clsort_sort_stream()'s four staging buffers (default
+ *   8 MiB); small values test chunk boundaries.
+ * - `CLSORT_STAGING=pinned|use|host`: what those buffers are: device-allocated host memory
+ *   (CL_MEM_ALLOC_HOST_PTR, mapped; the default, and what NVIDIA transfers fastest), the library's
+ *   own memory wrapped as CL_MEM_USE_HOST_PTR, or plain host memory; for measurements.
  * - `CLSORT_FAULT_ALLOC=N`: for testing error paths, the N-th device buffer allocation of the process
  *   fails with CL_MEM_OBJECT_ALLOCATION_FAILURE.
  * - `CLSORT_SORT_TUNING=WGxITEMS`: work-group size and keys per work-item of the bitonic and odd-even
@@ -89,6 +95,8 @@ typedef enum clsort_status {
     /** The input exceeds a size limit of the chosen algorithm (the odd-even sort's quadratic cost, see
      *  ::CLSORT_ODDEVEN_MAX_KEYS); clsort_error_detail() names the limit and an alternative. */
     CLSORT_ERROR_LIMIT = -2009,
+    /** A clsort_sort_stream() source or sink callback reported an error (it says why itself). */
+    CLSORT_ERROR_IO = -2010,
 } clsort_status;
 
 /** Key types. Keys are stored in the device's byte order (little-endian on every supported device). */
@@ -187,7 +195,7 @@ typedef struct clsort_spec {
     int allow_quadratic;
 } clsort_spec;
 
-/** Measurements of one clsort_sort() call. Times are in milliseconds. */
+/** Measurements of one clsort_sort() or clsort_sort_stream() call. Times are in milliseconds. */
 typedef struct clsort_stats {
     size_t n;                 /**< number of keys sorted */
     const char *algorithm;    /**< name of the algorithm that ran, e.g. "radix4"; for radix8 the
@@ -203,6 +211,16 @@ typedef struct clsort_stats {
     /** Digit passes left out because every key had the same digit there (onesweep reads this from
      *  its up-front histogram; keys below 2^16 skip 2 of 4 passes, equal keys all 4). */
     unsigned passes_skipped;
+    /* clsort_sort_stream() only (0 otherwise). upload_ms and download_ms are then the device's
+     * transfer time, which overlaps the reads and writes. */
+    double read_ms;           /**< time spent in the source callback */
+    double write_ms;          /**< time spent in the sink callback */
+    double merge_ms;          /**< host merge of the runs, the sink's time excluded */
+    double prepare_ms;        /**< device buffers, programs and warm-up (clsort_reserve()) */
+    unsigned runs;            /**< device sorts: 1 when the input fit one */
+    int warmed_up;            /**< prepare ran the kernels once: the device compiles each kernel at
+                                   its first launch (PoCL), which would otherwise be timed */
+    const char *staging;      /**< "pinned", "use-host-ptr" or "host" (static storage) */
 } clsort_stats;
 
 /** Opaque sorting context. */
@@ -333,6 +351,56 @@ CLSORT_API clsort_status clsort_reserve(clsort_context *ctx, const clsort_spec *
 CLSORT_API void clsort_release_scratch(clsort_context *ctx);
 CLSORT_API void clsort_scratch_info(const clsort_context *ctx, size_t *kept_bytes,
                                     unsigned long *allocations);
+
+/** clsort_source.n when the number of records is not known in advance (a pipe). */
+#define CLSORT_SIZE_UNKNOWN UINT64_MAX
+
+/** Where clsort_sort_stream() gets its records: a callback the library calls until it returns 0. */
+typedef struct clsort_source {
+    /**
+     * Place up to @p max records: keys at @p keys (key-type-sized each, packed) and, when the spec
+     * has values, their values at @p values (value_size each); @p values is NULL otherwise. Return
+     * how many records were placed (fewer than max is fine; every call gets a new buffer position
+     * to fill, so nothing is carried over), 0 at the end of the input, or -1 to stop the sort with
+     * ::CLSORT_ERROR_IO (the callback reports its own error).
+     */
+    long long (*read)(void *user, void *keys, void *values, size_t max);
+    void *user;
+    /** Records the source will give, when known (buffers are sized for it once, and the input is
+     *  cut into equal runs), else ::CLSORT_SIZE_UNKNOWN. A hint: more or fewer are sorted too. */
+    uint64_t n;
+} clsort_source;
+
+/** Where clsort_sort_stream() puts the sorted records, in order, a block at a time. */
+typedef struct clsort_sink {
+    /** @p n records: keys at @p keys, values at @p values (NULL without values); valid only during
+     *  the call. Return 0, or non-zero to stop the sort with ::CLSORT_ERROR_IO. */
+    int (*write)(void *user, const void *keys, const void *values, size_t n);
+    void *user;
+} clsort_sink;
+
+/**
+ * Sort records that come from a callback and go to another: a file, a pipe, a socket, a generator.
+ *
+ * The records go through staging buffers the device transfers from fastest (pinned host memory
+ * where the device has it; see `CLSORT_STAGING`), a chunk at a time: each chunk is uploaded while
+ * the source fills the next, the device sorts (clsort_enqueue()), and chunks download while the sink
+ * writes the ones before. Host memory is the staging buffers only (4 x `CLSORT_STAGE_BYTES`), however
+ * large the input, unless it needs more than one device sort (clsort_max_keys()): then each run is
+ * sorted on the device while the next one is read, kept in host memory, and the runs are merged on
+ * the host (stable) as they go to the sink. Segmented sorts cut runs at segment boundaries and need no
+ * merge. The result is what clsort_sort() gives for the same records, byte for byte.
+ *
+ * Before the first record is read, the device buffers for source->n records are allocated and the
+ * programs built (clsort_reserve()), so a bad spec or a device too small fails before any input is
+ * consumed. On an error the sink may have received part of the output: the caller discards it.
+ *
+ * @param stats  receives measurements (read_ms, write_ms, runs, ... included); may be NULL
+ * @return ::CLSORT_OK, ::CLSORT_ERROR_IO when a callback failed, or the errors of clsort_enqueue()
+ */
+CLSORT_API clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
+                                            const clsort_source *source, const clsort_sink *sink,
+                                            clsort_stats *stats);
 
 /**
  * The OpenCL context and command queue a clsort context works on, to create buffers for

@@ -258,6 +258,7 @@ clsort_status clsort_read_device_info(clsort_context *ctx)
     get_string(dev, CL_DRIVER_VERSION, ctx->driver_version, sizeof ctx->driver_version);
     snprintf(ctx->display_name, sizeof ctx->display_name, "%s / %s", ctx->platform_name,
              ctx->device_name);
+    ctx->launch_compiles = strstr(ctx->platform_name, "Portable Computing Language") != NULL;
     CL_CHECK(ctx, clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL));
     CL_CHECK(ctx, clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof ctx->global_mem,
                                   &ctx->global_mem, NULL));

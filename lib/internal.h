@@ -42,6 +42,8 @@ typedef struct clsort_settings {
     int build_options_too_long; /* ... and did not fit: every build fails as too long */
     size_t scratch_keep;        /* CLSORT_SCRATCH_KEEP, in bytes */
     size_t chunk_keys;          /* CLSORT_CHUNK_KEYS; 0 unset */
+    size_t stage_bytes;         /* CLSORT_STAGE_BYTES (default 8 MiB) */
+    int staging;                /* CLSORT_STAGING: a CLSORT_STAGING_* kind */
     unsigned long fault_alloc;  /* CLSORT_FAULT_ALLOC; 0 unset */
     int profile;                /* CLSORT_PROFILE or CLSORT_RADIX8_PROFILE */
     /* CLSORT_SORT_TUNING (0: unset) */
@@ -62,6 +64,20 @@ typedef struct clsort_settings {
 int clsort_settings_read(clsort_settings *s);
 /* $CLSORT_DEVICE, for device selection without a context. */
 const char *clsort_settings_device(void);
+
+/* ---- stage.c: host memory for the transfers of a stream sort ---- */
+enum { CLSORT_STAGING_PINNED, CLSORT_STAGING_USE, CLSORT_STAGING_HOST };
+typedef struct clsort_stage {
+    cl_mem mem;            /* the buffer that owns the memory, or NULL for plain host memory */
+    void *own;             /* memory of our own (CLSORT_STAGING_USE, HOST) */
+    unsigned char *host;   /* where the host reads and writes */
+    size_t bytes;
+    int kind;              /* CLSORT_STAGING_* it got */
+} clsort_stage;
+/* Staging memory of the kind the settings ask for, falling back to plain host memory. */
+clsort_status clsort_stage_alloc(clsort_context *ctx, clsort_stage *s, size_t bytes);
+void clsort_stage_free(clsort_context *ctx, clsort_stage *s);
+const char *clsort_staging_name(int kind);
 
 /* ---- options.c: the -D option builder ---- */
 typedef struct clsort_opts {
@@ -157,6 +173,7 @@ struct clsort_context {
     cl_command_queue queue;
     int profiling;     /* the queue records profiling information */
     int out_of_order;  /* the queue may run commands out of order */
+    int launch_compiles; /* the device compiles a kernel at its first launch (PoCL) */
     int reserving;     /* clsort_reserve(): families allocate as for a sort, nothing is enqueued */
     unsigned long allocations; /* device buffers created since open, for clsort_scratch_info() */
 

@@ -37,32 +37,63 @@ static void sift_down(head *h, size_t count, size_t i)
     }
 }
 
-int clsort_merge_runs(const clsort_spec *spec, const clsort_merge_run *runs, size_t k,
-                      void *out_keys, void *out_values)
+struct clsort_merger {
+    const clsort_spec *spec;
+    const clsort_merge_run *runs;
+    size_t ks, vs, count; /* count: runs not yet used up, heads in h */
+    head h[];
+};
+
+clsort_merger *clsort_merger_open(const clsort_spec *spec, const clsort_merge_run *runs, size_t k)
 {
-    const size_t ks = clsort_key_type_size(spec->key_type), vs = spec->value_size;
-    head *h = malloc((k ? k : 1) * sizeof *h);
-    if (!h)
-        return -1;
-    size_t count = 0;
+    clsort_merger *m = malloc(sizeof *m + (k ? k : 1) * sizeof(head));
+    if (!m)
+        return NULL;
+    *m = (clsort_merger){ spec, runs, clsort_key_type_size(spec->key_type), spec->value_size, 0 };
     for (size_t r = 0; r < k; r++)
         if (runs[r].n)
-            h[count++] = (head){ clsort_key_order(spec, runs[r].keys), r, 0 };
-    for (size_t i = count / 2; i-- > 0;)
-        sift_down(h, count, i);
+            m->h[m->count++] = (head){ clsort_key_order(spec, runs[r].keys), r, 0 };
+    for (size_t i = m->count / 2; i-- > 0;)
+        sift_down(m->h, m->count, i);
+    return m;
+}
+
+size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, size_t max)
+{
+    const size_t ks = m->ks, vs = m->vs;
     unsigned char *ok = out_keys, *ov = out_values;
-    for (size_t i = 0; count; i++) {
+    head *h = m->h;
+    size_t i = 0;
+    for (; i < max && m->count; i++) {
         head *top = &h[0];
-        const clsort_merge_run *run = &runs[top->run];
+        const clsort_merge_run *run = &m->runs[top->run];
         memcpy(ok + i * ks, (const unsigned char *)run->keys + top->pos * ks, ks);
         if (vs)
             memcpy(ov + i * vs, (const unsigned char *)run->values + top->pos * vs, vs);
         if (++top->pos < run->n)
-            top->order = clsort_key_order(spec, (const unsigned char *)run->keys + top->pos * ks);
+            top->order = clsort_key_order(m->spec, (const unsigned char *)run->keys + top->pos * ks);
         else
-            h[0] = h[--count];
-        sift_down(h, count, 0);
+            h[0] = h[--m->count];
+        sift_down(h, m->count, 0);
     }
-    free(h);
+    return i;
+}
+
+void clsort_merger_close(clsort_merger **m)
+{
+    if (m) {
+        free(*m);
+        *m = NULL;
+    }
+}
+
+int clsort_merge_runs(const clsort_spec *spec, const clsort_merge_run *runs, size_t k,
+                      void *out_keys, void *out_values)
+{
+    clsort_merger *m = clsort_merger_open(spec, runs, k);
+    if (!m)
+        return -1;
+    clsort_merger_next(m, out_keys, out_values, SIZE_MAX);
+    clsort_merger_close(&m);
     return 0;
 }

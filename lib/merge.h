@@ -22,4 +22,12 @@ typedef struct clsort_merge_run {
 int clsort_merge_runs(const clsort_spec *spec, const clsort_merge_run *runs, size_t k,
                       void *out_keys, void *out_values);
 
+/* The same merge a block at a time, for output that streams: open (NULL when out of memory), then
+ * next() writes up to max records and returns how many (0 once every run is used up). The runs must
+ * stay valid until close(), which is NULL-safe and nulls the pointer. */
+typedef struct clsort_merger clsort_merger;
+clsort_merger *clsort_merger_open(const clsort_spec *spec, const clsort_merge_run *runs, size_t k);
+size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, size_t max);
+void clsort_merger_close(clsort_merger **m);
+
 #endif

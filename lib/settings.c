@@ -143,6 +143,18 @@ int clsort_settings_read(clsort_settings *s)
     s->scratch_keep = (size_t)number(s, "CLSORT_SCRATCH_KEEP", 0, ((size_t)-1 >> 20) - 1,
                                      CLSORT_SCRATCH_KEEP >> 20) << 20;
     s->chunk_keys = (size_t)number(s, "CLSORT_CHUNK_KEYS", 0, (size_t)-1, 0);
+    s->stage_bytes = (size_t)number(s, "CLSORT_STAGE_BYTES", 16, (size_t)1 << 40, 8u << 20);
+    s->staging = 0; /* CLSORT_STAGING_PINNED */
+    if ((e = env("CLSORT_STAGING"))) {
+        static const char *const kinds[] = { "pinned", "use", "host" };
+        int k = 0;
+        while (k < 3 && strcmp(e, kinds[k]) != 0)
+            k++;
+        if (k < 3)
+            s->staging = k;
+        else
+            invalid(s, "CLSORT_STAGING", e, "pinned, use or host");
+    }
     s->fault_alloc = (unsigned long)number(s, "CLSORT_FAULT_ALLOC", 0, (unsigned long)-1, 0);
     if (!(e = env("CLSORT_PROFILE")))
         e = env("CLSORT_RADIX8_PROFILE");

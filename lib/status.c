@@ -53,6 +53,7 @@ const char *clsort_status_string(clsort_status status)
     case CLSORT_ERROR_UNSUPPORTED: return "unsupported combination";
     case CLSORT_ERROR_DEVICE_UNSUITABLE: return "device lacks a required capability";
     case CLSORT_ERROR_LIMIT: return "input exceeds the algorithm's size limit";
+    case CLSORT_ERROR_IO: return "the data source or sink failed";
     }
     const char *name = cl_error_name((cl_int)status);
     return name ? name : "unknown status";

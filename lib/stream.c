@@ -1,0 +1,481 @@
+/*
+ * clsort_sort_stream: records from a source callback, sorted on the device, to a sink callback.
+ *
+ * The pipeline, per run (a run is what one device sort takes; one run for any input that fits):
+ *   fill    the source writes a chunk into a staging slot; the slot's upload is enqueued and the
+ *           next chunk is read into the next slot while it runs (the device buffers grow, by copies
+ *           on the device, when the size was not known);
+ *   sort    clsort_enqueue() on the device buffers, after every upload;
+ *   drain   one run: chunks downloaded into the slots, each written to the sink while the next ones
+ *           download; several runs: each run's result is downloaded to host memory while the next
+ *           run is read, and the runs are merged (merge.c) a block at a time into the sink.
+ * Segmented sorts cut runs at segment boundaries and drain each one in turn (segments never mix).
+ * The host layer: the sorting goes through the public entry points (clsort_reserve, clsort_enqueue).
+ * Calls: api.c's entry points, stage.c, merge.c, dispatch.c (the name of what ran), status.c.
+ */
+#include "internal.h"
+#include "merge.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { SLOTS = 4 };
+
+typedef struct slot {
+    clsort_stage mem;      /* chunk keys, then chunk values */
+    unsigned char *keys, *values;
+    cl_event busy[2];      /* transfers into or out of the slot still pending */
+} slot;
+
+typedef struct stream {
+    clsort_context *ctx;
+    const clsort_spec *spec;
+    const clsort_source *in;
+    const clsort_sink *out;
+    clsort_stats *st;
+    size_t ks, vs;
+    size_t chunk;          /* records per slot */
+    size_t run_limit;      /* records per run */
+    slot slots[SLOTS];
+    unsigned next_slot;
+    size_t ahead;          /* records read into slots[next_slot] but not yet uploaded */
+    int eof;
+    cl_mem dk, dv;         /* device buffers of cap records */
+    size_t cap;
+    cl_event fence;        /* what uploads into dk / dv must wait for (the last run's download) */
+    clsort_merge_run *runs;
+    size_t n_runs, runs_cap;
+    size_t total;
+} stream;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Device time of a finished command, for the statistics (profiling queues only, else 0). */
+static double event_ms(cl_event e)
+{
+    cl_ulong a = 0, b = 0;
+    if (!e || clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) ||
+        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) || b < a)
+        return 0.0;
+    return (double)(b - a) / 1e6;
+}
+
+/* Wait for the slot's transfers; their device time goes to *ms. */
+static clsort_status slot_wait(stream *s, slot *sl, double *ms)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 2; i++) {
+        if (!sl->busy[i])
+            continue;
+        cl_int e = clWaitForEvents(1, &sl->busy[i]);
+        if (e == CL_SUCCESS)
+            *ms += event_ms(sl->busy[i]);
+        else if (err == CL_SUCCESS)
+            err = e;
+        clReleaseEvent(sl->busy[i]);
+        sl->busy[i] = NULL;
+    }
+    return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "a staging transfer");
+}
+
+/* An event that completes after every command enqueued so far (in or out of order). */
+static clsort_status marker(stream *s, cl_event *ev)
+{
+    cl_int err = clEnqueueMarkerWithWaitList(s->ctx->queue, 0, NULL, ev);
+    return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "clEnqueueMarkerWithWaitList");
+}
+
+static void release_event(cl_event *e)
+{
+    if (*e)
+        clReleaseEvent(*e);
+    *e = NULL;
+}
+
+/* Device buffers for cap records, keeping the first n of the old ones. */
+static clsort_status grow(stream *s, size_t cap, size_t n)
+{
+    clsort_context *ctx = s->ctx;
+    cl_mem nk = NULL, nv = NULL;
+    cl_int err;
+    nk = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, cap * s->ks, NULL, &err);
+    if (err == CL_SUCCESS && s->vs)
+        nv = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, cap * s->vs, NULL, &err);
+    clsort_status st = err == CL_SUCCESS ? CLSORT_OK
+                                         : clsort_fail_cl(ctx, err, "clCreateBuffer(stream data)");
+    cl_event after = NULL;
+    if (st == CLSORT_OK && n && (st = marker(s, &after)) == CLSORT_OK) {
+        err = clEnqueueCopyBuffer(ctx->queue, s->dk, nk, 0, 0, n * s->ks, 1, &after, NULL);
+        if (err == CL_SUCCESS && s->vs)
+            err = clEnqueueCopyBuffer(ctx->queue, s->dv, nv, 0, 0, n * s->vs, 1, &after, NULL);
+        if (err != CL_SUCCESS)
+            st = clsort_fail_cl(ctx, err, "clEnqueueCopyBuffer(stream data)");
+    }
+    release_event(&after);
+    cl_mem old[] = { s->dk, s->dv };
+    if (st != CLSORT_OK) {
+        old[0] = nk;
+        old[1] = nv;
+    } else {
+        s->dk = nk;
+        s->dv = nv;
+        s->cap = cap;
+        /* later uploads must follow the copies: they are ordered after a marker of everything */
+        release_event(&s->fence);
+        st = marker(s, &s->fence);
+    }
+    clsort_release_mems(old, 2); /* OpenCL frees them once the copies are done */
+    return st;
+}
+
+/* Read the next chunk into the next slot (once its earlier transfers are done). */
+static clsort_status read_ahead(stream *s, size_t want)
+{
+    slot *sl = &s->slots[s->next_slot];
+    clsort_status st = slot_wait(s, sl, &s->st->upload_ms);
+    if (st != CLSORT_OK)
+        return st;
+    const double t = now_ms();
+    long long got = s->in->read(s->in->user, sl->keys, s->vs ? sl->values : NULL, want);
+    s->st->read_ms += now_ms() - t;
+    if (got < 0)
+        return clsort_fail(s->ctx, CLSORT_ERROR_IO, "the source reported an error after %zu records",
+                           s->total + s->ahead);
+    if ((unsigned long long)got > want)
+        return clsort_fail(s->ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "the source returned %lld records where at most %zu were asked for",
+                           got, want);
+    s->ahead = (size_t)got;
+    s->eof = got == 0;
+    return CLSORT_OK;
+}
+
+/* Upload the chunk read ahead to record `at` of the device buffers. */
+static clsort_status upload_ahead(stream *s, size_t at)
+{
+    slot *sl = &s->slots[s->next_slot];
+    const cl_uint nw = s->fence ? 1 : 0;
+    const cl_event *w = s->fence ? &s->fence : NULL;
+    cl_int err = clEnqueueWriteBuffer(s->ctx->queue, s->dk, CL_FALSE, at * s->ks, s->ahead * s->ks,
+                                      sl->keys, nw, w, &sl->busy[0]);
+    if (err == CL_SUCCESS && s->vs)
+        err = clEnqueueWriteBuffer(s->ctx->queue, s->dv, CL_FALSE, at * s->vs, s->ahead * s->vs,
+                                   sl->values, nw, w, &sl->busy[1]);
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(s->ctx, err, "clEnqueueWriteBuffer(stream chunk)");
+    s->next_slot = (s->next_slot + 1) % SLOTS;
+    s->ahead = 0;
+    return CLSORT_OK;
+}
+
+/* Fill the device buffers with the next run: *n records (0 at the end of the input). A full run
+ * reads one chunk ahead, so that a run that ends with the input is known to be the last. */
+static clsort_status fill_run(stream *s, size_t *n)
+{
+    clsort_status st;
+    *n = 0;
+    for (;;) {
+        if (!s->ahead && !s->eof) {
+            /* a full run reads ahead what the next one may take */
+            size_t room = *n < s->run_limit ? s->run_limit - *n : s->run_limit;
+            if ((st = read_ahead(s, room < s->chunk ? room : s->chunk)) != CLSORT_OK)
+                return st;
+        }
+        if (s->eof || *n == s->run_limit)
+            return CLSORT_OK;
+        if (*n + s->ahead > s->cap) {
+            size_t cap = s->cap * 2 > *n + s->ahead ? s->cap * 2 : *n + s->ahead;
+            if ((st = grow(s, cap < s->run_limit ? cap : s->run_limit, *n)) != CLSORT_OK)
+                return st;
+        }
+        const size_t m = s->ahead;
+        if ((st = upload_ahead(s, *n)) != CLSORT_OK)
+            return st;
+        *n += m;
+        s->total += m;
+    }
+}
+
+/* Sort the n records in the device buffers after everything enqueued before; *done completes with
+ * the sort, *start before it (for the kernel time: account_sort()). */
+static clsort_status sort_run(stream *s, size_t n, cl_event *start, cl_event *done)
+{
+    clsort_status st = marker(s, start);
+    if (st == CLSORT_OK)
+        st = clsort_enqueue(s->ctx, s->spec, s->dk, s->vs ? s->dv : NULL, n, 1, start, done);
+    return st;
+}
+
+/* Once the sort is done: from the end of what came before to its end, the kernels' time (profiling
+ * queues only); the events are released. */
+static clsort_status account_sort(stream *s, cl_event *start, cl_event *done)
+{
+    cl_int err = *done ? clWaitForEvents(1, done) : CL_SUCCESS;
+    cl_ulong a = 0, b = 0;
+    if (err == CL_SUCCESS && *done &&
+        !clGetEventProfilingInfo(*start, CL_PROFILING_COMMAND_END, sizeof a, &a, NULL) &&
+        !clGetEventProfilingInfo(*done, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) && b > a)
+        s->st->kernel_ms += (double)(b - a) / 1e6;
+    release_event(start);
+    release_event(done);
+    return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "the sort");
+}
+
+/* Download records [at, at + m) into a slot, after the sort. */
+static clsort_status download_chunk(stream *s, slot *sl, size_t at, size_t m, cl_event done)
+{
+    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, at * s->ks, m * s->ks,
+                                     sl->keys, 1, &done, &sl->busy[0]);
+    if (err == CL_SUCCESS && s->vs)
+        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, at * s->vs, m * s->vs,
+                                  sl->values, 1, &done, &sl->busy[1]);
+    return err == CL_SUCCESS ? CLSORT_OK
+                             : clsort_fail_cl(s->ctx, err, "clEnqueueReadBuffer(stream chunk)");
+}
+
+static clsort_status sink(stream *s, const void *keys, const void *values, size_t m)
+{
+    const double t = now_ms();
+    int r = s->out->write(s->out->user, keys, s->vs ? values : NULL, m);
+    s->st->write_ms += now_ms() - t;
+    return r == 0 ? CLSORT_OK
+                  : clsort_fail(s->ctx, CLSORT_ERROR_IO, "the sink reported an error after %zu "
+                                "records", s->st->n);
+}
+
+/* Write the sorted run straight to the sink: chunks download into the slots SLOTS - 1 ahead of the
+ * one being written (the last slot may hold the chunk read ahead for the next run). */
+static clsort_status drain_run(stream *s, size_t n, cl_event done)
+{
+    const size_t chunks = (n + s->chunk - 1) / s->chunk, ring = SLOTS - 1;
+    const unsigned base = (s->next_slot + 1) % SLOTS; /* past the read-ahead slot */
+    clsort_status st = CLSORT_OK;
+    for (size_t j = 0; j < chunks + ring && st == CLSORT_OK; j++) {
+        if (j < chunks) { /* enqueue chunk j */
+            slot *sl = &s->slots[(base + j % ring) % SLOTS];
+            const size_t at = j * s->chunk, m = n - at < s->chunk ? n - at : s->chunk;
+            if ((st = slot_wait(s, sl, &s->st->upload_ms)) == CLSORT_OK)
+                st = download_chunk(s, sl, at, m, done);
+        }
+        if (j >= ring - 1 && j - (ring - 1) < chunks && st == CLSORT_OK) { /* write chunk k */
+            const size_t k = j - (ring - 1);
+            slot *sl = &s->slots[(base + k % ring) % SLOTS];
+            const size_t at = k * s->chunk, m = n - at < s->chunk ? n - at : s->chunk;
+            if ((st = slot_wait(s, sl, &s->st->download_ms)) == CLSORT_OK)
+                st = sink(s, sl->keys, sl->values, m);
+            s->st->n += m;
+        }
+    }
+    return st;
+}
+
+/* Several runs: download this one into host memory of its own, behind the sort. Returns at once;
+ * the next run's uploads wait for the download (s->fence). */
+static clsort_status keep_run(stream *s, size_t n, cl_event done)
+{
+    if (s->n_runs == s->runs_cap) {
+        size_t cap = s->runs_cap ? 2 * s->runs_cap : 8;
+        clsort_merge_run *r = realloc(s->runs, cap * sizeof *r);
+        if (!r)
+            return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+        s->runs = r;
+        s->runs_cap = cap;
+    }
+    clsort_merge_run *run = &s->runs[s->n_runs];
+    void *k = malloc(n * s->ks), *v = s->vs ? malloc(n * s->vs) : NULL;
+    if (!k || (s->vs && !v)) {
+        free(k);
+        free(v);
+        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "cannot hold a sorted run of %zu records in host memory", n);
+    }
+    *run = (clsort_merge_run){ k, v, n };
+    s->n_runs++;
+    cl_event ev[2] = { NULL, NULL };
+    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, k, 1, &done,
+                                     &ev[0]);
+    if (err == CL_SUCCESS && s->vs)
+        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs, v, 1, &done,
+                                  &ev[1]);
+    release_event(&s->fence);
+    if (err == CL_SUCCESS)
+        err = clEnqueueMarkerWithWaitList(s->ctx->queue, s->vs ? 2 : 1, ev, &s->fence);
+    release_event(&ev[0]);
+    release_event(&ev[1]);
+    return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "downloading a sorted run");
+}
+
+/* Merge the kept runs into the sink, a slot's worth of records at a time. */
+static clsort_status merge_runs(stream *s)
+{
+    cl_int err = s->fence ? clWaitForEvents(1, &s->fence) : CL_SUCCESS;
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(s->ctx, err, "downloading the sorted runs");
+    clsort_merger *m = clsort_merger_open(s->spec, s->runs, s->n_runs);
+    if (!m)
+        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    slot *sl = &s->slots[0];
+    clsort_status st = slot_wait(s, sl, &s->st->upload_ms);
+    for (;;) {
+        const double t = now_ms();
+        size_t got = clsort_merger_next(m, sl->keys, sl->values, s->chunk);
+        s->st->merge_ms += now_ms() - t;
+        if (!got || st != CLSORT_OK)
+            break;
+        st = sink(s, sl->keys, sl->values, got);
+        s->st->n += got;
+    }
+    clsort_merger_close(&m);
+    return st;
+}
+
+/* Records per run: what one device sort takes (the setting CLSORT_CHUNK_KEYS lowers it, to test
+ * runs on small inputs); segmented sorts cut at segment boundaries, and a known size is cut into
+ * runs of equal length. */
+static clsort_status plan(stream *s, uint64_t n_hint)
+{
+    size_t max_n;
+    clsort_status st = clsort_max_keys(s->ctx, s->spec, &max_n);
+    if (st != CLSORT_OK)
+        return st;
+    const size_t seg = s->spec->segment, test = s->ctx->settings.chunk_keys;
+    if (test >= 2 && test < max_n) /* never below one segment */
+        max_n = seg && test < seg ? (seg < max_n ? seg : max_n) : test;
+    if (seg && max_n >= seg)
+        max_n -= max_n % seg;
+    if (max_n < 2 || (seg && max_n < seg))
+        return clsort_fail(s->ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%s cannot sort even %zu records at once", s->ctx->display_name,
+                           seg ? seg : (size_t)2);
+    s->run_limit = max_n;
+    if (n_hint != CLSORT_SIZE_UNKNOWN && n_hint > max_n && !seg) {
+        const uint64_t runs = (n_hint + max_n - 1) / max_n;
+        s->run_limit = (size_t)((n_hint + runs - 1) / runs);
+    }
+    const size_t stage = s->ctx->settings.stage_bytes;
+    s->chunk = stage / (s->ks + s->vs) ? stage / (s->ks + s->vs) : 1;
+    /* the first device buffers: the whole input when its size is known, else room to grow from */
+    s->cap = n_hint != CLSORT_SIZE_UNKNOWN ? (size_t)(n_hint < s->run_limit ? n_hint : s->run_limit)
+                                           : 16 * s->chunk;
+    if (s->cap > s->run_limit)
+        s->cap = s->run_limit;
+    if (s->cap < 1)
+        s->cap = 1;
+    return CLSORT_OK;
+}
+
+static clsort_status setup(stream *s)
+{
+    clsort_status st = CLSORT_OK;
+    for (int i = 0; i < SLOTS && st == CLSORT_OK; i++) {
+        slot *sl = &s->slots[i];
+        st = clsort_stage_alloc(s->ctx, &sl->mem, s->chunk * (s->ks + s->vs));
+        sl->keys = sl->mem.host;
+        sl->values = sl->mem.host + s->chunk * s->ks;
+    }
+    if (st == CLSORT_OK)
+        st = grow(s, s->cap, 0);
+    /* scratch and programs (and, where kernels compile at their first launch, that) before the
+     * data comes, so that the sort itself allocates and compiles nothing */
+    const double t = now_ms();
+    if (st == CLSORT_OK)
+        st = clsort_reserve(s->ctx, s->spec, s->cap);
+    s->st->prepare_ms = now_ms() - t;
+    s->st->warmed_up = s->ctx->launch_compiles;
+    return st;
+}
+
+static void teardown(stream *s)
+{
+    double ms = 0;
+    for (int i = 0; i < SLOTS; i++) {
+        slot_wait(s, &s->slots[i], &ms);
+        clsort_stage_free(s->ctx, &s->slots[i].mem);
+    }
+    if (s->fence)
+        clWaitForEvents(1, &s->fence);
+    release_event(&s->fence);
+    cl_mem ms_[] = { s->dk, s->dv };
+    clsort_release_mems(ms_, 2);
+    for (size_t i = 0; i < s->n_runs; i++) {
+        free((void *)s->runs[i].keys);
+        free((void *)s->runs[i].values);
+    }
+    free(s->runs);
+}
+
+/* Every run: filled, sorted, then written (one run, or segments) or kept for the merge. A kept
+ * run's sort is accounted for once the next run is read, so that the read overlaps it. */
+static clsort_status pipeline(stream *s)
+{
+    clsort_status st = CLSORT_OK;
+    cl_event start = NULL, done = NULL;
+    for (;;) {
+        size_t n;
+        if ((st = fill_run(s, &n)) != CLSORT_OK || (st = account_sort(s, &start, &done)) != CLSORT_OK)
+            break;
+        const int last = s->eof && !s->ahead, direct = s->spec->segment || (last && !s->n_runs);
+        if (n > 0 && (st = sort_run(s, n, &start, &done)) == CLSORT_OK) {
+            if (direct && (st = drain_run(s, n, done)) == CLSORT_OK)
+                st = account_sort(s, &start, &done);
+            else if (!direct)
+                st = keep_run(s, n, done);
+        }
+        s->st->runs += n > 0;
+        if (st != CLSORT_OK || last)
+            break;
+    }
+    if (st == CLSORT_OK)
+        st = account_sort(s, &start, &done);
+    if (done)
+        clWaitForEvents(1, &done); /* on an error: nothing may still run when the buffers go */
+    release_event(&start);
+    release_event(&done);
+    if (st == CLSORT_OK && s->n_runs)
+        st = merge_runs(s);
+    return st;
+}
+
+clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
+                                 const clsort_source *in, const clsort_sink *out,
+                                 clsort_stats *stats)
+{
+    const double t0 = now_ms();
+    clsort_spec def;
+    clsort_stats local;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, in && in->read && out && out->write);
+    clsort_status st = clsort_dispatch_check_spec(ctx, spec);
+    if (st != CLSORT_OK)
+        return st;
+    const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
+    const unsigned skipped0 = ctx->passes_skipped;
+    stream s = { .ctx = ctx, .spec = spec, .in = in, .out = out, .st = stats,
+                 .ks = clsort_key_size(spec->key_type), .vs = spec->value_size };
+    if ((st = plan(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)
+        st = pipeline(&s);
+    teardown(&s);
+    stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec));
+    stats->staging = clsort_staging_name(s.slots[0].mem.kind);
+    stats->programs_built = ctx->programs_built - built0;
+    stats->programs_cached = ctx->programs_cached - cached0;
+    stats->passes_skipped = ctx->passes_skipped - skipped0;
+    stats->total_ms = now_ms() - t0;
+    stats->gkeys_per_s =
+        stats->n && stats->kernel_ms > 0 ? (double)stats->n / (stats->kernel_ms * 1e6) : 0.0;
+    return st;
+}
