@@ -101,16 +101,26 @@ expect_status "records grown" 3
 expect_message "records grown" "in/pairs.bin: input grew while being read: it held 16000000 bytes"
 expect_only out "records grown"
 
-# A separate values file, truncated while it is read (the keys are read first: stop 1 MiB into the
-# values); neither output is created.
+# A separate values file, truncated while it is read (keys and values are read side by side, a chunk
+# of each at a time: stop 1 MiB into the keys, before the values are read); neither output is created.
 fresh
-during_read "values truncated" $((16000000 + MIB)) "truncate -s 2000000 in/vals.bin" \
+during_read "values truncated" $MIB "truncate -s 2000000 in/vals.bin" \
     -i in/keys.bin -o out/k.bin --values in/vals.bin --values-out out/v.bin
 expect_status "values truncated" 3
 expect_message "values truncated" "in/vals.bin: input ended after 2000000 bytes, expected 16000000"
 expect_only out "values truncated"
 same_file "values truncated: the keys input untouched" in/keys.bin keys.orig
 check "values truncated: the values input as it was left" cmp -s in/vals.bin <(head -c 2000000 vals.orig)
+
+# Truncated exactly between two chunks (1 MiB chunks by CLSORT_STAGE_BYTES; stop once 2 MiB, two whole
+# chunks, have been read): the next chunk finds the end.
+fresh
+CLSORT_STAGE_BYTES=$MIB during_read "truncated between chunks" $((2 * MIB)) \
+    "truncate -s $((2 * MIB)) in/keys.bin" -i in/keys.bin -o out/sorted.bin
+expect_status "truncated between chunks" 3
+expect_message "truncated between chunks" "in/keys.bin: input ended after $((2 * MIB)) bytes, expected 16000000"
+expect_only out "truncated between chunks"
+check "truncated between chunks: the input as it was left" cmp -s in/keys.bin <(head -c $((2 * MIB)) keys.orig)
 
 # stdin redirected from a regular file: read like a named file, reported as (stdin).
 fresh

@@ -1,0 +1,226 @@
+/*
+ * clsort_sort_stream: records from a source callback, sorted, to a sink callback. Checked bit for bit
+ * against the host reference sort (stable: values are input positions) at sizes around the staging
+ * chunk and the run length, which the settings make small, with sources that give short counts, a
+ * size known in advance or not, segments, and the callbacks' errors.
+ */
+#include "clsort.h"
+#include "testdata.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/* Stage of 1000 bytes: 125 u32 pairs or 250 u32 keys per chunk; runs of 1000 records. */
+#define STAGE_BYTES "1000"
+#define RUN_KEYS "1000"
+
+typedef struct feed {
+    const uint32_t *k, *v;
+    size_t n, pos;
+    uint64_t rng;        /* short counts: each call gives 1..max records */
+    size_t fail_at;      /* the source fails once pos reaches this (SIZE_MAX: never) */
+    size_t calls;
+    int too_many;        /* give one more record than asked for */
+} feed;
+
+typedef struct drain {
+    uint32_t *k, *v;
+    size_t n, cap;
+    size_t fail_at;      /* the sink fails once n reaches this */
+} drain;
+
+static long long feed_read(void *user, void *keys, void *values, size_t max)
+{
+    feed *f = user;
+    f->calls++;
+    if (f->pos >= f->fail_at)
+        return -1;
+    size_t left = f->n - f->pos, m = left < max ? left : max;
+    if (m > 1 && f->rng) {
+        f->rng ^= f->rng << 13, f->rng ^= f->rng >> 7, f->rng ^= f->rng << 17;
+        m = 1 + (size_t)(f->rng % m);
+    }
+    if (f->too_many && m == max && left > max)
+        m++;
+    memcpy(keys, f->k + f->pos, m * 4);
+    if (values)
+        memcpy(values, f->v + f->pos, m * 4);
+    f->pos += m;
+    return (long long)m;
+}
+
+static int drain_write(void *user, const void *keys, const void *values, size_t n)
+{
+    drain *d = user;
+    if (d->n + n > d->cap || d->n >= d->fail_at)
+        return 1;
+    memcpy(d->k + d->n, keys, n * 4);
+    if (values)
+        memcpy(d->v + d->n, values, n * 4);
+    d->n += n;
+    return 0;
+}
+
+static clsort_context *open_with_stage(const char *stage, const char *run)
+{
+    setenv("CLSORT_STAGE_BYTES", stage, 1);
+    if (run)
+        setenv("CLSORT_CHUNK_KEYS", run, 1);
+    clsort_context *ctx = NULL;
+    assert_int_equal(clsort_open(&ctx, NULL), CLSORT_OK);
+    unsetenv("CLSORT_STAGE_BYTES");
+    unsetenv("CLSORT_CHUNK_KEYS");
+    return ctx;
+}
+
+/* The reference: a stable sort of (key, position), descending by complementing; per segment when
+ * seg is not 0. */
+static void reference(const uint32_t *k, size_t n, int desc, size_t seg, uint32_t *rk, uint32_t *rv)
+{
+    for (size_t i = 0; i < n; i++) {
+        rk[i] = desc ? ~k[i] : k[i];
+        rv[i] = (uint32_t)i;
+    }
+    const size_t step = seg ? seg : (n ? n : 1);
+    for (size_t s = 0; s < n; s += step)
+        test_reference_sort(rk + s, rv + s, n - s < step ? n - s : step);
+    for (size_t i = 0; desc && i < n; i++)
+        rk[i] = ~rk[i];
+}
+
+/* One stream sort of n keys (with positions as values when pairs), checked. */
+static void check_stream(clsort_context *ctx, size_t n, test_dist dist, int pairs, int desc,
+                         size_t seg, int known, uint64_t rng)
+{
+    uint32_t *k = malloc((n + 1) * 4), *v = malloc((n + 1) * 4);
+    uint32_t *rk = malloc((n + 1) * 4), *rv = malloc((n + 1) * 4);
+    uint32_t *ok = malloc((n + 1) * 4), *ov = malloc((n + 1) * 4);
+    test_fill_keys(k, n, dist, n * 31 + (uint64_t)dist);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint32_t)i;
+    reference(k, n, desc, seg, rk, rv);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.value_size = pairs ? 4 : 0;
+    spec.descending = desc;
+    spec.segment = seg;
+    if (seg || pairs)
+        spec.algorithm = CLSORT_ALGO_RADIX8; /* stable everywhere */
+    feed f = { k, v, n, 0, rng, SIZE_MAX, 0, 0 };
+    drain d = { ok, ov, 0, n, SIZE_MAX };
+    clsort_source src = { feed_read, &f, known ? n : CLSORT_SIZE_UNKNOWN };
+    clsort_sink dst = { drain_write, &d };
+    clsort_stats stats;
+    clsort_status st = clsort_sort_stream(ctx, &spec, &src, &dst, &stats);
+    if (st != CLSORT_OK)
+        fail_msg("n %zu %s pairs %d desc %d seg %zu known %d: %s (%s)", n, test_dist_name(dist),
+                 pairs, desc, seg, known, clsort_status_string(st), clsort_error_detail(ctx));
+    assert_int_equal(d.n, n);
+    assert_int_equal(stats.n, n);
+    if (memcmp(ok, rk, n * 4) != 0 || (pairs && memcmp(ov, rv, n * 4) != 0))
+        fail_msg("n %zu %s pairs %d desc %d seg %zu known %d: output differs from the reference",
+                 n, test_dist_name(dist), pairs, desc, seg, known);
+    free(k);
+    free(v);
+    free(rk);
+    free(rv);
+    free(ok);
+    free(ov);
+}
+
+/* Sizes around the chunk (125 pairs, 250 keys) and the run (1000), primes, and one of many runs. */
+static const size_t sizes[] = { 0, 1, 2, 124, 125, 126, 249, 250, 251, 999, 1000, 1001, 2999, 3001,
+                                7919, 20011 };
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int pairs = 0; pairs < 2; pairs++)
+            for (int known = 0; known < 2; known++)
+                check_stream(ctx, sizes[s], s % 2 ? DIST_FEW : DIST_UNIFORM, pairs, s % 3 == 1,
+                             0, known, known ? 0 : sizes[s] + 1);
+    clsort_close(&ctx);
+}
+
+static void test_distributions(void **state)
+{
+    (void)state;
+    clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
+    for (int d = 0; d < DIST_COUNT; d++)
+        check_stream(ctx, 4099, (test_dist)d, 1, d % 2, 0, d % 3 != 0, (uint64_t)d + 7);
+    clsort_close(&ctx);
+}
+
+/* One run, no forced run length: the whole input in one device sort through the staging ring. */
+static void test_one_run(void **state)
+{
+    (void)state;
+    clsort_context *ctx = open_with_stage("4096", NULL);
+    check_stream(ctx, 100003, DIST_UNIFORM, 1, 0, 0, 1, 0);
+    check_stream(ctx, 100003, DIST_ENTROPY4, 0, 1, 0, 0, 99);
+    clsort_close(&ctx);
+}
+
+static void test_segments(void **state)
+{
+    (void)state;
+    clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
+    static const size_t segs[] = { 1, 7, 300, 1000, 1500 };
+    for (size_t s = 0; s < sizeof segs / sizeof segs[0]; s++)
+        for (int known = 0; known < 2; known++)
+            check_stream(ctx, 4507, DIST_UNIFORM, 1, (int)s % 2, segs[s], known, known ? 0 : s + 3);
+    clsort_close(&ctx);
+}
+
+/* A callback that fails stops the sort with CLSORT_ERROR_IO; the sink saw nothing past the failure;
+ * a source that gives more than asked is refused. The context stays usable. */
+static void test_callback_errors(void **state)
+{
+    (void)state;
+    clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
+    const size_t n = 5000;
+    uint32_t *k = malloc(n * 4), *out = malloc(n * 4);
+    test_fill_keys(k, n, DIST_UNIFORM, 5);
+    for (int where = 0; where < 3; where++) {
+        feed f = { k, NULL, n, 0, 0, where == 0 ? 0 : where == 1 ? 2500 : SIZE_MAX, 0, 0 };
+        drain d = { out, NULL, 0, n, where == 2 ? 600 : SIZE_MAX };
+        clsort_source src = { feed_read, &f, n };
+        clsort_sink dst = { drain_write, &d };
+        assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, NULL), CLSORT_ERROR_IO);
+        assert_true(strstr(clsort_error_detail(ctx), where == 2 ? "sink" : "source") != NULL);
+        if (where < 2)
+            assert_int_equal(d.n, 0);
+    }
+    feed f = { k, NULL, n, 0, 0, SIZE_MAX, 0, 1 };
+    drain d = { out, NULL, 0, n, SIZE_MAX };
+    clsort_source src = { feed_read, &f, n };
+    clsort_sink dst = { drain_write, &d };
+    assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    clsort_source none = { NULL, NULL, 0 };
+    assert_int_equal(clsort_sort_stream(ctx, NULL, &none, &dst, NULL),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    free(k);
+    free(out);
+    check_stream(ctx, 3001, DIST_UNIFORM, 1, 0, 0, 1, 0);
+    clsort_close(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_distributions),
+        cmocka_unit_test(test_one_run),
+        cmocka_unit_test(test_segments),
+        cmocka_unit_test(test_callback_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
