@@ -32,8 +32,6 @@ typedef struct sort_job {
     clsort_spec spec;                /* what the library is asked to do */
     clsort_stats stats;              /* what it reports it did */
     size_t ks, vs;                   /* key and value sizes in bytes (vs 0: keys only) */
-    unsigned char *bounce;           /* --kv: records on their way to or from the split arrays */
-    size_t bounce_records;
     int io_rc;                       /* the exit status of a failed read or write callback */
     int writing;                     /* the sink has been called */
     uint64_t fingerprint;            /* of the input records, for --verify */
@@ -53,49 +51,7 @@ static void job_cleanup(sort_job *j)
     input_close(&j->kin);
     if (j->have_vin)
         input_close(&j->vin);
-    free(j->bounce);
     clsort_close(&j->ctx);
-}
-
-/* Split m interleaved records into separate key and value arrays. */
-static void split_records(unsigned char *keys, unsigned char *values, const unsigned char *rec,
-                          size_t m, size_t ks, size_t vs)
-{
-    const size_t rs = ks + vs;
-    if (ks == 4 && vs == 4) {
-        const uint32_t *r32 = (const uint32_t *)(const void *)rec;
-        uint32_t *k32 = (uint32_t *)(void *)keys, *v32 = (uint32_t *)(void *)values;
-        for (size_t i = 0; i < m; i++) {
-            k32[i] = r32[2 * i];
-            v32[i] = r32[2 * i + 1];
-        }
-    } else {
-        for (size_t i = 0; i < m; i++) {
-            memcpy(keys + i * ks, rec + i * rs, ks);
-            memcpy(values + i * vs, rec + i * rs + ks, vs);
-        }
-    }
-}
-
-/* The inverse: m records interleaved from separate arrays. */
-static void join_records(unsigned char *rec, const unsigned char *keys, const unsigned char *values,
-                         size_t m, size_t ks, size_t vs)
-{
-    const size_t rs = ks + vs;
-    if (ks == 4 && vs == 4) {
-        uint32_t *r32 = (uint32_t *)(void *)rec;
-        const uint32_t *k32 = (const uint32_t *)(const void *)keys;
-        const uint32_t *v32 = (const uint32_t *)(const void *)values;
-        for (size_t i = 0; i < m; i++) {
-            r32[2 * i] = k32[i];
-            r32[2 * i + 1] = v32[i];
-        }
-    } else {
-        for (size_t i = 0; i < m; i++) {
-            memcpy(rec + i * rs, keys + i * ks, ks);
-            memcpy(rec + i * rs + ks, values + i * vs, vs);
-        }
-    }
 }
 
 /* Up to max whole items of size bytes from in into buf: *m of them, 0 at the end. A stream that ends
@@ -143,31 +99,14 @@ static int read_values(sort_job *j, unsigned char *values, size_t m)
     return rc;
 }
 
-/* --kv: up to max records, read a bounce buffer at a time and split. */
-static int read_kv(sort_job *j, unsigned char *keys, unsigned char *values, size_t max, size_t *m)
-{
-    *m = 0;
-    while (*m < max) {
-        size_t want = max - *m < j->bounce_records ? max - *m : j->bounce_records, got;
-        int rc = read_items(j, &j->kin, j->bounce, j->ks + j->vs, want, &got);
-        if (rc != EXIT_OK)
-            return rc;
-        split_records(keys + *m * j->ks, values + *m * j->vs, j->bounce, got, j->ks, j->vs);
-        *m += got;
-        if (got < want) /* the end, or a pipe with nothing more yet: the library asks again */
-            break;
-    }
-    return EXIT_OK;
-}
-
 /* The library's source: the next records of the input(s), fingerprinted for --verify. */
 static long long source_read(void *user, void *keys, void *values, size_t max)
 {
     sort_job *j = user;
     size_t m = 0;
     int rc;
-    if (j->a.layout.kv)
-        rc = read_kv(j, keys, values, max, &m);
+    if (j->a.layout.kv) /* whole records: the device splits them */
+        rc = read_items(j, &j->kin, keys, j->ks + j->vs, max, &m);
     else if ((rc = read_items(j, &j->kin, keys, j->ks, max, &m)) == EXIT_OK && j->have_vin)
         rc = read_values(j, values, m);
     if (rc != EXIT_OK) {
@@ -175,7 +114,9 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
         return -1;
     }
     if (j->a.verify)
-        j->fingerprint += verify_fingerprint(keys, j->ks, j->has_values ? values : NULL, j->vs, m);
+        j->fingerprint += j->a.layout.kv
+                              ? verify_fingerprint_records(keys, j->ks, j->vs, m)
+                              : verify_fingerprint(keys, j->ks, j->has_values ? values : NULL, j->vs, m);
     return (long long)m;
 }
 
@@ -187,17 +128,11 @@ static int sink_write(void *user, const void *keys, const void *values, size_t m
         j->writing = 1;
         progress_phase("write", j->kin.got + (j->have_vin ? j->vin.got : 0));
     }
-    int rc = j->a.verify ? verify_block(&j->check, &j->spec, keys, values, m) : EXIT_OK;
-    if (rc == EXIT_OK && j->a.layout.kv) {
-        const unsigned char *k = keys, *v = values;
-        for (size_t i = 0; i < m && rc == EXIT_OK; i += j->bounce_records) {
-            size_t b = m - i < j->bounce_records ? m - i : j->bounce_records;
-            join_records(j->bounce, k + i * j->ks, v + i * j->vs, b, j->ks, j->vs);
-            rc = output_write(&j->kout, j->bounce, b * (j->ks + j->vs));
-        }
-    } else if (rc == EXIT_OK) {
-        rc = output_write(&j->kout, keys, m * j->ks);
-        if (rc == EXIT_OK && j->have_vout)
+    const int kv = j->a.layout.kv; /* whole records, joined on the device */
+    int rc = j->a.verify ? verify_block(&j->check, &j->spec, keys, values, m, kv) : EXIT_OK;
+    if (rc == EXIT_OK) {
+        rc = output_write(&j->kout, keys, m * (kv ? j->ks + j->vs : j->ks));
+        if (rc == EXIT_OK && j->have_vout && !kv)
             rc = output_write(&j->vout, values, m * j->vs);
     }
     if (rc != EXIT_OK)
@@ -362,18 +297,11 @@ static int open_outputs(sort_job *j)
 static int sort_stream(sort_job *j)
 {
     const layout_args *l = &j->a.layout;
-    if (l->kv) {
-        j->bounce_records = ((size_t)1 << 20) / (j->ks + j->vs);
-        if (!(j->bounce = malloc(j->bounce_records * (j->ks + j->vs)))) {
-            msg_error("out of memory");
-            return EXIT_DEVICE;
-        }
-    }
     const uint64_t rs = layout_record_size(l);
-    clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN };
-    if (j->kin.is_regular)
+    clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN, l->kv };
+    if (j->kin.is_regular && j->kin.size)
         src.n = j->kin.size / rs;
-    clsort_sink dst = { sink_write, j };
+    clsort_sink dst = { sink_write, j, l->kv };
     verify_start(&j->check);
     j->t_read = now_ms();
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)

@@ -54,17 +54,30 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* The sum of a hash of each record (key and value bits, all of them). */
-uint64_t verify_fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values,
-                            size_t vs, size_t n)
+/* The sum of a hash of each record (key and value bits); keys and values stride bytes apart (0:
+ * packed arrays). */
+static uint64_t fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values,
+                            size_t vs, size_t n, size_t stride)
 {
+    const size_t kstep = stride ? stride : ks, vstep = stride ? stride : vs;
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t k = load_word(keys + i * ks, ks);
-        uint64_t v = values ? load_word(values + i * vs, vs) : 0;
+        uint64_t k = load_word(keys + i * kstep, ks);
+        uint64_t v = values ? load_word(values + i * vstep, vs) : 0;
         sum += mix64(mix64(k + 0x9e3779b97f4a7c15ull) ^ v);
     }
     return sum;
+}
+
+uint64_t verify_fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values,
+                            size_t vs, size_t n)
+{
+    return fingerprint(keys, ks, values, vs, n, 0);
+}
+
+uint64_t verify_fingerprint_records(const unsigned char *rec, size_t ks, size_t vs, size_t n)
+{
+    return fingerprint(rec, ks, rec + ks, vs, n, ks + vs);
 }
 
 void verify_start(verify_state *v)
@@ -73,14 +86,15 @@ void verify_start(verify_state *v)
 }
 
 int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, const void *values,
-                 size_t m)
+                 size_t m, int records)
 {
-    const size_t ks = clsort_key_type_size(spec->key_type), vs = values ? spec->value_size : 0;
+    const size_t ks = clsort_key_type_size(spec->key_type);
+    const size_t vs = values || records ? spec->value_size : 0, step = records ? ks + vs : ks;
     const uint64_t seg = spec->segment;
     const unsigned char *k = keys;
     for (size_t j = 0; j < m; j++, v->i++) {
         /* the order the sort makes: ascending in this value, descending order included */
-        const uint64_t d = clsort_key_order(spec, k + j * ks), bits = load_word(k + j * ks, ks);
+        const uint64_t d = clsort_key_order(spec, k + j * step), bits = load_word(k + j * step, ks);
         if (v->i > 0 && (seg == 0 || v->i % seg != 0) && v->prev > d) {
             char x[64], y[64];
             format_key(x, sizeof x, spec->key_type, v->prev_key);
@@ -93,7 +107,8 @@ int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, con
         v->prev = d;
         v->prev_key = bits;
     }
-    v->sum += verify_fingerprint(keys, ks, values, vs, m);
+    v->sum += records ? verify_fingerprint_records(keys, ks, vs, m)
+                      : verify_fingerprint(keys, ks, values, vs, m);
     return EXIT_OK;
 }
 

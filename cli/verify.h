@@ -13,9 +13,11 @@
  * (values NULL: keys only). Taken before the sort and checked after it. */
 uint64_t verify_fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values,
                             size_t vs, size_t n);
+/* The same of n interleaved records (a key, then its value). */
+uint64_t verify_fingerprint_records(const unsigned char *rec, size_t ks, size_t vs, size_t n);
 /* The output checked as it streams out, a block at a time: the keys are in spec's order (type,
  * direction, bit range; in each segment, across blocks too), and at the end the records are the
- * multiset whose fingerprint was taken before. verify_block() and verify_end() print what fails and
+ * multiset whose fingerprint was taken before (records: a key, then its value, at keys). verify_block() and verify_end() print what fails and
  * return an exit status; verify_end() prints the result. */
 typedef struct verify_state {
     uint64_t i;     /* records seen */
@@ -25,7 +27,7 @@ typedef struct verify_state {
 } verify_state;
 void verify_start(verify_state *v);
 int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, const void *values,
-                 size_t m);
+                 size_t m, int records); /* records: interleaved at keys */
 int verify_end(const verify_state *v, const clsort_spec *spec, int has_values, uint64_t before);
 
 #endif

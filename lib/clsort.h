@@ -369,6 +369,9 @@ typedef struct clsort_source {
     /** Records the source will give, when known (buffers are sized for it once, and the input is
      *  cut into equal runs), else ::CLSORT_SIZE_UNKNOWN. A hint: more or fewer are sorted too. */
     uint64_t n;
+    /** Non-zero: the callback places whole records, each a key followed by its value (key size +
+     *  value_size bytes), at @p keys, and @p values is NULL; the device splits them. */
+    int records;
 } clsort_source;
 
 /** Where clsort_sort_stream() puts the sorted records, in order, a block at a time. */
@@ -377,6 +380,8 @@ typedef struct clsort_sink {
      *  the call. Return 0, or non-zero to stop the sort with ::CLSORT_ERROR_IO. */
     int (*write)(void *user, const void *keys, const void *values, size_t n);
     void *user;
+    /** Non-zero: records come joined, each key followed by its value, at @p keys (values NULL). */
+    int records;
 } clsort_sink;
 
 /**

@@ -65,6 +65,20 @@ int clsort_settings_read(clsort_settings *s);
 /* $CLSORT_DEVICE, for device selection without a context. */
 const char *clsort_settings_device(void);
 
+/* ---- records.c: interleaved key/value records split and joined on the device ---- */
+typedef struct clsort_records {
+    cl_kernel split, join;
+    size_t kw, vw, word; /* words of `word` bytes per key and per value */
+    size_t wg;
+} clsort_records;
+clsort_status clsort_records_init(clsort_context *ctx, size_t ks, size_t vs, clsort_records *r);
+void clsort_records_release(clsort_records *r);
+/* Split n records of rec into keys / values from record `at` on, or (join) the reverse; done may be
+ * NULL. */
+clsort_status clsort_records_enqueue(clsort_context *ctx, const clsort_records *r, int join,
+                                     cl_mem rec, cl_mem keys, cl_mem values, size_t n, size_t at,
+                                     cl_uint n_wait, const cl_event *wait, cl_event *done);
+
 /* ---- stage.c: host memory for the transfers of a stream sort ---- */
 enum { CLSORT_STAGING_PINNED, CLSORT_STAGING_USE, CLSORT_STAGING_HOST };
 typedef struct clsort_stage {
@@ -431,5 +445,7 @@ extern const char clsort_cl_keys[];
 extern const size_t clsort_cl_keys_len;
 extern const char clsort_cl_scan[];
 extern const size_t clsort_cl_scan_len;
+extern const char clsort_cl_records[];
+extern const size_t clsort_cl_records_len;
 
 #endif

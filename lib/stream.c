@@ -23,8 +23,9 @@
 enum { SLOTS = 4 };
 
 typedef struct slot {
-    clsort_stage mem;      /* chunk keys, then chunk values */
+    clsort_stage mem;      /* chunk keys, then chunk values (or chunk records) */
     unsigned char *keys, *values;
+    cl_mem drec;           /* records mode: the chunk's records on the device */
     cl_event busy[2];      /* transfers into or out of the slot still pending */
 } slot;
 
@@ -35,6 +36,8 @@ typedef struct stream {
     const clsort_sink *out;
     clsort_stats *st;
     size_t ks, vs;
+    int rec_in, rec_out;   /* the source / sink deal in joined records */
+    clsort_records rec;    /* ... split and joined by these kernels */
     size_t chunk;          /* records per slot */
     size_t run_limit;      /* records per run */
     slot slots[SLOTS];
@@ -142,7 +145,8 @@ static clsort_status read_ahead(stream *s, size_t want)
     if (st != CLSORT_OK)
         return st;
     const double t = now_ms();
-    long long got = s->in->read(s->in->user, sl->keys, s->vs ? sl->values : NULL, want);
+    long long got = s->in->read(s->in->user, sl->keys, s->vs && !s->rec_in ? sl->values : NULL,
+                                want);
     s->st->read_ms += now_ms() - t;
     if (got < 0)
         return clsort_fail(s->ctx, CLSORT_ERROR_IO, "the source reported an error after %zu records",
@@ -162,6 +166,22 @@ static clsort_status upload_ahead(stream *s, size_t at)
     slot *sl = &s->slots[s->next_slot];
     const cl_uint nw = s->fence ? 1 : 0;
     const cl_event *w = s->fence ? &s->fence : NULL;
+    if (s->rec_in) { /* the records to the device, split there into the sort's buffers */
+        cl_event up = NULL;
+        cl_int err = clEnqueueWriteBuffer(s->ctx->queue, sl->drec, CL_FALSE, 0,
+                                          s->ahead * (s->ks + s->vs), sl->keys, 0, NULL, &up);
+        if (err != CL_SUCCESS)
+            return clsort_fail_cl(s->ctx, err, "clEnqueueWriteBuffer(stream records)");
+        cl_event waits[2] = { up, s->fence };
+        clsort_status st = clsort_records_enqueue(s->ctx, &s->rec, 0, sl->drec, s->dk, s->dv,
+                                                  s->ahead, at, 1 + nw, waits, &sl->busy[0]);
+        sl->busy[1] = up;
+        if (st != CLSORT_OK)
+            return st;
+        s->next_slot = (s->next_slot + 1) % SLOTS;
+        s->ahead = 0;
+        return CLSORT_OK;
+    }
     cl_int err = clEnqueueWriteBuffer(s->ctx->queue, s->dk, CL_FALSE, at * s->ks, s->ahead * s->ks,
                                       sl->keys, nw, w, &sl->busy[0]);
     if (err == CL_SUCCESS && s->vs)
@@ -230,6 +250,18 @@ static clsort_status account_sort(stream *s, cl_event *start, cl_event *done)
 /* Download records [at, at + m) into a slot, after the sort. */
 static clsort_status download_chunk(stream *s, slot *sl, size_t at, size_t m, cl_event done)
 {
+    if (s->rec_out) { /* joined on the device, then downloaded as records */
+        cl_event joined = NULL;
+        clsort_status st = clsort_records_enqueue(s->ctx, &s->rec, 1, sl->drec, s->dk, s->dv, m,
+                                                  at, 1, &done, &joined);
+        if (st != CLSORT_OK)
+            return st;
+        cl_int err = clEnqueueReadBuffer(s->ctx->queue, sl->drec, CL_FALSE, 0,
+                                         m * (s->ks + s->vs), sl->keys, 1, &joined, &sl->busy[0]);
+        sl->busy[1] = joined;
+        return err == CL_SUCCESS ? CLSORT_OK
+                                 : clsort_fail_cl(s->ctx, err, "clEnqueueReadBuffer(stream records)");
+    }
     cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, at * s->ks, m * s->ks,
                                      sl->keys, 1, &done, &sl->busy[0]);
     if (err == CL_SUCCESS && s->vs)
@@ -242,7 +274,7 @@ static clsort_status download_chunk(stream *s, slot *sl, size_t at, size_t m, cl
 static clsort_status sink(stream *s, const void *keys, const void *values, size_t m)
 {
     const double t = now_ms();
-    int r = s->out->write(s->out->user, keys, s->vs ? values : NULL, m);
+    int r = s->out->write(s->out->user, keys, s->vs && !s->rec_out ? values : NULL, m);
     s->st->write_ms += now_ms() - t;
     return r == 0 ? CLSORT_OK
                   : clsort_fail(s->ctx, CLSORT_ERROR_IO, "the sink reported an error after %zu "
@@ -322,13 +354,25 @@ static clsort_status merge_runs(stream *s)
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     slot *sl = &s->slots[0];
     clsort_status st = slot_wait(s, sl, &s->st->upload_ms);
+    if (st == CLSORT_OK)
+        st = slot_wait(s, &s->slots[1], &s->st->upload_ms);
     for (;;) {
         const double t = now_ms();
         size_t got = clsort_merger_next(m, sl->keys, sl->values, s->chunk);
         s->st->merge_ms += now_ms() - t;
         if (!got || st != CLSORT_OK)
             break;
-        st = sink(s, sl->keys, sl->values, got);
+        if (s->rec_out) { /* joined here: the runs are on the host already */
+            unsigned char *rec = s->slots[1].keys;
+            const size_t rs = s->ks + s->vs;
+            for (size_t i = 0; i < got; i++) {
+                memcpy(rec + i * rs, sl->keys + i * s->ks, s->ks);
+                memcpy(rec + i * rs + s->ks, sl->values + i * s->vs, s->vs);
+            }
+            st = sink(s, rec, NULL, got);
+        } else {
+            st = sink(s, sl->keys, sl->values, got);
+        }
         s->st->n += got;
     }
     clsort_merger_close(&m);
@@ -378,7 +422,11 @@ static clsort_status setup(stream *s)
         st = clsort_stage_alloc(s->ctx, &sl->mem, s->chunk * (s->ks + s->vs));
         sl->keys = sl->mem.host;
         sl->values = sl->mem.host + s->chunk * s->ks;
+        if (st == CLSORT_OK && (s->rec_in || s->rec_out))
+            st = clsort_alloc(s->ctx, s->chunk * (s->ks + s->vs), &sl->drec, "stream records");
     }
+    if (st == CLSORT_OK && (s->rec_in || s->rec_out))
+        st = clsort_records_init(s->ctx, s->ks, s->vs, &s->rec);
     if (st == CLSORT_OK)
         st = grow(s, s->cap, 0);
     /* scratch and programs (and, where kernels compile at their first launch, that) before the
@@ -397,10 +445,13 @@ static void teardown(stream *s)
     for (int i = 0; i < SLOTS; i++) {
         slot_wait(s, &s->slots[i], &ms);
         clsort_stage_free(s->ctx, &s->slots[i].mem);
+        if (s->slots[i].drec)
+            clReleaseMemObject(s->slots[i].drec);
     }
     if (s->fence)
         clWaitForEvents(1, &s->fence);
     release_event(&s->fence);
+    clsort_records_release(&s->rec);
     cl_mem ms_[] = { s->dk, s->dv };
     clsort_release_mems(ms_, 2);
     for (size_t i = 0; i < s->n_runs; i++) {
@@ -465,7 +516,8 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
     const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
     const unsigned skipped0 = ctx->passes_skipped;
     stream s = { .ctx = ctx, .spec = spec, .in = in, .out = out, .st = stats,
-                 .ks = clsort_key_size(spec->key_type), .vs = spec->value_size };
+                 .ks = clsort_key_size(spec->key_type), .vs = spec->value_size,
+                 .rec_in = in->records && spec->value_size, .rec_out = out->records && spec->value_size };
     if ((st = plan(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)
         st = pipeline(&s);
     teardown(&s);

@@ -27,12 +27,14 @@ typedef struct feed {
     size_t fail_at;      /* the source fails once pos reaches this (SIZE_MAX: never) */
     size_t calls;
     int too_many;        /* give one more record than asked for */
+    int records;         /* give joined records */
 } feed;
 
 typedef struct drain {
     uint32_t *k, *v;
     size_t n, cap;
     size_t fail_at;      /* the sink fails once n reaches this */
+    int records;         /* takes joined records */
 } drain;
 
 static long long feed_read(void *user, void *keys, void *values, size_t max)
@@ -48,9 +50,17 @@ static long long feed_read(void *user, void *keys, void *values, size_t max)
     }
     if (f->too_many && m == max && left > max)
         m++;
-    memcpy(keys, f->k + f->pos, m * 4);
-    if (values)
-        memcpy(values, f->v + f->pos, m * 4);
+    if (f->records) {
+        assert_null(values);
+        for (size_t i = 0; i < m; i++) {
+            memcpy((char *)keys + 8 * i, f->k + f->pos + i, 4);
+            memcpy((char *)keys + 8 * i + 4, f->v + f->pos + i, 4);
+        }
+    } else {
+        memcpy(keys, f->k + f->pos, m * 4);
+        if (values)
+            memcpy(values, f->v + f->pos, m * 4);
+    }
     f->pos += m;
     return (long long)m;
 }
@@ -60,9 +70,17 @@ static int drain_write(void *user, const void *keys, const void *values, size_t 
     drain *d = user;
     if (d->n + n > d->cap || d->n >= d->fail_at)
         return 1;
-    memcpy(d->k + d->n, keys, n * 4);
-    if (values)
-        memcpy(d->v + d->n, values, n * 4);
+    if (d->records) {
+        assert_null(values);
+        for (size_t i = 0; i < n; i++) {
+            memcpy(d->k + d->n + i, (const char *)keys + 8 * i, 4);
+            memcpy(d->v + d->n + i, (const char *)keys + 8 * i + 4, 4);
+        }
+    } else {
+        memcpy(d->k + d->n, keys, n * 4);
+        if (values)
+            memcpy(d->v + d->n, values, n * 4);
+    }
     d->n += n;
     return 0;
 }
@@ -94,10 +112,12 @@ static void reference(const uint32_t *k, size_t n, int desc, size_t seg, uint32_
         rk[i] = ~rk[i];
 }
 
-/* One stream sort of n keys (with positions as values when pairs), checked. */
+/* One stream sort of n keys (with positions as values when pairs; joined records in and/or out as
+ * bits 1 and 2 of pairs say), checked. */
 static void check_stream(clsort_context *ctx, size_t n, test_dist dist, int pairs, int desc,
                          size_t seg, int known, uint64_t rng)
 {
+    const int rec_in = pairs & 2, rec_out = pairs & 4;
     uint32_t *k = malloc((n + 1) * 4), *v = malloc((n + 1) * 4);
     uint32_t *rk = malloc((n + 1) * 4), *rv = malloc((n + 1) * 4);
     uint32_t *ok = malloc((n + 1) * 4), *ov = malloc((n + 1) * 4);
@@ -112,10 +132,10 @@ static void check_stream(clsort_context *ctx, size_t n, test_dist dist, int pair
     spec.segment = seg;
     if (seg || pairs)
         spec.algorithm = CLSORT_ALGO_RADIX8; /* stable everywhere */
-    feed f = { k, v, n, 0, rng, SIZE_MAX, 0, 0 };
-    drain d = { ok, ov, 0, n, SIZE_MAX };
-    clsort_source src = { feed_read, &f, known ? n : CLSORT_SIZE_UNKNOWN };
-    clsort_sink dst = { drain_write, &d };
+    feed f = { k, v, n, 0, rng, SIZE_MAX, 0, 0, rec_in };
+    drain d = { ok, ov, 0, n, SIZE_MAX, rec_out };
+    clsort_source src = { feed_read, &f, known ? n : CLSORT_SIZE_UNKNOWN, rec_in };
+    clsort_sink dst = { drain_write, &d, rec_out };
     clsort_stats stats;
     clsort_status st = clsort_sort_stream(ctx, &spec, &src, &dst, &stats);
     if (st != CLSORT_OK)
@@ -143,7 +163,7 @@ static void test_sizes(void **state)
     (void)state;
     clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (int pairs = 0; pairs < 2; pairs++)
+        for (int pairs = 0; pairs < 8; pairs += pairs ? 2 : 1) /* 0, 1, 3, 5, 7 */
             for (int known = 0; known < 2; known++)
                 check_stream(ctx, sizes[s], s % 2 ? DIST_FEW : DIST_UNIFORM, pairs, s % 3 == 1,
                              0, known, known ? 0 : sizes[s] + 1);
@@ -165,6 +185,7 @@ static void test_one_run(void **state)
     (void)state;
     clsort_context *ctx = open_with_stage("4096", NULL);
     check_stream(ctx, 100003, DIST_UNIFORM, 1, 0, 0, 1, 0);
+    check_stream(ctx, 100003, DIST_FEW, 7, 1, 0, 0, 5);
     check_stream(ctx, 100003, DIST_ENTROPY4, 0, 1, 0, 0, 99);
     clsort_close(&ctx);
 }
@@ -176,7 +197,8 @@ static void test_segments(void **state)
     static const size_t segs[] = { 1, 7, 300, 1000, 1500 };
     for (size_t s = 0; s < sizeof segs / sizeof segs[0]; s++)
         for (int known = 0; known < 2; known++)
-            check_stream(ctx, 4507, DIST_UNIFORM, 1, (int)s % 2, segs[s], known, known ? 0 : s + 3);
+            check_stream(ctx, 4507, DIST_UNIFORM, known ? 7 : 1, (int)s % 2, segs[s], known,
+                         known ? 0 : s + 3);
     clsort_close(&ctx);
 }
 
@@ -190,21 +212,21 @@ static void test_callback_errors(void **state)
     uint32_t *k = malloc(n * 4), *out = malloc(n * 4);
     test_fill_keys(k, n, DIST_UNIFORM, 5);
     for (int where = 0; where < 3; where++) {
-        feed f = { k, NULL, n, 0, 0, where == 0 ? 0 : where == 1 ? 2500 : SIZE_MAX, 0, 0 };
-        drain d = { out, NULL, 0, n, where == 2 ? 600 : SIZE_MAX };
-        clsort_source src = { feed_read, &f, n };
-        clsort_sink dst = { drain_write, &d };
+        feed f = { k, NULL, n, 0, 0, where == 0 ? 0 : where == 1 ? 2500 : SIZE_MAX, 0, 0, 0 };
+        drain d = { out, NULL, 0, n, where == 2 ? 600 : SIZE_MAX, 0 };
+        clsort_source src = { feed_read, &f, n, 0 };
+        clsort_sink dst = { drain_write, &d, 0 };
         assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, NULL), CLSORT_ERROR_IO);
         assert_true(strstr(clsort_error_detail(ctx), where == 2 ? "sink" : "source") != NULL);
         if (where < 2)
             assert_int_equal(d.n, 0);
     }
-    feed f = { k, NULL, n, 0, 0, SIZE_MAX, 0, 1 };
-    drain d = { out, NULL, 0, n, SIZE_MAX };
-    clsort_source src = { feed_read, &f, n };
-    clsort_sink dst = { drain_write, &d };
+    feed f = { k, NULL, n, 0, 0, SIZE_MAX, 0, 1, 0 };
+    drain d = { out, NULL, 0, n, SIZE_MAX, 0 };
+    clsort_source src = { feed_read, &f, n, 0 };
+    clsort_sink dst = { drain_write, &d, 0 };
     assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
-    clsort_source none = { NULL, NULL, 0 };
+    clsort_source none = { NULL, NULL, 0, 0 };
     assert_int_equal(clsort_sort_stream(ctx, NULL, &none, &dst, NULL),
                      CLSORT_ERROR_INVALID_ARGUMENT);
     free(k);
