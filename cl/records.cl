@@ -10,8 +10,8 @@
 
 /* rec holds n records; they go to keys and values from record `at` on. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void records_split(__global const WORD *rec, __global WORD *keys, __global WORD *values,
-                            ulong n, ulong at)
+void records_split(__global const WORD *rec, __global WORD *keys, __global WORD *values, ulong n,
+                   ulong at)
 {
     const ulong g = get_global_id(0);
     if (g >= n * RW)
@@ -25,8 +25,8 @@ void records_split(__global const WORD *rec, __global WORD *keys, __global WORD 
 
 /* n records from record `at` of keys and values, into rec. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void records_join(__global const WORD *keys, __global const WORD *values,
-                           __global WORD *rec, ulong n, ulong at)
+void records_join(__global const WORD *keys, __global const WORD *values, __global WORD *rec,
+                  ulong n, ulong at)
 {
     const ulong g = get_global_id(0);
     if (g >= n * RW)
