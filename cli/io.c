@@ -72,12 +72,7 @@ int input_open(input_file *in, const char *path)
     }
     in->dev = st.st_dev;
     in->ino = st.st_ino;
-#ifdef F_SETPIPE_SZ
-    /* best effort: a pipe of 1 MiB (the unprivileged limit) lets the writer run ahead in larger
-     * steps than the default 64 KiB, which halves the time a pipe takes to deliver a large input */
-    if (S_ISFIFO(st.st_mode))
-        (void)fcntl(in->fd, F_SETPIPE_SZ, 1 << 20);
-#endif
+    in->is_fifo = S_ISFIFO(st.st_mode);
     if (S_ISREG(st.st_mode)) {
         off_t pos = in->fd == STDIN_FILENO ? lseek(in->fd, 0, SEEK_CUR) : 0;
         if (pos < 0)
@@ -172,6 +167,13 @@ int input_check_end(input_file *in)
 /* Up to len bytes of a stream, until len or its end. */
 static int read_upto(input_file *in, unsigned char *buf, size_t len, size_t *got)
 {
+#ifdef F_SETPIPE_SZ
+    /* best effort, once reading starts (not before: a failed check must leave the writer blocked
+     * where it was): a pipe of 1 MiB (the unprivileged limit) lets the writer run ahead in larger
+     * steps than the default 64 KiB */
+    if (in->is_fifo && in->got == 0)
+        (void)fcntl(in->fd, F_SETPIPE_SZ, 1 << 20);
+#endif
     *got = 0;
     while (*got < len) {
         ssize_t r = read(in->fd, buf + *got, len - *got);

@@ -30,6 +30,7 @@ typedef struct input_file {
     const char *name;    /* for messages */
     int fd;
     int is_regular;      /* size is known before reading */
+    int is_fifo;         /* a pipe */
     uint64_t size;       /* bytes, when is_regular */
     uint64_t got;        /* bytes read so far */
     dev_t dev;
