@@ -7,7 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 void clsort_spec_default(clsort_spec *spec)
 {
@@ -141,13 +140,6 @@ void clsort_scratch_info(const clsort_context *ctx, size_t *kept_bytes, unsigned
         *allocations = ctx ? ctx->allocations : 0;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* More than the device takes at once (or than the chunk_keys setting, for tests): the run length
  * that fits, else 0 for one run. Segments are left to the device. */
 static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, size_t n,
@@ -169,7 +161,7 @@ static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, siz
 clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
                           size_t n, clsort_stats *stats)
 {
-    const double t0 = now_ms();
+    const double t0 = clsort_now_ms();
     clsort_spec def;
     if (!spec) {
         clsort_spec_default(&def);
@@ -190,7 +182,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     else
         st = clsort_run_host(ctx, spec, keys, values, n, stats);
     if (stats && st == CLSORT_OK) {
-        stats->total_ms = now_ms() - t0;
+        stats->total_ms = clsort_now_ms() - t0;
         /* Chunks: kernel time only (the host merge is not the device's). */
         const double ms = chunk || stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
         stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;

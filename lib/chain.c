@@ -8,6 +8,23 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <time.h>
+
+double clsort_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+double clsort_event_span_ms(cl_event a, cl_event b)
+{
+    cl_ulong start = 0, end = 0;
+    if (!a || !b || clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) || end < start)
+        return 0.0;
+    return (double)(end - start) / 1e6;
+}
 
 void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wait)
 {

@@ -298,6 +298,10 @@ void clsort_scratch_release(clsort_context *ctx);
 void clsort_release_mems(cl_mem *list, size_t count);
 
 /* ---- chain.c: the command chain of one sort, and kernel arguments ---- */
+/* Monotonic wall clock, for the statistics. */
+double clsort_now_ms(void);
+/* Milliseconds from the start of a to the end of b (profiling queues only, else 0). */
+double clsort_event_span_ms(cl_event a, cl_event b);
 void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wait);
 /* Make ev (a command enqueued after the chain's waits) the chain's newest. */
 void clsort_chain_push(clsort_context *ctx, cl_event ev);

@@ -8,16 +8,6 @@
 
 #include <string.h>
 
-/* Milliseconds from the start of a to the end of b (profiling queues only). */
-static double event_span_ms(cl_event a, cl_event b)
-{
-    cl_ulong start = 0, end = 0;
-    if (!a || !b || clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ||
-        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) || end < start)
-        return 0.0;
-    return (double)(end - start) / 1e6;
-}
-
 typedef struct host_run {
     cl_mem kbuf, vbuf;
     cl_event up[2], down[2];
@@ -78,7 +68,7 @@ static clsort_status download(clsort_context *ctx, const clsort_job *job, void *
         return clsort_fail_cl(ctx, err, "reading the sorted data back");
     }
     if (ctx->profiling)
-        h->kernel_ms = event_span_ms(ctx->first_event, ctx->last_event);
+        h->kernel_ms = clsort_event_span_ms(ctx->first_event, ctx->last_event);
     clsort_chain_drop(ctx);
     return CLSORT_OK;
 }
@@ -90,8 +80,8 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
     stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec));
     stats->kernel_ms = h->kernel_ms;
     if (ctx->profiling && n > 1) {
-        stats->upload_ms = event_span_ms(h->up[0], h->up[h->n_up - 1]);
-        stats->download_ms = event_span_ms(h->down[0], h->down[spec->value_size ? 1 : 0]);
+        stats->upload_ms = clsort_event_span_ms(h->up[0], h->up[h->n_up - 1]);
+        stats->download_ms = clsort_event_span_ms(h->down[0], h->down[spec->value_size ? 1 : 0]);
     }
 }
 

@@ -18,7 +18,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { SLOTS = 4 };
 
@@ -52,23 +51,6 @@ typedef struct stream {
     size_t total;
 } stream;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Device time of a finished command, for the statistics (profiling queues only, else 0). */
-static double event_ms(cl_event e)
-{
-    cl_ulong a = 0, b = 0;
-    if (!e || clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) ||
-        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) || b < a)
-        return 0.0;
-    return (double)(b - a) / 1e6;
-}
-
 /* Wait for the slot's transfers; their device time goes to *ms. */
 static clsort_status slot_wait(stream *s, slot *sl, double *ms)
 {
@@ -78,7 +60,7 @@ static clsort_status slot_wait(stream *s, slot *sl, double *ms)
             continue;
         cl_int e = clWaitForEvents(1, &sl->busy[i]);
         if (e == CL_SUCCESS)
-            *ms += event_ms(sl->busy[i]);
+            *ms += clsort_event_span_ms(sl->busy[i], sl->busy[i]);
         else if (err == CL_SUCCESS)
             err = e;
         clReleaseEvent(sl->busy[i]);
@@ -106,14 +88,12 @@ static clsort_status grow(stream *s, size_t cap, size_t n)
 {
     clsort_context *ctx = s->ctx;
     cl_mem nk = NULL, nv = NULL;
-    cl_int err;
-    nk = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, cap * s->ks, NULL, &err);
-    if (err == CL_SUCCESS && s->vs)
-        nv = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, cap * s->vs, NULL, &err);
-    clsort_status st = err == CL_SUCCESS ? CLSORT_OK
-                                         : clsort_fail_cl(ctx, err, "clCreateBuffer(stream data)");
+    clsort_status st = clsort_alloc(ctx, cap * s->ks, &nk, "stream keys");
+    if (st == CLSORT_OK && s->vs)
+        st = clsort_alloc(ctx, cap * s->vs, &nv, "stream values");
     cl_event after = NULL;
     if (st == CLSORT_OK && n && (st = marker(s, &after)) == CLSORT_OK) {
+        cl_int err;
         err = clEnqueueCopyBuffer(ctx->queue, s->dk, nk, 0, 0, n * s->ks, 1, &after, NULL);
         if (err == CL_SUCCESS && s->vs)
             err = clEnqueueCopyBuffer(ctx->queue, s->dv, nv, 0, 0, n * s->vs, 1, &after, NULL);
@@ -129,6 +109,8 @@ static clsort_status grow(stream *s, size_t cap, size_t n)
         s->dk = nk;
         s->dv = nv;
         s->cap = cap;
+    }
+    if (st == CLSORT_OK && n) {
         /* later uploads must follow the copies: they are ordered after a marker of everything */
         release_event(&s->fence);
         st = marker(s, &s->fence);
@@ -144,10 +126,10 @@ static clsort_status read_ahead(stream *s, size_t want)
     clsort_status st = slot_wait(s, sl, &s->st->upload_ms);
     if (st != CLSORT_OK)
         return st;
-    const double t = now_ms();
+    const double t = clsort_now_ms();
     long long got = s->in->read(s->in->user, sl->keys, s->vs && !s->rec_in ? sl->values : NULL,
                                 want);
-    s->st->read_ms += now_ms() - t;
+    s->st->read_ms += clsort_now_ms() - t;
     if (got < 0)
         return clsort_fail(s->ctx, CLSORT_ERROR_IO, "the source reported an error after %zu records",
                            s->total + s->ahead);
@@ -273,9 +255,9 @@ static clsort_status download_chunk(stream *s, slot *sl, size_t at, size_t m, cl
 
 static clsort_status sink(stream *s, const void *keys, const void *values, size_t m)
 {
-    const double t = now_ms();
+    const double t = clsort_now_ms();
     int r = s->out->write(s->out->user, keys, s->vs && !s->rec_out ? values : NULL, m);
-    s->st->write_ms += now_ms() - t;
+    s->st->write_ms += clsort_now_ms() - t;
     return r == 0 ? CLSORT_OK
                   : clsort_fail(s->ctx, CLSORT_ERROR_IO, "the sink reported an error after %zu "
                                 "records", s->st->n);
@@ -357,9 +339,9 @@ static clsort_status merge_runs(stream *s)
     if (st == CLSORT_OK)
         st = slot_wait(s, &s->slots[1], &s->st->upload_ms);
     for (;;) {
-        const double t = now_ms();
+        const double t = clsort_now_ms();
         size_t got = clsort_merger_next(m, sl->keys, sl->values, s->chunk);
-        s->st->merge_ms += now_ms() - t;
+        s->st->merge_ms += clsort_now_ms() - t;
         if (!got || st != CLSORT_OK)
             break;
         if (s->rec_out) { /* joined here: the runs are on the host already */
@@ -431,10 +413,10 @@ static clsort_status setup(stream *s)
         st = grow(s, s->cap, 0);
     /* scratch and programs (and, where kernels compile at their first launch, that) before the
      * data comes, so that the sort itself allocates and compiles nothing */
-    const double t = now_ms();
+    const double t = clsort_now_ms();
     if (st == CLSORT_OK)
         st = clsort_reserve(s->ctx, s->spec, s->cap);
-    s->st->prepare_ms = now_ms() - t;
+    s->st->prepare_ms = clsort_now_ms() - t;
     s->st->warmed_up = s->ctx->launch_compiles;
     return st;
 }
@@ -497,7 +479,7 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
                                  const clsort_source *in, const clsort_sink *out,
                                  clsort_stats *stats)
 {
-    const double t0 = now_ms();
+    const double t0 = clsort_now_ms();
     clsort_spec def;
     clsort_stats local;
     if (!spec) {
@@ -526,7 +508,7 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
     stats->programs_built = ctx->programs_built - built0;
     stats->programs_cached = ctx->programs_cached - cached0;
     stats->passes_skipped = ctx->passes_skipped - skipped0;
-    stats->total_ms = now_ms() - t0;
+    stats->total_ms = clsort_now_ms() - t0;
     stats->gkeys_per_s =
         stats->n && stats->kernel_ms > 0 ? (double)stats->n / (stats->kernel_ms * 1e6) : 0.0;
     return st;
