@@ -221,6 +221,12 @@ typedef struct clsort_stats {
     int warmed_up;            /**< prepare ran the kernels once: the device compiles each kernel at
                                    its first launch (PoCL), which would otherwise be timed */
     const char *staging;      /**< "pinned", "use-host-ptr" or "host" (static storage) */
+    unsigned runs_spilled;    /**< runs written to temporary files */
+    double spill_ms;          /**< writing temporary files (runs and merge levels) */
+    unsigned merge_levels;    /**< merges before the final one (runs beyond the fan-in) */
+    unsigned merge_threads;   /**< threads that merged */
+    uint64_t temp_bytes;      /**< bytes written to temporary files, every level together */
+    uint64_t memory_bytes;    /**< the budget the call worked within */
 } clsort_stats;
 
 /** Opaque sorting context. */
@@ -384,27 +390,73 @@ typedef struct clsort_sink {
     int records;
 } clsort_sink;
 
+/** How much clsort_sort_stream() may hold and where it may spill (clsort_stream_settings_default()). */
+typedef struct clsort_stream_settings {
+    /**
+     * Bytes of host memory the records may take at once: staging buffers, runs kept in memory,
+     * merge buffers, and, on a device that shares host memory (a CPU device), the device's own
+     * buffers. No device sort (run) takes more records than fit in it. 0: half of physical memory.
+     * The process's other memory (the OpenCL driver, the program) is not counted.
+     */
+    uint64_t memory_bytes;
+    /** Directories for the temporary files of sorted runs, used in turn; NULL or none: `$TMPDIR` as
+     *  it was when the context opened, else /tmp. Run files have no name (O_TMPFILE, else they are
+     *  unlinked as soon as they are created): they go with the process, however it ends. */
+    const char *const *temp_dirs;
+    size_t n_temp_dirs;
+    /** Threads merging runs on the host; 0: one per online processor, at most 16. */
+    unsigned threads;
+    /** Runs merged at once (2 or more); with more runs, groups are merged into longer runs first.
+     *  0: 64. */
+    unsigned fan_in;
+    /**
+     * Called from the calling thread as work advances, at most a few times a second and at each
+     * phase's start: @p phase "sort" (reading and sorting runs; @p total the records the source
+     * said it has, or 0), "merge" (runs merged into a longer one) or "output" (the final merge
+     * into the sink); @p done and @p total in records. NULL: not called.
+     */
+    void (*progress)(void *user, const char *phase, uint64_t done, uint64_t total);
+    void *progress_user;
+} clsort_stream_settings;
+
+/** The defaults: everything 0 or NULL. */
+CLSORT_API void clsort_stream_settings_default(clsort_stream_settings *settings);
+
 /**
- * Sort records that come from a callback and go to another: a file, a pipe, a socket, a generator.
+ * Sort records that come from a callback and go to another: a file, a pipe, a socket, a generator;
+ * of any size, within a memory budget.
  *
  * The records go through staging buffers the device transfers from fastest (pinned host memory
  * where the device has it; see `CLSORT_STAGING`), a chunk at a time: each chunk is uploaded while
  * the source fills the next, the device sorts (clsort_enqueue()), and chunks download while the sink
- * writes the ones before. Host memory is the staging buffers only (4 x `CLSORT_STAGE_BYTES`), however
- * large the input, unless it needs more than one device sort (clsort_max_keys()): then each run is
- * sorted on the device while the next one is read, kept in host memory, and the runs are merged on
- * the host (stable) as they go to the sink. Segmented sorts cut runs at segment boundaries and need no
- * merge. The result is what clsort_sort() gives for the same records, byte for byte.
+ * writes the ones before. When everything fits one device sort and the budget
+ * (clsort_stream_settings.memory_bytes), host memory is the staging buffers only (4 x
+ * `CLSORT_STAGE_BYTES`, less under a small budget).
  *
- * Before the first record is read, the device buffers for source->n records are allocated and the
- * programs built (clsort_reserve()), so a bad spec or a device too small fails before any input is
- * consumed. On an error the sink may have received part of the output: the caller discards it.
+ * More records than that are sorted in runs: each run is sorted on the device while the next one is
+ * read; a sorted run is kept in host memory while the budget allows, else written to a temporary
+ * file (clsort_stream_settings.temp_dirs). The runs are then merged on the host by
+ * clsort_stream_settings.threads threads, a block at a time, while the sink writes the blocks before;
+ * more runs than the fan-in are first merged in groups into longer runs. Segmented sorts cut runs at
+ * segment boundaries and need no merge. The result is what clsort_sort() gives for the same records,
+ * byte for byte (stable).
  *
- * @param stats  receives measurements (read_ms, write_ms, runs, ... included); may be NULL
- * @return ::CLSORT_OK, ::CLSORT_ERROR_IO when a callback failed, or the errors of clsort_enqueue()
+ * Before the first record is read, the device buffers are allocated and the programs built
+ * (clsort_reserve()), so a bad spec or a device too small fails before any input is consumed; when
+ * source->n says the input needs temporary files, each directory is checked first (that a file can
+ * be made there, that it has the space, that the file-size limit, `ulimit -f`, allows a run: ignore
+ * SIGXFSZ so that a file that reaches the limit fails with EFBIG instead of ending the process). On
+ * an error the sink may have received part of the output: the caller discards it.
+ *
+ * @param settings  memory budget, temporary directories, threads; NULL for the defaults
+ * @param stats     receives measurements (read_ms, write_ms, runs, ... included); may be NULL
+ * @return ::CLSORT_OK, ::CLSORT_ERROR_IO when a callback failed or a temporary file could not be
+ *         made, written or read (the detail names the directory and the space needed), or the
+ *         errors of clsort_enqueue()
  */
 CLSORT_API clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
                                             const clsort_source *source, const clsort_sink *sink,
+                                            const clsort_stream_settings *settings,
                                             clsort_stats *stats);
 
 /**

@@ -260,6 +260,10 @@ clsort_status clsort_read_device_info(clsort_context *ctx)
              ctx->device_name);
     ctx->launch_compiles = strstr(ctx->platform_name, "Portable Computing Language") != NULL;
     CL_CHECK(ctx, clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL));
+    cl_bool unified = CL_FALSE; /* deprecated in 2.0 but answered; a CPU device shares it anyway */
+    if (clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL))
+        unified = CL_FALSE;
+    ctx->host_unified = unified || (ctx->type & CL_DEVICE_TYPE_CPU);
     CL_CHECK(ctx, clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof ctx->global_mem,
                                   &ctx->global_mem, NULL));
     CL_CHECK(ctx, clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ctx->max_alloc,

@@ -38,6 +38,7 @@
 typedef struct clsort_settings {
     int cache_enabled;          /* not CLSORT_NO_CACHE */
     char cache_dir[4000];       /* resolved cache directory; "" for none */
+    char temp_dir[4000];        /* $TMPDIR, else /tmp: clsort_sort_stream()'s default */
     char build_options[2048];   /* CLSORT_BUILD_OPTIONS, appended to every build */
     int build_options_too_long; /* ... and did not fit: every build fails as too long */
     size_t scratch_keep;        /* CLSORT_SCRATCH_KEEP, in bytes */
@@ -188,6 +189,7 @@ struct clsort_context {
     int profiling;     /* the queue records profiling information */
     int out_of_order;  /* the queue may run commands out of order */
     int launch_compiles; /* the device compiles a kernel at its first launch (PoCL) */
+    int host_unified;  /* the device's memory is host memory (a CPU device): it counts in budgets */
     int reserving;     /* clsort_reserve(): families allocate as for a sort, nothing is enqueued */
     unsigned long allocations; /* device buffers created since open, for clsort_scratch_info() */
 

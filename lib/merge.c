@@ -58,7 +58,18 @@ clsort_merger *clsort_merger_open(const clsort_spec *spec, const clsort_merge_ru
     return m;
 }
 
-size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, size_t max)
+/* One key or value: the common sizes as fixed-size copies the compiler inlines. */
+static inline void copy(unsigned char *dst, const unsigned char *src, size_t size)
+{
+    switch (size) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    default: memcpy(dst, src, size); break;
+    }
+}
+
+size_t clsort_merger_next_strided(clsort_merger *m, void *out_keys, size_t key_stride,
+                                  void *out_values, size_t value_stride, size_t max)
 {
     const size_t ks = m->ks, vs = m->vs;
     unsigned char *ok = out_keys, *ov = out_values;
@@ -67,9 +78,9 @@ size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, si
     for (; i < max && m->count; i++) {
         head *top = &h[0];
         const clsort_merge_run *run = &m->runs[top->run];
-        memcpy(ok + i * ks, (const unsigned char *)run->keys + top->pos * ks, ks);
+        copy(ok + i * key_stride, (const unsigned char *)run->keys + top->pos * ks, ks);
         if (vs)
-            memcpy(ov + i * vs, (const unsigned char *)run->values + top->pos * vs, vs);
+            copy(ov + i * value_stride, (const unsigned char *)run->values + top->pos * vs, vs);
         if (++top->pos < run->n)
             top->order = clsort_key_order(m->spec, (const unsigned char *)run->keys + top->pos * ks);
         else
@@ -77,6 +88,11 @@ size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, si
         sift_down(h, m->count, 0);
     }
     return i;
+}
+
+size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, size_t max)
+{
+    return clsort_merger_next_strided(m, out_keys, m->ks, out_values, m->vs, max);
 }
 
 void clsort_merger_close(clsort_merger **m)

@@ -28,6 +28,10 @@ int clsort_merge_runs(const clsort_spec *spec, const clsort_merge_run *runs, siz
 typedef struct clsort_merger clsort_merger;
 clsort_merger *clsort_merger_open(const clsort_spec *spec, const clsort_merge_run *runs, size_t k);
 size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, size_t max);
+/* The same, record i's key at out_keys + i * key_stride and its value at out_values + i *
+ * value_stride (records joined: both strides the record size, out_values = out_keys + key size). */
+size_t clsort_merger_next_strided(clsort_merger *m, void *out_keys, size_t key_stride,
+                                  void *out_values, size_t value_stride, size_t max);
 void clsort_merger_close(clsort_merger **m);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * Settings read once from the environment: every CLSORT_* override (and XDG_CACHE_HOME / HOME for
- * the cache directory) is parsed here when a context opens and travels in the context, so no other
+ * the cache directory, TMPDIR for temporary files) is parsed here when a context opens and travels in the context, so no other
  * file reads the environment and a sort's behaviour does not change under it. An empty variable is
  * unset; a value that does not parse, or is out of range, is an error: the first one is described
  * in clsort_settings.error and the context does not open.
@@ -135,6 +135,11 @@ int clsort_settings_read(clsort_settings *s)
     const char *off = env("CLSORT_NO_CACHE");
     s->cache_enabled = !(off && strcmp(off, "0") != 0);
     cache_dir(s->cache_dir, sizeof s->cache_dir);
+    /* the temporary directory of clsort_sort_stream(), as sort(1) and mkstemp users take it */
+    const char *tmp = env("TMPDIR");
+    if (tmp && strlen(tmp) >= sizeof s->temp_dir)
+        invalid(s, "TMPDIR", tmp, "a path shorter than 4000 bytes");
+    snprintf(s->temp_dir, sizeof s->temp_dir, "%s", tmp && strlen(tmp) < sizeof s->temp_dir ? tmp : "/tmp");
     if ((e = getenv("CLSORT_BUILD_OPTIONS"))) {
         s->build_options_too_long = strlen(e) >= sizeof s->build_options;
         snprintf(s->build_options, sizeof s->build_options, "%s", e);

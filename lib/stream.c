@@ -14,10 +14,11 @@
  * Calls: api.c's entry points, stage.c, merge.c, dispatch.c (the name of what ran), status.c.
  */
 #include "internal.h"
-#include "merge.h"
+#include "runmerge.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { SLOTS = 4 };
 
@@ -46,9 +47,21 @@ typedef struct stream {
     cl_mem dk, dv;         /* device buffers of cap records */
     size_t cap;
     cl_event fence;        /* what uploads into dk / dv must wait for (the last run's download) */
-    clsort_merge_run *runs;
+    clsort_run *runs;      /* sorted runs waiting for the merge, in memory or in files */
     size_t n_runs, runs_cap;
     size_t total;
+    uint64_t n_hint;       /* source->n */
+    /* the budget (clsort_stream_settings) and what plan() made of it */
+    clsort_stream_settings set;
+    uint64_t data_bytes;   /* memory for records besides the staging buffers */
+    uint64_t keep_bytes;   /* of which runs kept in memory may take (with the device's, if shared) */
+    uint64_t kept;         /* bytes of runs kept in memory now */
+    size_t block;          /* records per merge block */
+    size_t step;           /* index step of run files */
+    unsigned next_dir;
+    int dirs_checked;
+    double progress_at;    /* when the progress callback was last called */
+    const char *dir0[1];   /* the default temporary directory */
 } stream;
 
 /* Wait for the slot's transfers; their device time goes to *ms. */
@@ -117,6 +130,18 @@ static clsort_status grow(stream *s, size_t cap, size_t n)
     }
     clsort_release_mems(old, 2); /* OpenCL frees them once the copies are done */
     return st;
+}
+
+/* The progress callback, at a phase's start (force) and at most five times a second. */
+static void progress(stream *s, const char *phase, uint64_t done, uint64_t total, int force)
+{
+    if (!s->set.progress)
+        return;
+    const double t = clsort_now_ms();
+    if (!force && t - s->progress_at < 200)
+        return;
+    s->progress_at = t;
+    s->set.progress(s->set.progress_user, phase, done, total);
 }
 
 /* Read the next chunk into the next slot (once its earlier transfers are done). */
@@ -201,6 +226,7 @@ static clsort_status fill_run(stream *s, size_t *n)
             return st;
         *n += m;
         s->total += m;
+        progress(s, "sort", s->total, s->n_hint != CLSORT_SIZE_UNKNOWN ? s->n_hint : 0, 0);
     }
 }
 
@@ -229,10 +255,12 @@ static clsort_status account_sort(stream *s, cl_event *start, cl_event *done)
     return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "the sort");
 }
 
-/* Download records [at, at + m) into a slot, after the sort. */
-static clsort_status download_chunk(stream *s, slot *sl, size_t at, size_t m, cl_event done)
+/* Download records [at, at + m) into a slot, after the sort: joined into records for a sink that
+ * takes them, else keys and values apart. */
+static clsort_status download_chunk(stream *s, slot *sl, size_t at, size_t m, cl_event done,
+                                    int joined)
 {
-    if (s->rec_out) { /* joined on the device, then downloaded as records */
+    if (joined) { /* joined on the device, then downloaded as records */
         cl_event joined = NULL;
         clsort_status st = clsort_records_enqueue(s->ctx, &s->rec, 1, sl->drec, s->dk, s->dv, m,
                                                   at, 1, &done, &joined);
@@ -263,9 +291,18 @@ static clsort_status sink(stream *s, const void *keys, const void *values, size_
                                 "records", s->st->n);
 }
 
-/* Write the sorted run straight to the sink: chunks download into the slots SLOTS - 1 ahead of the
- * one being written (the last slot may hold the chunk read ahead for the next run). */
-static clsort_status drain_run(stream *s, size_t n, cl_event done)
+/* Bytes still to write to run files, for an error's detail: what is not yet sorted, all of it. */
+static uint64_t spill_left(const stream *s, size_t written)
+{
+    const uint64_t all = s->n_hint != CLSORT_SIZE_UNKNOWN ? s->n_hint : s->total;
+    const uint64_t done = s->st->temp_bytes / (s->ks + s->vs) + written;
+    return all > done ? (all - done) * (s->ks + s->vs) : 0;
+}
+
+/* Write a sorted run straight out, to the sink or to a run file (spill): chunks download into the
+ * slots SLOTS - 1 ahead of the one being written (the last slot may hold the chunk read ahead for
+ * the next run). */
+static clsort_status drain_run(stream *s, size_t n, cl_event done, clsort_run *spill)
 {
     const size_t chunks = (n + s->chunk - 1) / s->chunk, ring = SLOTS - 1;
     const unsigned base = (s->next_slot + 1) % SLOTS; /* past the read-ahead slot */
@@ -275,48 +312,86 @@ static clsort_status drain_run(stream *s, size_t n, cl_event done)
             slot *sl = &s->slots[(base + j % ring) % SLOTS];
             const size_t at = j * s->chunk, m = n - at < s->chunk ? n - at : s->chunk;
             if ((st = slot_wait(s, sl, &s->st->upload_ms)) == CLSORT_OK)
-                st = download_chunk(s, sl, at, m, done);
+                st = download_chunk(s, sl, at, m, done, s->rec_out && !spill);
         }
         if (j >= ring - 1 && j - (ring - 1) < chunks && st == CLSORT_OK) { /* write chunk k */
             const size_t k = j - (ring - 1);
             slot *sl = &s->slots[(base + k % ring) % SLOTS];
             const size_t at = k * s->chunk, m = n - at < s->chunk ? n - at : s->chunk;
-            if ((st = slot_wait(s, sl, &s->st->download_ms)) == CLSORT_OK)
+            if ((st = slot_wait(s, sl, &s->st->download_ms)) != CLSORT_OK)
+                break;
+            if (spill) {
+                const double t = clsort_now_ms();
+                st = clsort_run_append(s->ctx, s->spec, spill, sl->keys, sl->values, m,
+                                       spill_left(s, at + m));
+                s->st->spill_ms += clsort_now_ms() - t;
+            } else {
                 st = sink(s, sl->keys, sl->values, m);
-            s->st->n += m;
+                s->st->n += m;
+            }
         }
     }
     return st;
 }
 
-/* Several runs: download this one into host memory of its own, behind the sort. Returns at once;
- * the next run's uploads wait for the download (s->fence). */
-static clsort_status keep_run(stream *s, size_t n, cl_event done)
+/* A new slot at the end of the run list. */
+static clsort_run *new_run(stream *s)
 {
     if (s->n_runs == s->runs_cap) {
         size_t cap = s->runs_cap ? 2 * s->runs_cap : 8;
-        clsort_merge_run *r = realloc(s->runs, cap * sizeof *r);
+        clsort_run *r = realloc(s->runs, cap * sizeof *r);
         if (!r)
-            return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+            return NULL;
         s->runs = r;
         s->runs_cap = cap;
     }
-    clsort_merge_run *run = &s->runs[s->n_runs];
-    void *k = malloc(n * s->ks), *v = s->vs ? malloc(n * s->vs) : NULL;
-    if (!k || (s->vs && !v)) {
-        free(k);
-        free(v);
+    clsort_run *run = &s->runs[s->n_runs++];
+    memset(run, 0, sizeof *run);
+    run->file.fd = -1;
+    return run;
+}
+
+/* The directory for the next run file (they are used in turn). */
+static const char *next_dir(stream *s)
+{
+    return s->set.temp_dirs[s->next_dir++ % s->set.n_temp_dirs];
+}
+
+/* Several runs: download this one into host memory of its own, behind the sort, when the budget
+ * has room; the next run's uploads wait for the download (s->fence). Else write it to a file. */
+static clsort_status keep_run(stream *s, size_t n, cl_event done)
+{
+    const uint64_t bytes = (uint64_t)n * (s->ks + s->vs);
+    clsort_run *run = new_run(s);
+    if (!run)
+        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    if (s->kept + bytes > s->keep_bytes) { /* spill */
+        clsort_status st = CLSORT_OK;
+        if (!s->dirs_checked) { /* a pipe's input: the first run that needs a file checks */
+            s->dirs_checked = 1;
+            st = clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, 0, bytes);
+        }
+        if (st == CLSORT_OK)
+            st = clsort_run_create(s->ctx, s->spec, next_dir(s), n, s->step, run);
+        if (st == CLSORT_OK)
+            st = drain_run(s, n, done, run);
+        s->st->runs_spilled++;
+        s->st->temp_bytes += bytes;
+        return st;
+    }
+    run->n = n;
+    run->keys = malloc(n * s->ks);
+    run->values = s->vs ? malloc(n * s->vs) : NULL;
+    if (!run->keys || (s->vs && !run->values))
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "cannot hold a sorted run of %zu records in host memory", n);
-    }
-    *run = (clsort_merge_run){ k, v, n };
-    s->n_runs++;
+    s->kept += bytes;
     cl_event ev[2] = { NULL, NULL };
-    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, k, 1, &done,
-                                     &ev[0]);
+    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, run->keys, 1,
+                                     &done, &ev[0]);
     if (err == CL_SUCCESS && s->vs)
-        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs, v, 1, &done,
-                                  &ev[1]);
+        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs, run->values, 1,
+                                  &done, &ev[1]);
     release_event(&s->fence);
     if (err == CL_SUCCESS)
         err = clEnqueueMarkerWithWaitList(s->ctx->queue, s->vs ? 2 : 1, ev, &s->fence);
@@ -325,50 +400,169 @@ static clsort_status keep_run(stream *s, size_t n, cl_event done)
     return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "downloading a sorted run");
 }
 
-/* Merge the kept runs into the sink, a slot's worth of records at a time. */
+/* The merge writes to the sink through here (write time and progress). */
+static int merge_sink(void *user, const void *keys, const void *values, size_t m)
+{
+    stream *s = user;
+    clsort_status st = sink(s, keys, values, m);
+    s->st->n += m;
+    progress(s, "output", s->st->n, s->total, 0);
+    return st != CLSORT_OK;
+}
+
+typedef struct level_out {
+    stream *s;
+    clsort_run *run;
+} level_out;
+
+/* ... and a merge level to a new run file through here. */
+static int level_sink(void *user, const void *keys, const void *values, size_t m)
+{
+    level_out *o = user;
+    stream *s = o->s;
+    const double t = clsort_now_ms();
+    clsort_status st = clsort_run_append(s->ctx, s->spec, o->run, keys, values, m, 0);
+    s->st->spill_ms += clsort_now_ms() - t;
+    s->st->temp_bytes += (uint64_t)m * (s->ks + s->vs);
+    progress(s, "merge", o->run->written, o->run->n, 0);
+    return st != CLSORT_OK;
+}
+
+/* More runs than the fan-in: merge g consecutive runs, from *at, into one run file in their place
+ * (consecutive, so that equal keys keep the input's order), as few as bring the count down to the
+ * fan-in; *at moves on past the new run, so each pass merges the shortest runs first. */
+static size_t level_group(size_t count, size_t fan, size_t *at)
+{
+    const size_t g = count - fan + 1 < fan ? count - fan + 1 : fan;
+    if (*at + g > count)
+        *at = 0;
+    return g;
+}
+
+static clsort_status merge_level(stream *s, size_t *at)
+{
+    const size_t g = level_group(s->n_runs, s->set.fan_in, at);
+    clsort_run *first = s->runs + *at;
+    size_t n = 0;
+    for (size_t r = 0; r < g; r++)
+        n += first[r].n;
+    clsort_run merged;
+    clsort_status st = clsort_run_create(s->ctx, s->spec, next_dir(s), n, s->step, &merged);
+    level_out o = { s, &merged };
+    const clsort_sink out = { level_sink, &o, 0 };
+    progress(s, "merge", 0, n, 1);
+    if (st == CLSORT_OK)
+        st = clsort_runs_merge(s->ctx, s->spec, first, g, s->set.threads, s->block, &out);
+    for (size_t r = 0; r < g; r++) {
+        if (first[r].keys)
+            s->kept -= (uint64_t)first[r].n * (s->ks + s->vs);
+        clsort_run_free(&first[r]);
+    }
+    first[0] = merged; /* freed with the others, also after an error */
+    memmove(first + 1, first + g, (s->n_runs - *at - g) * sizeof *first);
+    s->n_runs -= g - 1;
+    *at += 1;
+    s->st->merge_levels++;
+    return st;
+}
+
+/* Merge the runs into the sink, a block at a time, after any levels the fan-in asks for. */
 static clsort_status merge_runs(stream *s)
 {
     cl_int err = s->fence ? clWaitForEvents(1, &s->fence) : CL_SUCCESS;
     if (err != CL_SUCCESS)
         return clsort_fail_cl(s->ctx, err, "downloading the sorted runs");
-    clsort_merger *m = clsort_merger_open(s->spec, s->runs, s->n_runs);
-    if (!m)
-        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    slot *sl = &s->slots[0];
-    clsort_status st = slot_wait(s, sl, &s->st->upload_ms);
-    if (st == CLSORT_OK)
-        st = slot_wait(s, &s->slots[1], &s->st->upload_ms);
-    for (;;) {
-        const double t = clsort_now_ms();
-        size_t got = clsort_merger_next(m, sl->keys, sl->values, s->chunk);
-        s->st->merge_ms += clsort_now_ms() - t;
-        if (!got || st != CLSORT_OK)
-            break;
-        if (s->rec_out) { /* joined here: the runs are on the host already */
-            unsigned char *rec = s->slots[1].keys;
-            const size_t rs = s->ks + s->vs;
-            for (size_t i = 0; i < got; i++) {
-                memcpy(rec + i * rs, sl->keys + i * s->ks, s->ks);
-                memcpy(rec + i * rs + s->ks, sl->values + i * s->vs, s->vs);
-            }
-            st = sink(s, rec, NULL, got);
-        } else {
-            st = sink(s, sl->keys, sl->values, got);
-        }
-        s->st->n += got;
+    if (s->ctx->host_unified) { /* the device's buffers are host memory the merge may need */
+        cl_mem ms[] = { s->dk, s->dv };
+        clsort_release_mems(ms, 2);
+        s->dk = s->dv = NULL;
+        clsort_release_scratch(s->ctx);
     }
-    clsort_merger_close(&m);
+    const double t0 = clsort_now_ms(), w0 = s->st->write_ms + s->st->spill_ms;
+    clsort_status st = CLSORT_OK;
+    size_t at = 0;
+    while (st == CLSORT_OK && s->n_runs > s->set.fan_in)
+        st = merge_level(s, &at);
+    const clsort_sink out = { merge_sink, s, s->rec_out };
+    progress(s, "output", 0, s->total, 1);
+    if (st == CLSORT_OK)
+        st = clsort_runs_merge(s->ctx, s->spec, s->runs, s->n_runs, s->set.threads, s->block, &out);
+    s->st->merge_ms = clsort_now_ms() - t0 - (s->st->write_ms + s->st->spill_ms - w0);
+    s->st->merge_threads = s->set.threads;
     return st;
 }
 
-/* Records per run: what one device sort takes (the setting CLSORT_CHUNK_KEYS lowers it, to test
- * runs on small inputs); segmented sorts cut at segment boundaries, and a known size is cut into
- * runs of equal length. */
+/* The settings with their defaults filled in. */
+static void resolve_settings(stream *s, const clsort_stream_settings *given)
+{
+    if (given)
+        s->set = *given;
+    else
+        clsort_stream_settings_default(&s->set);
+    if (!s->set.memory_bytes) { /* half of physical memory, as a share others can live with */
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        s->set.memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2
+                                                    : (uint64_t)1 << 30;
+    }
+    if (!s->set.temp_dirs || !s->set.n_temp_dirs) { /* $TMPDIR when the context opened, or /tmp */
+        s->dir0[0] = s->ctx->settings.temp_dir;
+        s->set.temp_dirs = s->dir0;
+        s->set.n_temp_dirs = 1;
+    }
+    if (!s->set.threads) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        s->set.threads = cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
+    }
+    if (!s->set.fan_in)
+        s->set.fan_in = 64;
+}
+
+/* The budget: staging buffers first (smaller under a small budget), then the merge blocks, then
+ * runs kept in memory; a run is at most what is left (on a device that shares host memory, half of
+ * it: the data and the sort's second buffer). */
+static clsort_status plan_budget(stream *s, size_t *max_n)
+{
+    const size_t rs = s->ks + s->vs;
+    const uint64_t budget = s->set.memory_bytes;
+    size_t stage = s->ctx->settings.stage_bytes;
+    if (stage > budget / 16)
+        stage = (size_t)(budget / 16);
+    if (stage < rs)
+        stage = rs;
+    s->chunk = stage / rs;
+    const uint64_t staging = (uint64_t)SLOTS * s->chunk * rs *
+                             ((s->rec_in || s->rec_out) && s->ctx->host_unified ? 2 : 1);
+    if (budget < staging + 64 * (uint64_t)rs)
+        return clsort_fail(s->ctx, CLSORT_ERROR_TOO_LARGE,
+                           "a memory budget of %llu bytes is too small: the staging buffers alone "
+                           "take %llu", (unsigned long long)budget, (unsigned long long)staging);
+    s->data_bytes = budget - staging;
+    /* merge blocks: each thread holds one of input and one of output, at most 32 MiB each */
+    uint64_t per = s->data_bytes / 2 / (2 * (uint64_t)s->set.threads);
+    if (per > (32u << 20))
+        per = 32u << 20;
+    s->block = per / rs ? (size_t)(per / rs) : 1;
+    /* a cut reads fewer than step records per run: a small part of a block */
+    s->step = s->block / (4 * (size_t)s->set.fan_in);
+    if (s->step < 1)
+        s->step = 1;
+    const uint64_t merge_bytes = 2 * (uint64_t)s->set.threads * s->block * rs;
+    s->keep_bytes = s->data_bytes > merge_bytes ? s->data_bytes - merge_bytes : 0;
+    const uint64_t device_share = s->ctx->host_unified ? 2 : 1;
+    const uint64_t run_cap = s->data_bytes / (device_share * rs);
+    if (run_cap < *max_n)
+        *max_n = run_cap > 2 ? (size_t)run_cap : 2;
+    return CLSORT_OK;
+}
+
+/* Records per run: what one device sort takes, and the budget allows (the setting
+ * CLSORT_CHUNK_KEYS lowers it, to test runs on small inputs); segmented sorts cut at segment
+ * boundaries, and a known size is cut into runs of equal length. */
 static clsort_status plan(stream *s, uint64_t n_hint)
 {
     size_t max_n;
     clsort_status st = clsort_max_keys(s->ctx, s->spec, &max_n);
-    if (st != CLSORT_OK)
+    if (st != CLSORT_OK || (st = plan_budget(s, &max_n)) != CLSORT_OK)
         return st;
     const size_t seg = s->spec->segment, test = s->ctx->settings.chunk_keys;
     if (test >= 2 && test < max_n) /* never below one segment */
@@ -377,15 +571,13 @@ static clsort_status plan(stream *s, uint64_t n_hint)
         max_n -= max_n % seg;
     if (max_n < 2 || (seg && max_n < seg))
         return clsort_fail(s->ctx, CLSORT_ERROR_TOO_LARGE,
-                           "%s cannot sort even %zu records at once", s->ctx->display_name,
-                           seg ? seg : (size_t)2);
+                           "%s cannot sort even %zu records at once within the memory budget",
+                           s->ctx->display_name, seg ? seg : (size_t)2);
     s->run_limit = max_n;
     if (n_hint != CLSORT_SIZE_UNKNOWN && n_hint > max_n && !seg) {
         const uint64_t runs = (n_hint + max_n - 1) / max_n;
         s->run_limit = (size_t)((n_hint + runs - 1) / runs);
     }
-    const size_t stage = s->ctx->settings.stage_bytes;
-    s->chunk = stage / (s->ks + s->vs) ? stage / (s->ks + s->vs) : 1;
     /* the first device buffers: the whole input when its size is known, else room to grow from */
     s->cap = n_hint != CLSORT_SIZE_UNKNOWN ? (size_t)(n_hint < s->run_limit ? n_hint : s->run_limit)
                                            : 16 * s->chunk;
@@ -394,6 +586,42 @@ static clsort_status plan(stream *s, uint64_t n_hint)
     if (s->cap < 1)
         s->cap = 1;
     return CLSORT_OK;
+}
+
+/* A known input that will need run files: the directories checked before anything is read, for
+ * the whole input (what memory keeps is not counted on) and the largest file a merge level makes. */
+static clsort_status plan_spill(stream *s)
+{
+    const uint64_t n = s->n_hint, rs = s->ks + s->vs;
+    if (n == CLSORT_SIZE_UNKNOWN || n <= s->run_limit || s->spec->segment ||
+        n * rs <= s->keep_bytes)
+        return CLSORT_OK;
+    /* the levels merge_runs() will make, on run sizes alone: the largest file they write */
+    size_t count = (size_t)((n + s->run_limit - 1) / s->run_limit);
+    uint64_t largest = (uint64_t)s->run_limit * rs;
+    const size_t fan = s->set.fan_in;
+    if (count > fan) {
+        uint64_t *size = malloc(count * sizeof *size);
+        if (!size)
+            return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+        for (size_t i = 0; i < count; i++)
+            size[i] = (uint64_t)s->run_limit * rs;
+        size_t at = 0;
+        while (count > fan) {
+            const size_t g = level_group(count, fan, &at);
+            uint64_t sum = 0;
+            for (size_t i = 0; i < g; i++)
+                sum += size[at + i];
+            size[at] = sum;
+            memmove(size + at + 1, size + at + g, (count - at - g) * sizeof *size);
+            count -= g - 1;
+            at++;
+            largest = sum > largest ? sum : largest;
+        }
+        free(size);
+    }
+    s->dirs_checked = 1;
+    return clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, n * rs, largest);
 }
 
 static clsort_status setup(stream *s)
@@ -409,6 +637,8 @@ static clsort_status setup(stream *s)
     }
     if (st == CLSORT_OK && (s->rec_in || s->rec_out))
         st = clsort_records_init(s->ctx, s->ks, s->vs, &s->rec);
+    if (st == CLSORT_OK)
+        st = plan_spill(s);
     if (st == CLSORT_OK)
         st = grow(s, s->cap, 0);
     /* scratch and programs (and, where kernels compile at their first launch, that) before the
@@ -436,10 +666,8 @@ static void teardown(stream *s)
     clsort_records_release(&s->rec);
     cl_mem ms_[] = { s->dk, s->dv };
     clsort_release_mems(ms_, 2);
-    for (size_t i = 0; i < s->n_runs; i++) {
-        free((void *)s->runs[i].keys);
-        free((void *)s->runs[i].values);
-    }
+    for (size_t i = 0; i < s->n_runs; i++)
+        clsort_run_free(&s->runs[i]);
     free(s->runs);
 }
 
@@ -449,13 +677,14 @@ static clsort_status pipeline(stream *s)
 {
     clsort_status st = CLSORT_OK;
     cl_event start = NULL, done = NULL;
+    progress(s, "sort", 0, s->n_hint != CLSORT_SIZE_UNKNOWN ? s->n_hint : 0, 1);
     for (;;) {
         size_t n;
         if ((st = fill_run(s, &n)) != CLSORT_OK || (st = account_sort(s, &start, &done)) != CLSORT_OK)
             break;
         const int last = s->eof && !s->ahead, direct = s->spec->segment || (last && !s->n_runs);
         if (n > 0 && (st = sort_run(s, n, &start, &done)) == CLSORT_OK) {
-            if (direct && (st = drain_run(s, n, done)) == CLSORT_OK)
+            if (direct && (st = drain_run(s, n, done, NULL)) == CLSORT_OK)
                 st = account_sort(s, &start, &done);
             else if (!direct)
                 st = keep_run(s, n, done);
@@ -475,9 +704,15 @@ static clsort_status pipeline(stream *s)
     return st;
 }
 
+void clsort_stream_settings_default(clsort_stream_settings *settings)
+{
+    if (settings)
+        memset(settings, 0, sizeof *settings);
+}
+
 clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
                                  const clsort_source *in, const clsort_sink *out,
-                                 clsort_stats *stats)
+                                 const clsort_stream_settings *settings, clsort_stats *stats)
 {
     const double t0 = clsort_now_ms();
     clsort_spec def;
@@ -499,7 +734,11 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
     const unsigned skipped0 = ctx->passes_skipped;
     stream s = { .ctx = ctx, .spec = spec, .in = in, .out = out, .st = stats,
                  .ks = clsort_key_size(spec->key_type), .vs = spec->value_size,
-                 .rec_in = in->records && spec->value_size, .rec_out = out->records && spec->value_size };
+                 .rec_in = in->records && spec->value_size, .rec_out = out->records && spec->value_size,
+                 .n_hint = in->n };
+    resolve_settings(&s, settings);
+    VALIDATE(ctx, s.set.fan_in >= 2);
+    stats->memory_bytes = s.set.memory_bytes;
     if ((st = plan(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)
         st = pipeline(&s);
     teardown(&s);

@@ -114,8 +114,9 @@ static void reference(const uint32_t *k, size_t n, int desc, size_t seg, uint32_
 
 /* One stream sort of n keys (with positions as values when pairs; joined records in and/or out as
  * bits 1 and 2 of pairs say), checked. */
-static void check_stream(clsort_context *ctx, size_t n, test_dist dist, int pairs, int desc,
-                         size_t seg, int known, uint64_t rng)
+static void check_stream_with(clsort_context *ctx, size_t n, test_dist dist, int pairs, int desc,
+                              size_t seg, int known, uint64_t rng,
+                              const clsort_stream_settings *set, clsort_stats *out_stats)
 {
     const int rec_in = pairs & 2, rec_out = pairs & 4;
     uint32_t *k = malloc((n + 1) * 4), *v = malloc((n + 1) * 4);
@@ -137,7 +138,7 @@ static void check_stream(clsort_context *ctx, size_t n, test_dist dist, int pair
     clsort_source src = { feed_read, &f, known ? n : CLSORT_SIZE_UNKNOWN, rec_in };
     clsort_sink dst = { drain_write, &d, rec_out };
     clsort_stats stats;
-    clsort_status st = clsort_sort_stream(ctx, &spec, &src, &dst, &stats);
+    clsort_status st = clsort_sort_stream(ctx, &spec, &src, &dst, set, &stats);
     if (st != CLSORT_OK)
         fail_msg("n %zu %s pairs %d desc %d seg %zu known %d: %s (%s)", n, test_dist_name(dist),
                  pairs, desc, seg, known, clsort_status_string(st), clsort_error_detail(ctx));
@@ -152,6 +153,14 @@ static void check_stream(clsort_context *ctx, size_t n, test_dist dist, int pair
     free(rv);
     free(ok);
     free(ov);
+    if (out_stats)
+        *out_stats = stats;
+}
+
+static void check_stream(clsort_context *ctx, size_t n, test_dist dist, int pairs, int desc,
+                         size_t seg, int known, uint64_t rng)
+{
+    check_stream_with(ctx, n, dist, pairs, desc, seg, known, rng, NULL, NULL);
 }
 
 /* Sizes around the chunk (125 pairs, 250 keys) and the run (1000), primes, and one of many runs. */
@@ -213,10 +222,10 @@ static void test_callback_errors(void **state)
     test_fill_keys(k, n, DIST_UNIFORM, 5);
     for (int where = 0; where < 3; where++) {
         feed f = { k, NULL, n, 0, 0, where == 0 ? 0 : where == 1 ? 2500 : SIZE_MAX, 0, 0, 0 };
-        drain d = { out, NULL, 0, n, where == 2 ? 600 : SIZE_MAX, 0 };
+        drain d = { out, NULL, 0, n, where == 2 ? 0 : SIZE_MAX, 0 };
         clsort_source src = { feed_read, &f, n, 0 };
         clsort_sink dst = { drain_write, &d, 0 };
-        assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, NULL), CLSORT_ERROR_IO);
+        assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, NULL, NULL), CLSORT_ERROR_IO);
         assert_true(strstr(clsort_error_detail(ctx), where == 2 ? "sink" : "source") != NULL);
         if (where < 2)
             assert_int_equal(d.n, 0);
@@ -225,13 +234,70 @@ static void test_callback_errors(void **state)
     drain d = { out, NULL, 0, n, SIZE_MAX, 0 };
     clsort_source src = { feed_read, &f, n, 0 };
     clsort_sink dst = { drain_write, &d, 0 };
-    assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, NULL, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
     clsort_source none = { NULL, NULL, 0, 0 };
-    assert_int_equal(clsort_sort_stream(ctx, NULL, &none, &dst, NULL),
+    assert_int_equal(clsort_sort_stream(ctx, NULL, &none, &dst, NULL, NULL),
                      CLSORT_ERROR_INVALID_ARGUMENT);
     free(k);
     free(out);
     check_stream(ctx, 3001, DIST_UNIFORM, 1, 0, 0, 1, 0);
+    clsort_close(&ctx);
+}
+
+/* Under a small memory budget: runs in temporary files (some kept in memory first), merged by
+ * 1 to 3 threads, in levels when the fan-in is below the run count. */
+static void test_spill(void **state)
+{
+    (void)state;
+    clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
+    static const struct { uint64_t budget; unsigned threads, fan_in; } cases[] = {
+        { 16 << 10, 1, 2 }, { 40 << 10, 2, 3 }, { 48 << 10, 3, 0 }, { 16 << 10, 2, 64 },
+    };
+    static const size_t ns[] = { 1001, 7919, 20011 };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+            for (int pairs = 0; pairs < 8; pairs += pairs ? 2 : 1) {
+                clsort_stream_settings set;
+                clsort_stream_settings_default(&set);
+                set.memory_bytes = cases[c].budget;
+                set.threads = cases[c].threads;
+                set.fan_in = cases[c].fan_in;
+                clsort_stats st;
+                const int known = (int)(c + i) % 2;
+                check_stream_with(ctx, ns[i], (test_dist)((c * 3 + i) % DIST_COUNT), pairs,
+                                  pairs % 3 == 1, 0, known, known ? 0 : ns[i], &set, &st);
+                assert_true(st.runs > 1);
+                if (ns[i] > 5000)
+                    assert_true(st.runs_spilled > 0);
+                assert_int_equal(st.merge_threads, cases[c].threads);
+                if (cases[c].fan_in && st.runs > cases[c].fan_in)
+                    assert_true(st.merge_levels > 0);
+                else
+                    assert_int_equal(st.merge_levels, 0);
+            }
+    /* a directory where no file can be made */
+    const char *bad = "/nonexistent-clsort-dir";
+    clsort_stream_settings set;
+    clsort_stream_settings_default(&set);
+    set.memory_bytes = 16 << 10;
+    set.temp_dirs = &bad;
+    set.n_temp_dirs = 1;
+    const size_t n = 5000;
+    uint32_t *k = malloc(n * 4), *out = malloc(n * 4);
+    test_fill_keys(k, n, DIST_UNIFORM, 5);
+    for (int known = 0; known < 2; known++) {
+        feed f = { k, NULL, n, 0, 0, SIZE_MAX, 0, 0, 0 };
+        drain d = { out, NULL, 0, n, SIZE_MAX, 0 };
+        clsort_source src = { feed_read, &f, known ? n : CLSORT_SIZE_UNKNOWN, 0 };
+        clsort_sink dst = { drain_write, &d, 0 };
+        assert_int_equal(clsort_sort_stream(ctx, NULL, &src, &dst, &set, NULL), CLSORT_ERROR_IO);
+        assert_true(strstr(clsort_error_detail(ctx), bad) != NULL);
+        if (known) /* checked before anything was read */
+            assert_int_equal(f.pos, 0);
+        assert_int_equal(d.n, 0);
+    }
+    free(k);
+    free(out);
     clsort_close(&ctx);
 }
 
@@ -243,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_one_run),
         cmocka_unit_test(test_segments),
         cmocka_unit_test(test_callback_errors),
+        cmocka_unit_test(test_spill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,400 @@
+/*
+ * Sorted runs (in memory or in temporary files) and their merge by several threads.
+ *
+ * The merged output is cut into blocks of at most `block` records. A cut is a key order v and, among
+ * the records equal to v, a count taken in run order (so the merge stays stable): cut() finds the
+ * smallest v whose records up to v reach the block from the runs' sparse indexes alone, then reads
+ * one short stretch per run to place the cut exactly. Each block's pieces (one contiguous range per
+ * run) are merged by a worker thread (merge.c's heap) into its own buffer; the calling thread cuts
+ * the next block and writes the finished ones in order, so the writes overlap the merging.
+ * Calls: merge.c, runfile.c, keys.c (clsort_key_order), status.c.
+ */
+#include "runmerge.h"
+#include "merge.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- runs ---- */
+
+clsort_status clsort_run_create(clsort_context *ctx, const clsort_spec *spec, const char *dir,
+                                size_t n, size_t step, clsort_run *run)
+{
+    const size_t ks = clsort_key_type_size(spec->key_type);
+    *run = (clsort_run){ .n = n, .step = step ? step : 1, .values_at = (uint64_t)n * ks };
+    run->file.fd = -1;
+    run->index = malloc(((n + run->step - 1) / run->step + 1) * sizeof *run->index);
+    if (!run->index)
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    return clsort_runfile_open(ctx, dir, &run->file);
+}
+
+clsort_status clsort_run_append(clsort_context *ctx, const clsort_spec *spec, clsort_run *run,
+                                const void *keys, const void *values, size_t m, uint64_t more)
+{
+    const size_t ks = clsort_key_type_size(spec->key_type), vs = spec->value_size;
+    const uint64_t size = run->values_at + (uint64_t)run->n * vs;
+    const unsigned char *k = keys;
+    for (size_t p = (run->written + run->step - 1) / run->step * run->step; p < run->written + m;
+         p += run->step)
+        run->index[p / run->step] = clsort_key_order(spec, k + (p - run->written) * ks);
+    clsort_status st = clsort_runfile_write(ctx, &run->file, keys, m * ks,
+                                            (uint64_t)run->written * ks, size,
+                                            more + (uint64_t)m * vs);
+    if (st == CLSORT_OK && vs)
+        st = clsort_runfile_write(ctx, &run->file, values, m * vs,
+                                  run->values_at + (uint64_t)run->written * vs, size, more);
+    run->written += m;
+    return st;
+}
+
+void clsort_run_free(clsort_run *run)
+{
+    free(run->keys);
+    free(run->values);
+    free(run->index);
+    if (run->file.fd >= 0 || run->index) /* memory runs never opened one */
+        clsort_runfile_close(&run->file);
+    memset(run, 0, sizeof *run);
+    run->file.fd = -1;
+}
+
+/* ---- cuts ---- */
+
+typedef struct merge_job {
+    clsort_context *ctx;
+    const clsort_spec *spec;
+    clsort_run *runs;
+    size_t k, ks, vs, block;
+    unsigned char *probe; /* one index stretch of keys, for exact cuts */
+    size_t *up;           /* per run: the exact count up to the cut's order */
+} merge_job;
+
+static uint64_t order_at(const merge_job *j, const unsigned char *keys, size_t i)
+{
+    return clsort_key_order(j->spec, keys + i * j->ks);
+}
+
+/* First position in keys[lo, hi) whose order is > v (upper) or >= v (lower); hi when none. */
+static size_t search(const merge_job *j, const unsigned char *keys, size_t lo, size_t hi,
+                     uint64_t v, int upper)
+{
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        const uint64_t o = order_at(j, keys, mid);
+        if (upper ? o <= v : o < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Index entries of a file run before the first with order > v (upper) or >= v (lower). */
+static size_t index_search(const clsort_run *r, uint64_t v, int upper)
+{
+    size_t lo = 0, hi = (r->n + r->step - 1) / r->step;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (upper ? r->index[mid] <= v : r->index[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Records of run r with order <= v (upper) or < v (lower), counted from the index alone: never
+ * fewer than the exact count, and fewer than step more. */
+static size_t estimate(const merge_job *j, const clsort_run *r, uint64_t v, int upper)
+{
+    if (r->keys)
+        return search(j, r->keys, 0, r->n, v, upper);
+    const size_t a = index_search(r, v, upper);
+    return a * r->step < r->n ? a * r->step : r->n;
+}
+
+/* The exact count: the index narrows it to one stretch of fewer than step records, read here. */
+static clsort_status exact(merge_job *j, const clsort_run *r, uint64_t v, int upper, size_t *out)
+{
+    if (r->keys) {
+        *out = search(j, r->keys, 0, r->n, v, upper);
+        return CLSORT_OK;
+    }
+    const size_t a = index_search(r, v, upper);
+    if (a == 0) { /* the first key already lies past v */
+        *out = 0;
+        return CLSORT_OK;
+    }
+    const size_t lo = (a - 1) * r->step + 1, hi = a * r->step < r->n ? a * r->step : r->n;
+    if (lo >= hi) {
+        *out = hi;
+        return CLSORT_OK;
+    }
+    int e = clsort_runfile_read(&r->file, j->probe, (hi - lo) * j->ks, (uint64_t)lo * j->ks);
+    if (e)
+        return clsort_runfile_read_failed(j->ctx, &r->file, e);
+    *out = lo + search(j, j->probe, 0, hi - lo, v, upper);
+    return CLSORT_OK;
+}
+
+/* The next block: from cur[] to hi[], at most j->block records, at least one. */
+static clsort_status cut(merge_job *j, const size_t *cur, size_t *hi)
+{
+    uint64_t left = 0;
+    for (size_t r = 0; r < j->k; r++)
+        left += j->runs[r].n - cur[r];
+    if (left <= j->block) {
+        for (size_t r = 0; r < j->k; r++)
+            hi[r] = j->runs[r].n;
+        return CLSORT_OK;
+    }
+    /* the smallest v whose estimated records from cur up to v reach the block */
+    uint64_t lo_v = 0, hi_v = UINT64_MAX;
+    while (lo_v < hi_v) {
+        const uint64_t mid = lo_v + (hi_v - lo_v) / 2;
+        uint64_t est = 0;
+        for (size_t r = 0; r < j->k; r++) {
+            const size_t e = estimate(j, &j->runs[r], mid, 1);
+            est += e > cur[r] ? e - cur[r] : 0;
+        }
+        if (est >= j->block)
+            hi_v = mid;
+        else
+            lo_v = mid + 1;
+    }
+    /* everything below v (fewer than a block, as the estimates never undercount), then the
+     * records equal to v in run order until the block is full */
+    size_t room = j->block;
+    for (size_t r = 0; r < j->k; r++) {
+        clsort_status st = exact(j, &j->runs[r], lo_v, 0, &hi[r]);
+        if (st == CLSORT_OK)
+            st = exact(j, &j->runs[r], lo_v, 1, &j->up[r]);
+        if (st != CLSORT_OK)
+            return st;
+        hi[r] = hi[r] > cur[r] ? hi[r] : cur[r];
+        room -= hi[r] - cur[r];
+    }
+    for (size_t r = 0; r < j->k && room; r++) {
+        const size_t equal = j->up[r] > hi[r] ? j->up[r] - hi[r] : 0;
+        const size_t take = equal < room ? equal : room;
+        hi[r] += take;
+        room -= take;
+    }
+    if (room == j->block) /* only when a run is out of order: its file changed under the merge */
+        return clsort_fail(j->ctx, CLSORT_ERROR_IO, "a sorted run read back out of order");
+    return CLSORT_OK;
+}
+
+/* ---- workers ---- */
+
+enum { IDLE, TASK, DONE, QUIT };
+
+typedef struct pool pool;
+
+typedef struct worker {
+    merge_job *job;
+    pool *pool;
+    pthread_t thread;
+    int started, state, err;    /* err: an errno value from reading a run file */
+    size_t err_run;
+    size_t *lo, *hi;            /* the block: records [lo, hi) of each run */
+    clsort_merge_run *pieces;
+    unsigned char *in_keys, *in_values; /* file runs' pieces, read here */
+    unsigned char *out_keys, *out_values;
+    size_t key_stride, value_stride, count;
+} worker;
+
+typedef struct pool {
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    int quit;
+} pool;
+
+/* Merge one block: read the pieces that are in files, then the heap merge. */
+static void merge_block(worker *w)
+{
+    merge_job *j = w->job;
+    size_t off = 0;
+    for (size_t r = 0; r < j->k; r++) {
+        const clsort_run *run = &j->runs[r];
+        const size_t m = w->hi[r] - w->lo[r];
+        if (run->keys) {
+            w->pieces[r] = (clsort_merge_run){ run->keys + w->lo[r] * j->ks,
+                                               j->vs ? run->values + w->lo[r] * j->vs : NULL, m };
+            continue;
+        }
+        unsigned char *k = w->in_keys + off * j->ks, *v = j->vs ? w->in_values + off * j->vs : NULL;
+        int e = m ? clsort_runfile_read(&run->file, k, m * j->ks, (uint64_t)w->lo[r] * j->ks) : 0;
+        if (!e && m && j->vs)
+            e = clsort_runfile_read(&run->file, v, m * j->vs,
+                                    run->values_at + (uint64_t)w->lo[r] * j->vs);
+        if (e) {
+            w->err = e;
+            w->err_run = r;
+            return;
+        }
+        w->pieces[r] = (clsort_merge_run){ k, v, m };
+        off += m;
+    }
+    clsort_merger *m = clsort_merger_open(j->spec, w->pieces, j->k);
+    if (!m) {
+        w->err = ENOMEM;
+        w->err_run = SIZE_MAX;
+        return;
+    }
+    w->count = clsort_merger_next_strided(m, w->out_keys, w->key_stride, w->out_values,
+                                          w->value_stride, j->block);
+    clsort_merger_close(&m);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    pool *p = w->pool;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->quit && w->state != TASK)
+            pthread_cond_wait(&p->work, &p->lock);
+        if (p->quit)
+            break;
+        pthread_mutex_unlock(&p->lock);
+        w->err = 0;
+        w->count = 0;
+        merge_block(w);
+        pthread_mutex_lock(&p->lock);
+        w->state = DONE;
+        pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* A worker's buffers: the block's bounds and pieces, file pieces, the output. */
+static int worker_alloc(worker *w, merge_job *j, int files, int joined)
+{
+    const size_t rs = j->ks + j->vs;
+    w->lo = calloc(j->k, sizeof *w->lo);
+    w->hi = calloc(j->k, sizeof *w->hi);
+    w->pieces = calloc(j->k, sizeof *w->pieces);
+    if (files) {
+        w->in_keys = malloc(j->block * j->ks);
+        w->in_values = j->vs ? malloc(j->block * j->vs) : NULL;
+    }
+    w->out_keys = malloc(j->block * (joined ? rs : j->ks));
+    w->out_values = joined ? w->out_keys + j->ks : j->vs ? malloc(j->block * j->vs) : NULL;
+    w->key_stride = joined ? rs : j->ks;
+    w->value_stride = joined ? rs : j->vs;
+    return w->lo && w->hi && w->pieces && (!files || (w->in_keys && (!j->vs || w->in_values))) &&
+           w->out_keys && (!j->vs || w->out_values);
+}
+
+static void worker_free(worker *w, int joined)
+{
+    free(w->lo);
+    free(w->hi);
+    free(w->pieces);
+    free(w->in_keys);
+    free(w->in_values);
+    free(w->out_keys);
+    if (!joined)
+        free(w->out_values);
+}
+
+/* Wait for worker w's block and write it. */
+static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_sink *out,
+                                 int joined)
+{
+    pthread_mutex_lock(&p->lock);
+    while (w->state != DONE)
+        pthread_cond_wait(&p->done, &p->lock);
+    w->state = IDLE;
+    pthread_mutex_unlock(&p->lock);
+    if (w->err == ENOMEM && w->err_run == SIZE_MAX)
+        return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    if (w->err)
+        return clsort_runfile_read_failed(j->ctx, &j->runs[w->err_run].file, w->err);
+    if (w->count && out->write(out->user, w->out_keys, joined ? NULL : w->out_values, w->count))
+        return CLSORT_ERROR_IO;
+    return CLSORT_OK;
+}
+
+clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
+                                size_t k, unsigned threads, size_t block, const clsort_sink *out)
+{
+    merge_job j = { ctx, spec, runs, k, clsort_key_type_size(spec->key_type), spec->value_size,
+                    block ? block : 1, NULL, NULL };
+    const int joined = out->records && j.vs;
+    size_t step = 1;
+    int files = 0;
+    for (size_t r = 0; r < k; r++)
+        if (!runs[r].keys) {
+            files = 1;
+            step = runs[r].step > step ? runs[r].step : step;
+        }
+    const unsigned nw = threads ? threads : 1;
+    pool p = { .quit = 0 };
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_cond_init(&p.work, NULL);
+    pthread_cond_init(&p.done, NULL);
+    worker *ws = calloc(nw, sizeof *ws);
+    size_t *cur = calloc(k ? k : 1, sizeof *cur);
+    j.probe = malloc(step * j.ks);
+    j.up = calloc(k ? k : 1, sizeof *j.up);
+    clsort_status st = ws && cur && j.probe && j.up ? CLSORT_OK : CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    for (unsigned i = 0; st == CLSORT_OK && i < nw; i++) {
+        ws[i] = (worker){ .job = &j, .pool = &p, .state = IDLE };
+        if (!worker_alloc(&ws[i], &j, files, joined))
+            st = CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+        else if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]) == 0)
+            ws[i].started = 1;
+        else
+            st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "cannot start a merge thread");
+    }
+    if (st == CLSORT_ERROR_OUT_OF_HOST_MEMORY && !clsort_error_detail(ctx)[0])
+        st = clsort_fail(ctx, st, "out of host memory for the merge buffers (%u x %zu records)",
+                         nw, j.block);
+    /* cut blocks ahead while a worker is free; else write the oldest block */
+    size_t assigned = 0, written = 0;
+    while (st == CLSORT_OK) {
+        int more = 0;
+        for (size_t r = 0; r < k && !more; r++)
+            more = cur[r] < runs[r].n;
+        if (more && assigned - written < nw) {
+            worker *w = &ws[assigned % nw];
+            memcpy(w->lo, cur, k * sizeof *cur);
+            if ((st = cut(&j, cur, w->hi)) != CLSORT_OK)
+                break;
+            memcpy(cur, w->hi, k * sizeof *cur);
+            pthread_mutex_lock(&p.lock);
+            w->state = TASK;
+            pthread_cond_broadcast(&p.work);
+            pthread_mutex_unlock(&p.lock);
+            assigned++;
+        } else if (written < assigned) {
+            st = write_block(&j, &p, &ws[written % nw], out, joined);
+            written++;
+        } else {
+            break;
+        }
+    }
+    pthread_mutex_lock(&p.lock);
+    p.quit = 1;
+    pthread_cond_broadcast(&p.work);
+    pthread_mutex_unlock(&p.lock);
+    for (unsigned i = 0; ws && i < nw; i++) {
+        if (ws[i].started)
+            pthread_join(ws[i].thread, NULL);
+        worker_free(&ws[i], joined);
+    }
+    pthread_cond_destroy(&p.work);
+    pthread_cond_destroy(&p.done);
+    pthread_mutex_destroy(&p.lock);
+    free(ws);
+    free(cur);
+    free(j.probe);
+    free(j.up);
+    return st;
+}

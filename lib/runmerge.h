@@ -1,0 +1,42 @@
+/*
+ * Sorted runs in host memory or in temporary files, and their parallel merge (runmerge.c), for
+ * clsort_sort_stream(). Not installed.
+ */
+#ifndef CLSORT_RUNMERGE_H
+#define CLSORT_RUNMERGE_H
+
+#include "internal.h"
+#include "runfile.h"
+
+#include <stdint.h>
+
+/* A sorted run: keys then values, in memory (keys non-NULL) or in a file (keys at offset 0, values
+ * at values_at), with a sparse index of the file's keys (the order of every step-th key), so that
+ * a cut between blocks costs one short read per run. */
+typedef struct clsort_run {
+    size_t n;
+    unsigned char *keys, *values; /* a memory run owns them */
+    clsort_runfile file;          /* fd -1 for a memory run */
+    uint64_t values_at;
+    uint64_t *index;
+    size_t step, written;         /* written: records appended so far (clsort_run_append) */
+} clsort_run;
+
+/* An empty file run of n records in dir, indexed every step records. */
+clsort_status clsort_run_create(clsort_context *ctx, const clsort_spec *spec, const char *dir,
+                                size_t n, size_t step, clsort_run *run);
+/* The next m records of a file run, in order; more: bytes still to write (for an error's detail). */
+clsort_status clsort_run_append(clsort_context *ctx, const clsort_spec *spec, clsort_run *run,
+                                const void *keys, const void *values, size_t m, uint64_t more);
+/* A run's memory and file; the run is left empty. */
+void clsort_run_free(clsort_run *run);
+
+/* Merge runs[0..k) into out->write (joined records when out->records and the spec has values), in
+ * blocks of at most block records merged by `threads` threads while the calling thread writes the
+ * blocks before, in order. Memory: threads x block records of output, and as much again of input
+ * when a run is in a file. A write that fails returns CLSORT_ERROR_IO and leaves the detail to the
+ * writer. */
+clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
+                                size_t k, unsigned threads, size_t block, const clsort_sink *out);
+
+#endif
