@@ -161,6 +161,61 @@ bad:
     return EXIT_USAGE;
 }
 
+/* -S SIZE: bytes with the tool's suffixes (64Mi, 2G; a trailing b is allowed), or N% of physical
+ * memory, as sort(1) takes it */
+static int set_buffer_size(parse_ctx *p, void *field, const char *arg)
+{
+    sort_args *a = field;
+    const size_t len = strlen(arg);
+    if (len > 1 && arg[len - 1] == '%') {
+        char num[32];
+        uint64_t v;
+        if (len - 1 >= sizeof num)
+            goto bad;
+        memcpy(num, arg, len - 1);
+        num[len - 1] = '\0';
+        if (opt_parse_u64(&p->st, num, &v) != 0)
+            return EXIT_USAGE;
+        if (v < 1 || v > 100)
+            goto bad;
+        a->buffer_percent = (unsigned)v;
+        a->buffer_size = 0;
+        return -1;
+    }
+    char num[64];
+    if (len >= sizeof num)
+        goto bad;
+    memcpy(num, arg, len + 1);
+    if (len > 1 && num[len - 1] == 'b' && num[len - 2] >= '0' && num[len - 2] <= '9')
+        num[len - 1] = '\0';
+    if (opt_parse_count(&p->st, num, &a->buffer_size) != 0)
+        return EXIT_USAGE;
+    if (a->buffer_size == 0)
+        goto bad;
+    a->buffer_percent = 0;
+    return -1;
+bad:
+    msg_error("option '%s': '%s' is not a memory size (e.g. 512Mi, 2G, or 25%% of physical "
+              "memory)", p->st.current, arg);
+    return EXIT_USAGE;
+}
+
+/* -T DIR, repeatable: the directories take the run files in turn */
+static int add_temp_dir(parse_ctx *p, void *field, const char *arg)
+{
+    sort_args *a = field;
+    if (!*arg) {
+        msg_error("option '%s': an empty directory name", p->st.current);
+        return EXIT_USAGE;
+    }
+    if (a->n_temp_dirs == SORT_MAX_TEMP_DIRS) {
+        msg_error("option '%s': at most %d directories", p->st.current, SORT_MAX_TEMP_DIRS);
+        return EXIT_USAGE;
+    }
+    a->temp_dirs[a->n_temp_dirs++] = arg;
+    return -1;
+}
+
 static int set_dist(parse_ctx *p, void *field, const char *arg)
 {
     (void)p;
@@ -305,7 +360,7 @@ enum {
     R_TYPE, R_VALUE_SIZE, R_KV, R_VALUES, R_VALUES_OUT,
     /* sort */
     R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY,
-    R_STATS, R_STATS_JSON,
+    R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE,
     /* gen */
     R_COUNT, R_DIST,
     /* devices */
@@ -349,6 +404,10 @@ static const opt_row rows[N_ROWS] = {
     [R_VERIFY] = {"verify", 0, 0, set_flag, OWN(sort_args, verify)},
     [R_STATS] = {"stats", 's', 0, set_flag, OWN(sort_args, stats)},
     [R_STATS_JSON] = {"stats-json", 0, 1, set_text, OWN(sort_args, stats_json)},
+    [R_BUFFER_SIZE] = {"buffer-size", 'S', 1, set_buffer_size, IN_OWN, 0},
+    [R_TEMP_DIR] = {"temporary-directory", 'T', 1, add_temp_dir, IN_OWN, 0},
+    [R_PARALLEL] = {"parallel", 0, 1, set_count, OWN(sort_args, parallel)},
+    [R_BATCH_SIZE] = {"batch-size", 0, 1, set_count, OWN(sort_args, batch_size)},
 
     [R_COUNT] = {"count", 'n', 1, set_count, OWN(gen_args, n)},
     [R_DIST] = {"dist", 0, 1, set_dist, OWN(gen_args, dist)},
@@ -378,7 +437,8 @@ static const opt_row rows[N_ROWS] = {
 static const unsigned char sort_rows[] = {
     R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
     R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE, R_TYPE,
-    R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, EVERY_COMMAND,
+    R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE,
+    EVERY_COMMAND,
 };
 static const unsigned char gen_rows[] = {
     R_COUNT, R_DIST, R_SEED, R_KV, R_TYPE, R_VALUE_SIZE, R_OUTPUT, R_VALUES_OUT, R_FORCE,
@@ -447,6 +507,15 @@ static int check_sort_args(sort_args *a, uint64_t seen)
                       clsort_key_type_name(a->layout.type), width);
             return EXIT_USAGE;
         }
+    }
+    if (GIVEN(seen, R_PARALLEL) && (a->parallel < 1 || a->parallel > 256)) {
+        msg_error("--parallel %llu: expected 1 to 256 threads", (unsigned long long)a->parallel);
+        return EXIT_USAGE;
+    }
+    if (GIVEN(seen, R_BATCH_SIZE) && (a->batch_size < 2 || a->batch_size > 65536)) {
+        msg_error("--batch-size %llu: expected 2 to 65536 runs merged at once",
+                  (unsigned long long)a->batch_size);
+        return EXIT_USAGE;
     }
     if ((uint64_t)(size_t)a->segment != a->segment) {
         msg_error("--segment %llu is too large for this machine", (unsigned long long)a->segment);

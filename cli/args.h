@@ -25,6 +25,8 @@ typedef struct key_bits {
     int given;               /* 0: every bit */
 } key_bits;
 
+#define SORT_MAX_TEMP_DIRS 16
+
 typedef struct sort_args {
     common_args common;
     layout_args layout;      /* --type, --kv, --value-size, --values, --values-out */
@@ -36,6 +38,13 @@ typedef struct sort_args {
     int verify;              /* --verify */
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */
+    /* the external sort */
+    uint64_t buffer_size;    /* -S SIZE in bytes; 0: the library's default */
+    unsigned buffer_percent; /* -S N%: of physical memory (then buffer_size is 0) */
+    const char *temp_dirs[SORT_MAX_TEMP_DIRS]; /* -T DIR, repeatable */
+    unsigned n_temp_dirs;
+    uint64_t parallel;       /* --parallel N: merge threads; 0: one per processor */
+    uint64_t batch_size;     /* --batch-size N: runs merged at once; 0: the library's */
 } sort_args;
 
 typedef struct gen_args {

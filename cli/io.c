@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static mode_t process_umask = 022;
@@ -25,6 +26,28 @@ void io_init(void)
     /* read once, before any other thread exists: umask() can only be read by setting it */
     process_umask = umask(022);
     umask(process_umask);
+    /* a file that reaches the file-size limit (ulimit -f) fails with EFBIG, which is reported with
+     * the file's name, instead of ending the process */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+uint64_t io_resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "re");
+    unsigned long long size = 0, resident = 0;
+    int ok = f && fscanf(f, "%llu %llu", &size, &resident) == 2;
+    if (f)
+        fclose(f);
+    if (ok)
+        return resident * (uint64_t)sysconf(_SC_PAGESIZE);
+    struct rusage ru; /* elsewhere: the peak so far, never less than the current */
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+}
+
+uint64_t io_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 }
 
 mode_t io_umask(void)

@@ -95,6 +95,10 @@ int output_names_input(const output_file *out, const input_file *in);
 
 /* Call once at start-up, before any thread is created. */
 void io_init(void);
+/* The process's resident memory now, in bytes (Linux: /proc/self/statm; else the peak so far). */
+uint64_t io_resident_bytes(void);
+/* Physical memory in bytes; 0 when the system does not say. */
+uint64_t io_physical_memory(void);
 /* The process's umask, as io_init() found it. */
 mode_t io_umask(void);
 

@@ -75,8 +75,15 @@ static void draw(double now)
             f = 1;
         human(a, sizeof a, (double)done);
         human(b, sizeof b, (double)total);
-        char tail[96];
+        char tail[160];
         int tl = snprintf(tail, sizeof tail, " %3.0f%%  %s of %s", f * 100, a, b);
+        if (secs >= 1 && done > 0) { /* the rate so far, and the time left at that rate */
+            const double rate = (double)done / secs;
+            char r[32];
+            human(r, sizeof r, rate);
+            tl += snprintf(tail + tl, sizeof tail - (size_t)tl, "  %s/s  %.0f s left", r,
+                           (double)(total > done ? total - done : 0) / rate);
+        }
         int head = snprintf(line, sizeof line, "clsort: %-6s [", phase);
         int bar = width - 1 - head - 1 - tl;
         if (bar > 40)
@@ -162,6 +169,15 @@ void progress_add(uint64_t delta)
         return;
     pthread_mutex_lock(&lock);
     done += delta;
+    pthread_mutex_unlock(&lock);
+}
+
+void progress_set(uint64_t now_done)
+{
+    if (!running)
+        return;
+    pthread_mutex_lock(&lock);
+    done = now_done;
     pthread_mutex_unlock(&lock);
 }
 

@@ -16,6 +16,8 @@ void progress_start(int enabled);
 void progress_phase(const char *name, uint64_t total);
 /* The phase has done delta more bytes (callable from the main thread only). */
 void progress_add(uint64_t delta);
+/* The phase has done this many bytes in all (callable from the main thread only). */
+void progress_set(uint64_t done);
 /* End the job: stop drawing and clear the line. Safe to call when nothing was started. */
 void progress_end(void);
 /* Clear the line now (it is drawn again at the next update); for messages. */

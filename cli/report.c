@@ -47,8 +47,14 @@ void report_text(FILE *f, const run_report *r)
     fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s (%u run%s)\n", r->kernel_ms, r->gkeys_per_s,
             r->runs, r->runs == 1 ? "" : "s");
     fprintf(f, "  download    %10.3f ms   (device time, during the write)\n", r->download_ms);
+    if (r->runs_spilled)
+        fprintf(f, "  spill       %10.3f ms   (%u run%s, %.1f MiB, to temporary files)\n",
+                r->spill_ms, r->runs_spilled, r->runs_spilled == 1 ? "" : "s",
+                (double)r->temp_bytes / 1048576);
     if (r->runs > 1)
-        fprintf(f, "  merge       %10.3f ms   (host merge of the runs, during the write)\n", r->merge_ms);
+        fprintf(f, "  merge       %10.3f ms   (host merge of the runs by %u thread%s, during the "
+                "write; %u level%s before it)\n", r->merge_ms, r->merge_threads,
+                r->merge_threads == 1 ? "" : "s", r->merge_levels, r->merge_levels == 1 ? "" : "s");
     fprintf(f, "  write       %10.3f ms\n", r->write_ms);
     fprintf(f, "  commit      %10.3f ms   (sync where needed, rename into place)\n", r->commit_ms);
     fprintf(f, "  device part %10.3f ms   (prepare, waits on transfers and kernels, merge)\n",
@@ -56,6 +62,8 @@ void report_text(FILE *f, const run_report *r)
     fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (all of the above)\n", r->total_ms,
             r->total_gkeys_per_s);
     fprintf(f, "  device open %10.3f ms   (not in end to end)\n", r->open_ms);
+    fprintf(f, "  memory      %.1f MiB for the data%s\n", (double)r->memory_bytes / 1048576,
+            r->resident_bytes ? " (-S less what clsort held before the data)" : "");
     fprintf(f, "  programs    %u built, %u from cache\n", r->programs_built, r->programs_cached);
 }
 
@@ -231,6 +239,13 @@ char *report_json(const run_report *r)
     json_bool(&j, "warm_up", r->warm_up);
     json_num(&j, "merge_ms", r->merge_ms);
     json_u64(&j, "runs", r->runs);
+    json_u64(&j, "runs_spilled", r->runs_spilled);
+    json_u64(&j, "merge_levels", r->merge_levels);
+    json_u64(&j, "merge_threads", r->merge_threads);
+    json_u64(&j, "temp_bytes", r->temp_bytes);
+    json_num(&j, "spill_ms", r->spill_ms);
+    json_u64(&j, "memory_bytes", r->memory_bytes);
+    json_u64(&j, "resident_bytes", r->resident_bytes);
     json_str(&j, "staging", r->staging);
     json_num(&j, "open_ms", r->open_ms);
     json_u64(&j, "programs_built", r->programs_built);

@@ -31,6 +31,13 @@ typedef struct run_report {
     double commit_ms;         /* syncing (where needed) and putting the outputs in place */
     double total_ms;          /* file to file: read, sort, write, commit */
     unsigned runs;            /* device sorts */
+    unsigned runs_spilled;    /* runs written to temporary files */
+    unsigned merge_levels;    /* merges into run files before the final one */
+    unsigned merge_threads;
+    uint64_t temp_bytes;      /* written to temporary files, all levels */
+    double spill_ms;          /* writing temporary files */
+    uint64_t memory_bytes;    /* the library's budget for the data */
+    uint64_t resident_bytes;  /* the process before the data, subtracted from -S (0: no -S) */
     int warm_up;              /* prepare ran the kernels once (a device that compiles at launch) */
     const char *staging;      /* the host memory of the transfers */
     double gkeys_per_s;       /* n / kernel time */

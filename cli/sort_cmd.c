@@ -2,7 +2,7 @@
  * clsort sort: read keys (and values), sort them on an OpenCL device, write them out.
  *
  * Owns the command's steps, each a function on one job: plan (what can be checked before reading,
- * the inputs opened), open the outputs, open the device, the stream (read, sort, write, --verify;
+ * the inputs opened), open the outputs, open the device, the memory budget (-S), the stream (read, sort, write, --verify;
  * the library's clsort_sort_stream() calls back here for the records), commit, report.
  * Calls args.c for the options, layout.c for sizes, io.c for every file (no file access here),
  * the library for the sort, verify.c and report.c.
@@ -37,6 +37,9 @@ typedef struct sort_job {
     uint64_t fingerprint;            /* of the input records, for --verify */
     verify_state check;              /* of the output, for --verify */
     double t_read;                   /* when reading began: the end-to-end time starts there */
+    clsort_stream_settings set;      /* -S, -T, --parallel, --batch-size */
+    uint64_t resident;               /* bytes the process held before the data (with -S) */
+    int merging;                     /* the library reports a merge into a run file */
     run_report rep;
 } sort_job;
 
@@ -140,6 +143,19 @@ static int sink_write(void *user, const void *keys, const void *values, size_t m
     return rc != EXIT_OK;
 }
 
+/* The library's progress: a merge into a run file is a phase of its own on the progress line (the
+ * reads and the final writes count themselves as they happen). */
+static void on_progress(void *user, const char *phase, uint64_t done, uint64_t total)
+{
+    sort_job *j = user;
+    const uint64_t rs = layout_record_size(&j->a.layout);
+    if (strcmp(phase, "merge") == 0) {
+        if (!done)
+            progress_phase("merge", total * rs);
+        progress_set(done * rs);
+    }
+}
+
 /* Step 1: everything that can be checked before reading the data; the inputs opened. */
 static int plan_files(sort_job *j)
 {
@@ -231,6 +247,49 @@ static int plan_device(sort_job *j)
     return check_limit(j);
 }
 
+/* -S: the budget the library gets is what the process may still use once the device is open and
+ * its programs are ready (the OpenCL driver's own memory is not the data's); -T, --parallel,
+ * --batch-size as given. */
+static int plan_budget(sort_job *j)
+{
+    const sort_args *a = &j->a;
+    clsort_stream_settings *set = &j->set;
+    clsort_stream_settings_default(set);
+    set->temp_dirs = a->n_temp_dirs ? a->temp_dirs : NULL;
+    set->n_temp_dirs = a->n_temp_dirs;
+    set->threads = (unsigned)a->parallel;
+    set->fan_in = (unsigned)a->batch_size;
+    if (!a->buffer_size && !a->buffer_percent)
+        return EXIT_OK;
+    uint64_t budget = a->buffer_size;
+    if (a->buffer_percent) {
+        const uint64_t phys = io_physical_memory();
+        if (!phys) {
+            msg_error("-S %u%%: this system does not say how much memory it has; give a size",
+                      a->buffer_percent);
+            return EXIT_USAGE;
+        }
+        budget = phys / 100 * a->buffer_percent;
+    }
+    /* the programs built (and, where kernels compile at first launch, run once) before measuring */
+    clsort_status st = clsort_reserve(j->ctx, &j->spec, 1024);
+    if (st != CLSORT_OK) {
+        msg_lib_error("cannot prepare the device", st, clsort_error_detail(j->ctx));
+        return exit_for_status(st);
+    }
+    j->resident = io_resident_bytes();
+    const uint64_t least = j->resident + (4u << 20);
+    if (budget < least) {
+        msg_error("-S %.1f MiB is too small: clsort already holds %.1f MiB (the OpenCL driver "
+                  "included) and needs a few MiB for the data; give at least -S %lluMi",
+                  (double)budget / 1048576, (double)j->resident / 1048576,
+                  (unsigned long long)((least + (1u << 20) - 1) >> 20));
+        return EXIT_USAGE;
+    }
+    set->memory_bytes = budget - j->resident;
+    return EXIT_OK;
+}
+
 /* No output may write over an input (compared by device and inode, so that other spellings and
  * links are caught), except -o over the key input and --values-out over the values input: that is
  * sorting in place. Values over the keys, keys over the values or a report over either would lose
@@ -302,11 +361,13 @@ static int sort_stream(sort_job *j)
     if (j->kin.is_regular && j->kin.size)
         src.n = j->kin.size / rs;
     clsort_sink dst = { sink_write, j, l->kv };
+    j->set.progress = on_progress;
+    j->set.progress_user = j;
     verify_start(&j->check);
     j->t_read = now_ms();
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
-    clsort_status st = clsort_sort_stream(j->ctx, &j->spec, &src, &dst, &j->stats);
+    clsort_status st = clsort_sort_stream(j->ctx, &j->spec, &src, &dst, &j->set, &j->stats);
     if (st == CLSORT_ERROR_IO && j->io_rc != EXIT_OK)
         return j->io_rc; /* said already */
     if (st != CLSORT_OK) {
@@ -367,6 +428,13 @@ static void fill_report(sort_job *j)
     r->merge_ms = s->merge_ms;
     r->prepare_ms = s->prepare_ms;
     r->runs = s->runs;
+    r->runs_spilled = s->runs_spilled;
+    r->merge_levels = s->merge_levels;
+    r->merge_threads = s->merge_threads;
+    r->temp_bytes = s->temp_bytes;
+    r->spill_ms = s->spill_ms;
+    r->memory_bytes = s->memory_bytes;
+    r->resident_bytes = j->resident;
     r->warm_up = s->warmed_up;
     r->staging = s->staging;
     /* the device's share of the stream: what was neither reading nor writing */
@@ -411,7 +479,7 @@ static int report(sort_job *j)
 static int run(sort_job *j)
 {
     static int (*const steps[])(sort_job *) = {
-        plan_files, open_outputs, plan_device, sort_stream, commit_outputs, report,
+        plan_files, open_outputs, plan_device, plan_budget, sort_stream, commit_outputs, report,
     };
     int rc = EXIT_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)
