@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# The external sort: under a small -S, runs go to temporary files and are merged; the output is the
+# in-memory sort's, byte for byte, for every key type, value layout, order and bit range, from a file
+# and from stdin. The budget holds (peak RSS); a bad -T, a file-size limit and signals during the
+# runs and during the merge leave no temporary file and no output, and the input as it was.
+. "$(dirname "$0")/lib.sh" "$@"
+
+mkdir runs runs2 out
+
+# -S far too small names the least it takes: what clsort holds before any data (the OpenCL driver
+# included), plus a few MiB. The tests give the data about 8 MiB more than that.
+"$CLSORT" gen -n 1000 -o tiny.bin || exit 2
+"$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
+least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+if [ -z "$least" ]; then
+    not_ok "-S 1Mi: no 'give at least -S NMi' in the message"
+    finish
+fi
+ok "-S 1Mi refused, at least ${least}Mi"
+S=$((least + 8))Mi
+
+# spilled NAME JSON: the --stats-json report says runs went to temporary files
+spilled() {
+    if $PYTHON -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["runs_spilled"] > 0 and r["runs"] > 1 else 1)' "$2"; then
+        ok "$1: runs spilled"
+    else
+        not_ok "$1: no run went to a temporary file"
+    fi
+}
+
+# same_as_memory NAME GEN_ARGS -- SORT_ARGS: gen the input, sort it in memory and under -S (from the
+# file and from stdin), compare outputs byte for byte
+same_as_memory() {
+    local name=$1
+    shift
+    local gen=() sort=()
+    while [ "$1" != "--" ]; do gen+=("$1"); shift; done
+    shift
+    sort=("$@")
+    rm -f in.bin in.val ref.* ext.* pipe.*
+    "$CLSORT" gen "${gen[@]}" -o in.bin -f 2>err.txt || { not_ok "$name: gen"; return; }
+    local vin=() vref=() vext=() vpipe=()
+    if printf '%s\n' "${sort[@]}" | grep -qx -- --values; then
+        "$CLSORT" gen "${gen[@]}" --seed 77 -o in.val -f 2>err.txt
+        vin=(in.val)
+        vref=(--values-out ref.val)
+        vext=(--values-out ext.val)
+        vpipe=(--values-out pipe.val)
+    fi
+    cp in.bin in.copy
+    check "$name: in memory" "$CLSORT" -i in.bin -o ref.bin "${sort[@]}" "${vin[@]}" "${vref[@]}"
+    check "$name: -S $S" "$CLSORT" -i in.bin -o ext.bin -S "$S" -T runs "${sort[@]}" "${vin[@]}" \
+        "${vext[@]}" --verify --stats-json ext.json
+    same_file "$name: -S output" ref.bin ext.bin
+    [ ${#vin[@]} -eq 0 ] || same_file "$name: -S values" ref.val ext.val
+    spilled "$name" ext.json
+    check "$name: -S from stdin" sh -c '"$0" -o pipe.bin "$@" < in.bin' "$CLSORT" -S "$S" -T runs \
+        -T runs2 --batch-size 3 --parallel 3 "${sort[@]}" "${vin[@]}" "${vpipe[@]}" \
+        --stats-json pipe.json
+    same_file "$name: stdin output" ref.bin pipe.bin
+    [ ${#vin[@]} -eq 0 ] || same_file "$name: stdin values" ref.val pipe.val
+    same_file "$name: input untouched" in.bin in.copy
+    expect_only runs "$name: -T" 
+    expect_only runs2 "$name: second -T"
+}
+
+same_as_memory "u32" -n 3M --type u32 -- --type u32
+same_as_memory "i32 descending" -n 2M --type i32 --dist few:16 -- --type i32 -r
+same_as_memory "f32 kv" -n 1M --type f32 --kv -- --type f32 --kv
+same_as_memory "u64 bits" -n 1M --type u64 -- --type u64 --bits 8:40
+same_as_memory "i64 kv descending" -n 700k --type i64 --kv --value-size 8 -- --type i64 --kv \
+    --value-size 8 --desc
+same_as_memory "f64 values" -n 700k --type f64 -- --type f64 --value-size 8 --values
+same_as_memory "u32 sorted" -n 2M --type u32 --dist sorted -- --type u32 --algo radix4
+
+# the budget holds: peak resident memory within -S plus 64 MiB
+"$CLSORT" gen -n 16M --type u32 -o big.bin -f || exit 2
+$PYTHON - "$CLSORT" "$S" <<'PY' > rss.txt
+import resource, subprocess, sys
+clsort, s = sys.argv[1:]
+subprocess.run([clsort, "-i", "big.bin", "-o", "big.out", "-S", s, "-T", "runs"], check=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(peak)
+PY
+peak=$(cat rss.txt)
+budget=$(( ${S%Mi} * 1048576 ))
+if [ -n "$peak" ] && [ "$peak" -le $((budget + 64 * 1048576)) ]; then
+    ok "peak RSS $((peak / 1048576)) MiB within -S $S + 64 MiB"
+else
+    not_ok "peak RSS ${peak:-?} bytes over -S $S + 64 MiB"
+fi
+
+# -T that cannot take files: before anything is read, named, nothing left
+for bad in missing-dir tiny.bin; do
+    run_clsort -i big.bin -o out/k.bin -S "$S" -T "$bad"
+    [ "$status" -ne 0 ] && ok "-T $bad refused (exit $status)" || not_ok "-T $bad accepted"
+    expect_message "-T $bad" "$bad"
+    expect_only out "-T $bad"
+done
+
+# the file-size limit: known sizes are refused up front; from a pipe, a merge level that crosses it
+# while writing fails the same way. CLSORT_CHUNK_KEYS makes runs of 200k keys (800 KB), under the
+# 2 MiB limit; two runs merged at a time make files over it.
+for how in file pipe; do
+    rm -f out/*
+    (
+        ulimit -f 4096
+        if [ $how = file ]; then
+            CLSORT_CHUNK_KEYS=200000 "$CLSORT" -i big.bin -o out/k.bin -S "$S" -T runs \
+                --batch-size 2
+        else
+            CLSORT_CHUNK_KEYS=200000 "$CLSORT" -o out/k.bin -S "$S" -T runs --batch-size 2 \
+                < big.bin
+        fi
+    ) 2>err.txt
+    status=$?
+    [ "$status" -ne 0 ] && ok "ulimit -f, $how: refused (exit $status)" || not_ok "ulimit -f, $how"
+    expect_message "ulimit -f, $how" "ulimit -f"
+    expect_only out "ulimit -f, $how"
+    expect_only runs "ulimit -f, $how: -T"
+done
+
+# signals: during the runs (the input a FIFO that stops after some runs went to files) and during the
+# merge (the output a FIFO read a little, then not at all)
+cp big.bin big.copy
+PYTHONPATH=$TESTS $PYTHON - "$CLSORT" "$S" <<'PY' > sig.txt 2>&1
+import os, signal, subprocess, sys, time
+from tempout import temp_output_open
+clsort, s = sys.argv[1:]
+def default_signals():
+    for g in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(g, signal.SIG_DFL)
+def wait_for(cond, secs=60):
+    end = time.time() + secs
+    while not cond() and time.time() < end:
+        time.sleep(0.02)
+    return cond()
+data = open("big.bin", "rb").read()
+# during the runs
+for f in ("in.fifo", "out.fifo"):
+    if os.path.exists(f):
+        os.unlink(f)
+os.mkfifo("in.fifo")
+p = subprocess.Popen([clsort, "-i", "in.fifo", "-o", "out/k.bin", "-S", s, "-T", "runs"],
+                     stderr=subprocess.DEVNULL, preexec_fn=default_signals)
+w = open("in.fifo", "wb")
+w.write(data[: len(data) // 2])
+w.flush()
+print("runs: run file open:", wait_for(lambda: temp_output_open(p.pid, "runs/x")))
+p.send_signal(signal.SIGINT)
+print("runs: exit", p.wait(timeout=30))
+try:
+    w.close()
+except BrokenPipeError:
+    pass
+# during the merge
+os.mkfifo("out.fifo")
+p = subprocess.Popen([clsort, "-i", "big.bin", "-o", "out.fifo", "-S", s, "-T", "runs"],
+                     stderr=subprocess.DEVNULL, preexec_fn=default_signals)
+r = open("out.fifo", "rb")
+got = r.read(4096)
+print("merge: output began:", len(got) == 4096, "run file open:", temp_output_open(p.pid, "runs/x"))
+time.sleep(0.3)
+p.send_signal(signal.SIGTERM)
+print("merge: exit", p.wait(timeout=30))
+r.close()
+os.unlink("in.fifo")
+os.unlink("out.fifo")
+PY
+cat sig.txt
+check "SIGINT during the runs: a run file was open" grep -qx "runs: run file open: True" sig.txt
+check "SIGINT during the runs: exit 130" grep -qx "runs: exit 130" sig.txt
+check "SIGTERM during the merge: merging from run files" \
+    grep -qx "merge: output began: True run file open: True" sig.txt
+check "SIGTERM during the merge: exit 143" grep -qx "merge: exit 143" sig.txt
+expect_only out "signals"
+expect_only runs "signals: -T"
+same_file "signals: input untouched" big.bin big.copy
+
+finish
