@@ -365,7 +365,9 @@ static clsort_status keep_run(stream *s, size_t n, cl_event done)
     clsort_run *run = new_run(s);
     if (!run)
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    if (s->kept + bytes > s->keep_bytes) { /* spill */
+    /* on a device that shares host memory, the device's run and its second buffer count too */
+    const uint64_t device = s->ctx->host_unified ? 2 * (uint64_t)s->run_limit * (s->ks + s->vs) : 0;
+    if (s->kept + bytes + device > s->keep_bytes) { /* spill */
         clsort_status st = CLSORT_OK;
         if (!s->dirs_checked) { /* a pipe's input: the first run that needs a file checks */
             s->dirs_checked = 1;
@@ -509,8 +511,8 @@ static void resolve_settings(stream *s, const clsort_stream_settings *given)
         s->set.temp_dirs = s->dir0;
         s->set.n_temp_dirs = 1;
     }
-    if (!s->set.threads) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!s->set.threads) { /* one processor stays for the calling thread, which writes */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN) - 1;
         s->set.threads = cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
     }
     if (!s->set.fan_in)
@@ -593,8 +595,9 @@ static clsort_status plan(stream *s, uint64_t n_hint)
 static clsort_status plan_spill(stream *s)
 {
     const uint64_t n = s->n_hint, rs = s->ks + s->vs;
+    const uint64_t device = s->ctx->host_unified ? 2 * (uint64_t)s->run_limit * rs : 0;
     if (n == CLSORT_SIZE_UNKNOWN || n <= s->run_limit || s->spec->segment ||
-        n * rs <= s->keep_bytes)
+        n * rs + device <= s->keep_bytes)
         return CLSORT_OK;
     /* the levels merge_runs() will make, on run sizes alone: the largest file they write */
     size_t count = (size_t)((n + s->run_limit - 1) / s->run_limit);
