@@ -72,6 +72,13 @@ void help_main(void)
            "                        records)\n"
            "  -s, --stats           print times and throughput to stderr\n"
            "      --stats-json FILE write them as a JSON object to FILE ('-' is stdout)\n"
+           "  -S, --buffer-size SIZE memory for the data (suffixes as in gen, or N%% of\n"
+           "                        physical memory); more data is sorted in runs written\n"
+           "                        to temporary files and merged (default: half of memory)\n"
+           "  -T, --temporary-directory DIR\n"
+           "                        where the runs go (repeatable; default $TMPDIR, else /tmp)\n"
+           "      --parallel N      threads merging runs (default: processors - 1)\n"
+           "      --batch-size N    runs merged at once (default 64; more: in levels)\n"
            "  -f, --force           write binary data even to a terminal; let a quadratic\n"
            "                        algorithm (oddeven) sort beyond its size limit\n"
            "  -v, --verbose         print the device and a one-line summary to stderr\n"
@@ -91,7 +98,7 @@ void help_main(void)
            "work that takes more than a second shows a progress line on stderr.\n"
            "\n"
            "Environment: CLSORT_DEVICE (device when -d is not given), CLSORT_CACHE_DIR,\n"
-           "CLSORT_NO_CACHE=1, CLSORT_BUILD_OPTIONS (see clsort(1)).\n"
+           "CLSORT_NO_CACHE=1, CLSORT_BUILD_OPTIONS, TMPDIR (see clsort(1)).\n"
            "\n");
     exit_status_text();
     printf("\nExamples:\n"
