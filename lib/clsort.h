@@ -49,6 +49,9 @@ extern "C" {
  *   that define or undefine a macro the library sets, or add include files, are refused.
  * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks, and
  *   clsort_sort_stream() in runs of at most N.
+ * - `CLSORT_SPILL_THREAD=0|1`: for testing, clsort_sort_stream() writes run files from a thread of
+ *   their own (1; the default on a device with memory of its own, which downloads each run whole
+ *   first) or from the calling thread, through the staging buffers (0; the default on a CPU device).
  * - `CLSORT_STAGE_BYTES=N`: bytes of each of clsort_sort_stream()'s four staging buffers (default
  *   8 MiB); small values test chunk boundaries.
  * - `CLSORT_STAGING=pinned|use|host`: what those buffers are: device-allocated host memory

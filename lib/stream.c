@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "runmerge.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,23 @@ typedef struct slot {
     cl_mem drec;           /* records mode: the chunk's records on the device */
     cl_event busy[2];      /* transfers into or out of the slot still pending */
 } slot;
+
+/* A run written to its file by a thread of its own while the next run is read (devices with memory
+ * of their own: the run is downloaded whole into `mem` first). */
+typedef struct spiller {
+    clsort_stage mem;      /* one run: keys, then values */
+    pthread_t thread;
+    int active;
+    size_t index;          /* of the run in stream.runs */
+    clsort_run run;        /* the thread's copy, put back when it is joined */
+    size_t n;
+    cl_event ready;        /* the download */
+    clsort_context *ctx;
+    const clsort_spec *spec;
+    uint64_t more;
+    double ms;
+    clsort_status st;
+} spiller;
 
 typedef struct stream {
     clsort_context *ctx;
@@ -62,6 +80,9 @@ typedef struct stream {
     int dirs_checked;
     double progress_at;    /* when the progress callback was last called */
     const char *dir0[1];   /* the default temporary directory */
+    int spilling;          /* a run went to a file: the later ones do too */
+    int async_spill;       /* runs are written by the spiller (a device with its own memory) */
+    spiller sp;
 } stream;
 
 /* Wait for the slot's transfers; their device time goes to *ms. */
@@ -357,6 +378,80 @@ static const char *next_dir(stream *s)
     return s->set.temp_dirs[s->next_dir++ % s->set.n_temp_dirs];
 }
 
+static void *spiller_main(void *arg)
+{
+    spiller *sp = arg;
+    cl_int err = clWaitForEvents(1, &sp->ready);
+    const double t = clsort_now_ms();
+    if (err != CL_SUCCESS) {
+        sp->st = clsort_fail_cl(sp->ctx, err, "downloading a sorted run");
+    } else {
+        const size_t ks = clsort_key_type_size(sp->spec->key_type);
+        sp->st = clsort_run_append(sp->ctx, sp->spec, &sp->run, sp->mem.host,
+                                   sp->spec->value_size ? sp->mem.host + sp->n * ks : NULL, sp->n,
+                                   sp->more);
+    }
+    sp->ms = clsort_now_ms() - t;
+    return NULL;
+}
+
+/* Wait for the spiller's run to be in its file; its status. */
+static clsort_status spill_join(stream *s)
+{
+    spiller *sp = &s->sp;
+    if (!sp->active)
+        return CLSORT_OK;
+    pthread_join(sp->thread, NULL);
+    sp->active = 0;
+    release_event(&sp->ready);
+    s->runs[sp->index] = sp->run;
+    s->st->spill_ms += sp->ms;
+    return sp->st;
+}
+
+/* Hand the sorted run in the device buffers to the spiller: downloaded whole behind the sort (the
+ * next run's uploads wait for it), then written by the thread while the next run is read. */
+static clsort_status spill_async(stream *s, clsort_run *run, size_t n, cl_event done)
+{
+    spiller *sp = &s->sp;
+    clsort_status st = spill_join(s);
+    const size_t rs = s->ks + s->vs;
+    if (st == CLSORT_OK && !sp->mem.host)
+        st = clsort_stage_alloc(s->ctx, &sp->mem, s->run_limit * rs);
+    if (st != CLSORT_OK)
+        return st;
+    cl_event ev[2] = { NULL, NULL };
+    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, sp->mem.host, 1,
+                                     &done, &ev[0]);
+    if (err == CL_SUCCESS && s->vs)
+        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs,
+                                  sp->mem.host + n * s->ks, 1, &done, &ev[1]);
+    release_event(&s->fence);
+    if (err == CL_SUCCESS)
+        err = clEnqueueMarkerWithWaitList(s->ctx->queue, s->vs ? 2 : 1, ev, &s->fence);
+    release_event(&ev[0]);
+    release_event(&ev[1]);
+    if (err == CL_SUCCESS)
+        err = clFlush(s->ctx->queue);
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(s->ctx, err, "downloading a sorted run");
+    clRetainEvent(s->fence);
+    sp->ready = s->fence;
+    sp->index = (size_t)(run - s->runs);
+    sp->run = *run;
+    sp->n = n;
+    sp->ctx = s->ctx;
+    sp->spec = s->spec;
+    sp->more = spill_left(s, n);
+    sp->st = CLSORT_OK;
+    if (pthread_create(&sp->thread, NULL, spiller_main, sp) != 0) {
+        release_event(&sp->ready);
+        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "cannot start a thread");
+    }
+    sp->active = 1;
+    return CLSORT_OK;
+}
+
 /* Several runs: download this one into host memory of its own, behind the sort, when the budget
  * has room; the next run's uploads wait for the download (s->fence). Else write it to a file. */
 static clsort_status keep_run(stream *s, size_t n, cl_event done)
@@ -366,8 +461,13 @@ static clsort_status keep_run(stream *s, size_t n, cl_event done)
     if (!run)
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     /* on a device that shares host memory, the device's run and its second buffer count too */
-    const uint64_t device = s->ctx->host_unified ? 2 * (uint64_t)s->run_limit * (s->ks + s->vs) : 0;
-    if (s->kept + bytes + device > s->keep_bytes) { /* spill */
+    /* on a device that shares host memory, the device's run and its second buffer count too;
+     * elsewhere the spiller's run buffer is kept room for */
+    const uint64_t run_bytes = (uint64_t)s->run_limit * (s->ks + s->vs);
+    const uint64_t device = (s->ctx->host_unified ? 2 * run_bytes : 0) +
+                            (s->async_spill ? run_bytes : 0);
+    if (s->spilling || s->kept + bytes + device > s->keep_bytes) { /* spill */
+        s->spilling = 1;
         clsort_status st = CLSORT_OK;
         if (!s->dirs_checked) { /* a pipe's input: the first run that needs a file checks */
             s->dirs_checked = 1;
@@ -376,7 +476,7 @@ static clsort_status keep_run(stream *s, size_t n, cl_event done)
         if (st == CLSORT_OK)
             st = clsort_run_create(s->ctx, s->spec, next_dir(s), n, s->step, run);
         if (st == CLSORT_OK)
-            st = drain_run(s, n, done, run);
+            st = s->async_spill ? spill_async(s, run, n, done) : drain_run(s, n, done, run);
         s->st->runs_spilled++;
         s->st->temp_bytes += bytes;
         return st;
@@ -471,6 +571,10 @@ static clsort_status merge_level(stream *s, size_t *at)
 /* Merge the runs into the sink, a block at a time, after any levels the fan-in asks for. */
 static clsort_status merge_runs(stream *s)
 {
+    clsort_status js = spill_join(s);
+    clsort_stage_free(s->ctx, &s->sp.mem);
+    if (js != CLSORT_OK)
+        return js;
     cl_int err = s->fence ? clWaitForEvents(1, &s->fence) : CL_SUCCESS;
     if (err != CL_SUCCESS)
         return clsort_fail_cl(s->ctx, err, "downloading the sorted runs");
@@ -656,6 +760,8 @@ static clsort_status setup(stream *s)
 
 static void teardown(stream *s)
 {
+    spill_join(s);
+    clsort_stage_free(s->ctx, &s->sp.mem);
     double ms = 0;
     for (int i = 0; i < SLOTS; i++) {
         slot_wait(s, &s->slots[i], &ms);
@@ -740,6 +846,7 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
                  .rec_in = in->records && spec->value_size, .rec_out = out->records && spec->value_size,
                  .n_hint = in->n };
     resolve_settings(&s, settings);
+    s.async_spill = ctx->settings.spill_thread >= 0 ? ctx->settings.spill_thread : !ctx->host_unified;
     VALIDATE(ctx, s.set.fan_in >= 2);
     stats->memory_bytes = s.set.memory_bytes;
     if ((st = plan(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)

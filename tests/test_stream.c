@@ -246,10 +246,23 @@ static void test_callback_errors(void **state)
 
 /* Under a small memory budget: runs in temporary files (some kept in memory first), merged by
  * 1 to 3 threads, in levels when the fan-in is below the run count. */
+static void spill_cases(clsort_context *ctx);
+
+/* ... with run files written from the calling thread and from a thread of their own */
 static void test_spill(void **state)
 {
     (void)state;
-    clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
+    for (int thread = 0; thread < 2; thread++) {
+        setenv("CLSORT_SPILL_THREAD", thread ? "1" : "0", 1);
+        clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
+        unsetenv("CLSORT_SPILL_THREAD");
+        spill_cases(ctx);
+        clsort_close(&ctx);
+    }
+}
+
+static void spill_cases(clsort_context *ctx)
+{
     static const struct { uint64_t budget; unsigned threads, fan_in; } cases[] = {
         { 16 << 10, 1, 2 }, { 40 << 10, 2, 3 }, { 48 << 10, 3, 0 }, { 16 << 10, 2, 64 },
     };
@@ -298,7 +311,6 @@ static void test_spill(void **state)
     }
     free(k);
     free(out);
-    clsort_close(&ctx);
 }
 
 int main(void)

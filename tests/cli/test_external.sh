@@ -72,6 +72,9 @@ same_as_memory "i64 kv descending" -n 700k --type i64 --kv --value-size 8 -- --t
     --value-size 8 --desc
 same_as_memory "f64 values" -n 700k --type f64 -- --type f64 --value-size 8 --values
 same_as_memory "u32 sorted" -n 2M --type u32 --dist sorted -- --type u32 --algo radix4
+export CLSORT_SPILL_THREAD=1 # as on a GPU: each run downloaded whole, written by a thread
+same_as_memory "u64 kv, run files written by a thread" -n 1M --type u64 --kv -- --type u64 --kv
+unset CLSORT_SPILL_THREAD
 
 # the budget holds: peak resident memory within -S plus 64 MiB
 "$CLSORT" gen -n 16M --type u32 -o big.bin -f || exit 2
