@@ -407,8 +407,7 @@ typedef struct clsort_stream_settings {
      *  unlinked as soon as they are created): they go with the process, however it ends. */
     const char *const *temp_dirs;
     size_t n_temp_dirs;
-    /** Threads merging runs on the host; 0: one per online processor but one (the calling thread
-     *  writes), at least 1, at most 16. */
+    /** Threads merging runs on the host; 0: one per online processor, at most 16. */
     unsigned threads;
     /** Runs merged at once (2 or more); with more runs, groups are merged into longer runs first.
      *  0: 64. */

@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CLSORT_DETAIL_MAX 8192
 #define CLSORT_MAX_PROGRAMS 32
@@ -338,6 +339,26 @@ unsigned clsort_key_width(clsort_key_type t); /* 32 or 64 bits */
 #define clsort_key_size(t) (clsort_key_width(t) / 8)
 /* The bit range that decides the order, end_bit 0 resolved to the width. */
 void clsort_key_range(const clsort_spec *spec, unsigned *begin, unsigned *end);
+/* clsort_key_order() taken apart once per spec, for loops over many keys (merges, checks). */
+typedef struct clsort_key_recipe {
+    int wide, is_float;
+    uint64_t sign, ones, flip, mask;
+} clsort_key_recipe;
+void clsort_key_recipe_init(const clsort_spec *spec, clsort_key_recipe *r);
+static inline uint64_t clsort_key_recipe_order(const clsort_key_recipe *r, const void *key)
+{
+    uint64_t k;
+    if (r->wide) {
+        memcpy(&k, key, 8);
+    } else {
+        uint32_t k32;
+        memcpy(&k32, key, 4);
+        k = k32;
+    }
+    if (r->is_float) /* IEEE total order: negatives reversed below the positives */
+        k = (k & r->sign) ? (~k & r->ones) : (k | r->sign);
+    return (k ^ r->flip) & r->mask;
+}
 int clsort_key_full_range(const clsort_spec *spec);
 /* Length of the runs sorted independently: spec->segment, or n for a whole array. */
 size_t clsort_segment_length(const clsort_spec *spec, size_t n);

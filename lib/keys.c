@@ -62,34 +62,25 @@ void clsort_key_range(const clsort_spec *spec, unsigned *begin, unsigned *end)
 }
 
 /* The host's copy of the mapping in cl/common.cl (key_to_bits), with the order and the range mask. */
-uint64_t clsort_key_order(const clsort_spec *spec, const void *key)
+void clsort_key_recipe_init(const clsort_spec *spec, clsort_key_recipe *r)
 {
     const unsigned w = clsort_key_width(spec->key_type);
-    const uint64_t sign = 1ull << (w - 1), ones = w == 64 ? ~0ull : 0xffffffffull;
-    uint64_t k;
-    if (w == 64) {
-        memcpy(&k, key, 8);
-    } else {
-        uint32_t k32;
-        memcpy(&k32, key, 4);
-        k = k32;
-    }
-    switch (key_kind(spec->key_type)) {
-    case 1:
-        k ^= sign;
-        break;
-    case 2:
-        k = (k & sign) ? (~k & ones) : (k | sign);
-        break;
-    default:
-        break;
-    }
-    if (spec->descending)
-        k = ~k & ones;
+    const int kind = (int)key_kind(spec->key_type);
     unsigned begin, end;
     clsort_key_range(spec, &begin, &end);
-    const uint64_t mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
-    return k & mask;
+    r->wide = w == 64;
+    r->is_float = kind == 2;
+    r->sign = 1ull << (w - 1);
+    r->ones = w == 64 ? ~0ull : 0xffffffffull;
+    r->flip = (kind == 1 ? r->sign : 0) ^ (spec->descending ? r->ones : 0);
+    r->mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
+}
+
+uint64_t clsort_key_order(const clsort_spec *spec, const void *key)
+{
+    clsort_key_recipe r;
+    clsort_key_recipe_init(spec, &r);
+    return clsort_key_recipe_order(&r, key);
 }
 
 int clsort_key_full_range(const clsort_spec *spec)

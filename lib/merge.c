@@ -4,6 +4,7 @@
  * Calls: keys.c (clsort_key_order, key sizes).
  */
 #include "merge.h"
+#include "internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ static void sift_down(head *h, size_t count, size_t i)
 
 struct clsort_merger {
     const clsort_spec *spec;
+    clsort_key_recipe key;
     const clsort_merge_run *runs;
     size_t ks, vs, count; /* count: runs not yet used up, heads in h */
     head h[];
@@ -49,10 +51,12 @@ clsort_merger *clsort_merger_open(const clsort_spec *spec, const clsort_merge_ru
     clsort_merger *m = malloc(sizeof *m + (k ? k : 1) * sizeof(head));
     if (!m)
         return NULL;
-    *m = (clsort_merger){ spec, runs, clsort_key_type_size(spec->key_type), spec->value_size, 0 };
+    *m = (clsort_merger){ .spec = spec, .runs = runs, .ks = clsort_key_type_size(spec->key_type),
+                          .vs = spec->value_size };
+    clsort_key_recipe_init(spec, &m->key);
     for (size_t r = 0; r < k; r++)
         if (runs[r].n)
-            m->h[m->count++] = (head){ clsort_key_order(spec, runs[r].keys), r, 0 };
+            m->h[m->count++] = (head){ clsort_key_recipe_order(&m->key, runs[r].keys), r, 0 };
     for (size_t i = m->count / 2; i-- > 0;)
         sift_down(m->h, m->count, i);
     return m;
@@ -82,7 +86,8 @@ size_t clsort_merger_next_strided(clsort_merger *m, void *out_keys, size_t key_s
         if (vs)
             copy(ov + i * value_stride, (const unsigned char *)run->values + top->pos * vs, vs);
         if (++top->pos < run->n)
-            top->order = clsort_key_order(m->spec, (const unsigned char *)run->keys + top->pos * ks);
+            top->order = clsort_key_recipe_order(&m->key,
+                                                 (const unsigned char *)run->keys + top->pos * ks);
         else
             h[0] = h[--m->count];
         sift_down(h, m->count, 0);

@@ -37,9 +37,11 @@ clsort_status clsort_run_append(clsort_context *ctx, const clsort_spec *spec, cl
     const size_t ks = clsort_key_type_size(spec->key_type), vs = spec->value_size;
     const uint64_t size = run->values_at + (uint64_t)run->n * vs;
     const unsigned char *k = keys;
+    clsort_key_recipe key;
+    clsort_key_recipe_init(spec, &key);
     for (size_t p = (run->written + run->step - 1) / run->step * run->step; p < run->written + m;
          p += run->step)
-        run->index[p / run->step] = clsort_key_order(spec, k + (p - run->written) * ks);
+        run->index[p / run->step] = clsort_key_recipe_order(&key, k + (p - run->written) * ks);
     clsort_status st = clsort_runfile_write(ctx, &run->file, keys, m * ks,
                                             (uint64_t)run->written * ks, size,
                                             more + (uint64_t)m * vs);
@@ -69,12 +71,13 @@ typedef struct merge_job {
     clsort_run *runs;
     size_t k, ks, vs, block;
     unsigned char *probe; /* one index stretch of keys, for exact cuts */
+    clsort_key_recipe key;
     size_t *up;           /* per run: the exact count up to the cut's order */
 } merge_job;
 
 static uint64_t order_at(const merge_job *j, const unsigned char *keys, size_t i)
 {
-    return clsort_key_order(j->spec, keys + i * j->ks);
+    return clsort_key_recipe_order(&j->key, keys + i * j->ks);
 }
 
 /* First position in keys[lo, hi) whose order is > v (upper) or >= v (lower); hi when none. */
@@ -324,9 +327,11 @@ static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_
 clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
                                 size_t k, unsigned threads, size_t block, const clsort_sink *out)
 {
-    merge_job j = { ctx, spec, runs, k, clsort_key_type_size(spec->key_type), spec->value_size,
-                    block ? block : 1, NULL, NULL };
+    merge_job j = { .ctx = ctx, .spec = spec, .runs = runs, .k = k,
+                    .ks = clsort_key_type_size(spec->key_type), .vs = spec->value_size,
+                    .block = block ? block : 1 };
     const int joined = out->records && j.vs;
+    clsort_key_recipe_init(spec, &j.key);
     size_t step = 1;
     int files = 0;
     for (size_t r = 0; r < k; r++)

@@ -615,8 +615,8 @@ static void resolve_settings(stream *s, const clsort_stream_settings *given)
         s->set.temp_dirs = s->dir0;
         s->set.n_temp_dirs = 1;
     }
-    if (!s->set.threads) { /* one processor stays for the calling thread, which writes */
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+    if (!s->set.threads) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         s->set.threads = cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
     }
     if (!s->set.fan_in)
