@@ -205,7 +205,8 @@ typedef struct worker {
     size_t err_run;
     size_t *lo, *hi;            /* the block: records [lo, hi) of each run */
     clsort_merge_run *pieces;
-    unsigned char *in_keys, *in_values; /* file runs' pieces, read here */
+    unsigned char *in_keys, *in_values; /* file runs' pieces, read here; then a merge level's */
+    unsigned char *tmp_keys, *tmp_values; /* the other buffer of the merge levels */
     unsigned char *out_keys, *out_values;
     size_t key_stride, value_stride, count;
 } worker;
@@ -216,7 +217,103 @@ typedef struct pool {
     int quit;
 } pool;
 
-/* Merge one block: read the pieces that are in files, then the heap merge. */
+/* One key or value: the common sizes as fixed-size copies the compiler inlines. */
+static inline void copy(unsigned char *dst, const unsigned char *src, size_t size)
+{
+    switch (size) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    default: memcpy(dst, src, size); break;
+    }
+}
+
+/* Two sorted pieces into one, a's record first on equal keys (stable). The choice is a select,
+ * not a branch, so that random keys cost no mispredictions; ks is a constant where inlined. */
+static inline __attribute__((always_inline)) void
+merge2_body(const clsort_key_recipe *kr, const size_t ks, const size_t vs, const clsort_merge_run *a,
+            const clsort_merge_run *b, unsigned char *ok, size_t kst, unsigned char *ov, size_t vst)
+{
+    const unsigned char *ak = a->keys, *bk = b->keys, *av = a->values, *bv = b->values;
+    const size_t an = a->n, bn = b->n;
+    size_t i = 0, j = 0, o = 0;
+    while (i < an && j < bn) {
+        const uint64_t oa = clsort_key_recipe_order(kr, ak + i * ks);
+        const uint64_t ob = clsort_key_recipe_order(kr, bk + j * ks);
+        const size_t tb = ob < oa;
+        copy(ok + o * kst, tb ? bk + j * ks : ak + i * ks, ks);
+        if (vs)
+            copy(ov + o * vst, tb ? bv + j * vs : av + i * vs, vs);
+        i += 1 - tb;
+        j += tb;
+        o++;
+    }
+    for (; i < an; i++, o++) {
+        copy(ok + o * kst, ak + i * ks, ks);
+        if (vs)
+            copy(ov + o * vst, av + i * vs, vs);
+    }
+    for (; j < bn; j++, o++) {
+        copy(ok + o * kst, bk + j * ks, ks);
+        if (vs)
+            copy(ov + o * vst, bv + j * vs, vs);
+    }
+}
+
+static void merge2(const merge_job *j, const clsort_merge_run *a, const clsort_merge_run *b,
+                   unsigned char *ok, size_t kst, unsigned char *ov, size_t vst)
+{
+    if (j->ks == 4)
+        merge2_body(&j->key, 4, j->vs, a, b, ok, kst, ov, vst);
+    else
+        merge2_body(&j->key, 8, j->vs, a, b, ok, kst, ov, vst);
+}
+
+/* The block's pieces merged in pairs, level by level (neighbours, so that the earlier run's records
+ * stay first), between the worker's two scratch buffers; the last level writes the output. */
+static void merge_pieces(worker *w)
+{
+    merge_job *j = w->job;
+    const size_t ks = j->ks, vs = j->vs;
+    clsort_merge_run *p = w->pieces;
+    size_t np = 0, total = 0;
+    for (size_t r = 0; r < j->k; r++)
+        if (p[r].n) {
+            total += p[r].n;
+            p[np++] = p[r];
+        }
+    unsigned char *bk[2] = { w->tmp_keys, w->in_keys }, *bv[2] = { w->tmp_values, w->in_values };
+    for (int level = 0; np > 2; level++) {
+        unsigned char *dk = bk[level & 1], *dv = bv[level & 1];
+        size_t off = 0, q = 0;
+        for (size_t i = 0; i < np; i += 2) {
+            clsort_merge_run out = { dk + off * ks, vs ? dv + off * vs : NULL, p[i].n };
+            if (i + 1 < np) {
+                merge2(j, &p[i], &p[i + 1], dk + off * ks, ks, vs ? dv + off * vs : NULL, vs);
+                out.n += p[i + 1].n;
+            } else { /* the odd one out moves on as it is */
+                memcpy(dk + off * ks, p[i].keys, p[i].n * ks);
+                if (vs)
+                    memcpy(dv + off * vs, p[i].values, p[i].n * vs);
+            }
+            off += out.n;
+            p[q++] = out;
+        }
+        np = q;
+    }
+    if (np == 2) {
+        merge2(j, &p[0], &p[1], w->out_keys, w->key_stride, w->out_values, w->value_stride);
+    } else if (np == 1) {
+        const unsigned char *k = p[0].keys, *v = p[0].values;
+        for (size_t i = 0; i < p[0].n; i++) {
+            copy(w->out_keys + i * w->key_stride, k + i * ks, ks);
+            if (vs)
+                copy(w->out_values + i * w->value_stride, v + i * vs, vs);
+        }
+    }
+    w->count = total;
+}
+
+/* Merge one block: read the pieces that are in files, then merge them in pairs. */
 static void merge_block(worker *w)
 {
     merge_job *j = w->job;
@@ -242,15 +339,7 @@ static void merge_block(worker *w)
         w->pieces[r] = (clsort_merge_run){ k, v, m };
         off += m;
     }
-    clsort_merger *m = clsort_merger_open(j->spec, w->pieces, j->k);
-    if (!m) {
-        w->err = ENOMEM;
-        w->err_run = SIZE_MAX;
-        return;
-    }
-    w->count = clsort_merger_next_strided(m, w->out_keys, w->key_stride, w->out_values,
-                                          w->value_stride, j->block);
-    clsort_merger_close(&m);
+    merge_pieces(w);
 }
 
 static void *worker_main(void *arg)
@@ -282,16 +371,17 @@ static int worker_alloc(worker *w, merge_job *j, int files, int joined)
     w->lo = calloc(j->k, sizeof *w->lo);
     w->hi = calloc(j->k, sizeof *w->hi);
     w->pieces = calloc(j->k, sizeof *w->pieces);
-    if (files) {
-        w->in_keys = malloc(j->block * j->ks);
-        w->in_values = j->vs ? malloc(j->block * j->vs) : NULL;
-    }
+    (void)files;
+    w->in_keys = malloc(j->block * j->ks);
+    w->in_values = j->vs ? malloc(j->block * j->vs) : NULL;
+    w->tmp_keys = malloc(j->block * j->ks);
+    w->tmp_values = j->vs ? malloc(j->block * j->vs) : NULL;
     w->out_keys = malloc(j->block * (joined ? rs : j->ks));
     w->out_values = joined ? w->out_keys + j->ks : j->vs ? malloc(j->block * j->vs) : NULL;
     w->key_stride = joined ? rs : j->ks;
     w->value_stride = joined ? rs : j->vs;
-    return w->lo && w->hi && w->pieces && (!files || (w->in_keys && (!j->vs || w->in_values))) &&
-           w->out_keys && (!j->vs || w->out_values);
+    return w->lo && w->hi && w->pieces && w->in_keys && (!j->vs || w->in_values) &&
+           w->tmp_keys && (!j->vs || w->tmp_values) && w->out_keys && (!j->vs || w->out_values);
 }
 
 static void worker_free(worker *w, int joined)
@@ -301,6 +391,8 @@ static void worker_free(worker *w, int joined)
     free(w->pieces);
     free(w->in_keys);
     free(w->in_values);
+    free(w->tmp_keys);
+    free(w->tmp_values);
     free(w->out_keys);
     if (!joined)
         free(w->out_values);

@@ -33,8 +33,7 @@ void clsort_run_free(clsort_run *run);
 
 /* Merge runs[0..k) into out->write (joined records when out->records and the spec has values), in
  * blocks of at most block records merged by `threads` threads while the calling thread writes the
- * blocks before, in order. Memory: threads x block records of output, and as much again of input
- * when a run is in a file. A write that fails returns CLSORT_ERROR_IO and leaves the detail to the
+ * blocks before, in order. Memory: threads x 3 x block records (input, a merge level, output). A write that fails returns CLSORT_ERROR_IO and leaves the detail to the
  * writer. */
 clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
                                 size_t k, unsigned threads, size_t block, const clsort_sink *out);

@@ -643,8 +643,9 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
                            "a memory budget of %llu bytes is too small: the staging buffers alone "
                            "take %llu", (unsigned long long)budget, (unsigned long long)staging);
     s->data_bytes = budget - staging;
-    /* merge blocks: each thread holds one of input and one of output, at most 32 MiB each */
-    uint64_t per = s->data_bytes / 2 / (2 * (uint64_t)s->set.threads);
+    /* merge blocks: each thread holds three (input and level, the other level, output), at most
+     * 32 MiB each */
+    uint64_t per = s->data_bytes / 2 / (3 * (uint64_t)s->set.threads);
     if (per > (32u << 20))
         per = 32u << 20;
     s->block = per / rs ? (size_t)(per / rs) : 1;
@@ -652,7 +653,7 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
     s->step = s->block / (4 * (size_t)s->set.fan_in);
     if (s->step < 1)
         s->step = 1;
-    const uint64_t merge_bytes = 2 * (uint64_t)s->set.threads * s->block * rs;
+    const uint64_t merge_bytes = 3 * (uint64_t)s->set.threads * s->block * rs;
     s->keep_bytes = s->data_bytes > merge_bytes ? s->data_bytes - merge_bytes : 0;
     const uint64_t device_share = s->ctx->host_unified ? 2 : 1;
     const uint64_t run_cap = s->data_bytes / (device_share * rs);
