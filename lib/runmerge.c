@@ -5,7 +5,7 @@
  * the records equal to v, a count taken in run order (so the merge stays stable): cut() finds the
  * smallest v whose records up to v reach the block from the runs' sparse indexes alone, then reads
  * one short stretch per run to place the cut exactly. Each block's pieces (one contiguous range per
- * run) are merged by a worker thread (merge.c's heap) into its own buffer; the calling thread cuts
+ * run) are merged by a worker thread, in pairs level by level, into its own buffer; the calling thread cuts
  * the next block and writes the finished ones in order, so the writes overlap the merging.
  * Calls: merge.c, runfile.c, keys.c (clsort_key_order), status.c.
  */
