@@ -2,8 +2,10 @@
  * Internal declarations of libclsort. Its layers, top down (calls flow downwards only; the sections
  * below go bottom up):
  *   entry points   api.c (sorts, specs), context.c (open/close)
- *   host runs      chunk.c (bigger than the device: runs + merge.c), run.c (one device sort of
- *                  host arrays: upload, dispatch, read back)
+ *   host runs      stream.c (callbacks to callbacks; spill.c: runs in memory or in files,
+ *                  runmerge.c: their parallel merge, runfile.c: temporary files), chunk.c (bigger
+ *                  than the device: runs + merge.c), run.c (one device sort of host arrays: upload,
+ *                  dispatch, read back)
  *   dispatch       dispatch.c: the table of algorithm families and their names, `auto`, checks,
  *                  the chain's ends
  *   families       radix.c (+ radix_shape.c, radix_onesweep.c, radix_rts.c; radix.h), bitonic.c,

@@ -1,0 +1,291 @@
+/*
+ * The runs of clsort_sort_stream() when there is more than one: each kept in host memory while the
+ * budget allows, else written to a nameless run file (from a thread of its own where the device has
+ * memory of its own, so the next run is read meanwhile); then merged into the sink by runmerge.c,
+ * after levels that bring the count down to the fan-in.
+ * Calls: drain.c (the drain, the sink, progress), runmerge.c, runfile.c, stage.c, status.c.
+ */
+#include "stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A new slot at the end of the run list. */
+static clsort_run *new_run(stream *s)
+{
+    if (s->n_runs == s->runs_cap) {
+        size_t cap = s->runs_cap ? 2 * s->runs_cap : 8;
+        clsort_run *r = realloc(s->runs, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        s->runs = r;
+        s->runs_cap = cap;
+    }
+    clsort_run *run = &s->runs[s->n_runs++];
+    memset(run, 0, sizeof *run);
+    run->file.fd = -1;
+    return run;
+}
+
+/* The directory for the next run file (they are used in turn). */
+static const char *next_dir(stream *s)
+{
+    return s->set.temp_dirs[s->next_dir++ % s->set.n_temp_dirs];
+}
+
+static void *spiller_main(void *arg)
+{
+    spiller *sp = arg;
+    cl_int err = clWaitForEvents(1, &sp->ready);
+    const double t = clsort_now_ms();
+    if (err != CL_SUCCESS) {
+        sp->st = clsort_fail_cl(sp->ctx, err, "downloading a sorted run");
+    } else {
+        const size_t ks = clsort_key_type_size(sp->spec->key_type);
+        sp->st = clsort_run_append(sp->ctx, sp->spec, &sp->run, sp->mem.host,
+                                   sp->spec->value_size ? sp->mem.host + sp->n * ks : NULL, sp->n,
+                                   sp->more);
+    }
+    sp->ms = clsort_now_ms() - t;
+    return NULL;
+}
+
+/* Wait for the spiller's run to be in its file; its status. */
+clsort_status clsort_stream_spill_join(stream *s)
+{
+    spiller *sp = &s->sp;
+    if (!sp->active)
+        return CLSORT_OK;
+    pthread_join(sp->thread, NULL);
+    sp->active = 0;
+    release_event(&sp->ready);
+    s->runs[sp->index] = sp->run;
+    s->st->spill_ms += sp->ms;
+    return sp->st;
+}
+
+/* Hand the sorted run in the device buffers to the spiller: downloaded whole behind the sort (the
+ * next run's uploads wait for it), then written by the thread while the next run is read. */
+static clsort_status spill_async(stream *s, clsort_run *run, size_t n, cl_event done)
+{
+    spiller *sp = &s->sp;
+    clsort_status st = clsort_stream_spill_join(s);
+    const size_t rs = s->ks + s->vs;
+    if (st == CLSORT_OK && !sp->mem.host)
+        st = clsort_stage_alloc(s->ctx, &sp->mem, s->run_limit * rs);
+    if (st != CLSORT_OK)
+        return st;
+    cl_event ev[2] = { NULL, NULL };
+    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, sp->mem.host, 1,
+                                     &done, &ev[0]);
+    if (err == CL_SUCCESS && s->vs)
+        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs,
+                                  sp->mem.host + n * s->ks, 1, &done, &ev[1]);
+    release_event(&s->fence);
+    if (err == CL_SUCCESS)
+        err = clEnqueueMarkerWithWaitList(s->ctx->queue, s->vs ? 2 : 1, ev, &s->fence);
+    release_event(&ev[0]);
+    release_event(&ev[1]);
+    if (err == CL_SUCCESS)
+        err = clFlush(s->ctx->queue);
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(s->ctx, err, "downloading a sorted run");
+    clRetainEvent(s->fence);
+    sp->ready = s->fence;
+    sp->index = (size_t)(run - s->runs);
+    sp->run = *run;
+    sp->n = n;
+    sp->ctx = s->ctx;
+    sp->spec = s->spec;
+    sp->more = clsort_stream_spill_left(s, n);
+    sp->st = CLSORT_OK;
+    if (pthread_create(&sp->thread, NULL, spiller_main, sp) != 0) {
+        release_event(&sp->ready);
+        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "cannot start a thread");
+    }
+    sp->active = 1;
+    return CLSORT_OK;
+}
+
+/* Several runs: download this one into host memory of its own, behind the sort, when the budget
+ * has room; the next run's uploads wait for the download (s->fence). Else write it to a file. */
+clsort_status clsort_stream_keep_run(stream *s, size_t n, cl_event done)
+{
+    const uint64_t bytes = (uint64_t)n * (s->ks + s->vs);
+    clsort_run *run = new_run(s);
+    if (!run)
+        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    /* on a device that shares host memory, the device's run and its second buffer count too */
+    /* on a device that shares host memory, the device's run and its second buffer count too;
+     * elsewhere the spiller's run buffer is kept room for */
+    const uint64_t run_bytes = (uint64_t)s->run_limit * (s->ks + s->vs);
+    const uint64_t device = (s->ctx->host_unified ? 2 * run_bytes : 0) +
+                            (s->async_spill ? run_bytes : 0);
+    if (s->spilling || s->kept + bytes + device > s->keep_bytes) { /* spill */
+        s->spilling = 1;
+        clsort_status st = CLSORT_OK;
+        if (!s->dirs_checked) { /* a pipe's input: the first run that needs a file checks */
+            s->dirs_checked = 1;
+            st = clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, 0, bytes);
+        }
+        if (st == CLSORT_OK)
+            st = clsort_run_create(s->ctx, s->spec, next_dir(s), n, s->step, run);
+        if (st == CLSORT_OK)
+            st = s->async_spill ? spill_async(s, run, n, done) : clsort_stream_drain(s, n, done, run);
+        s->st->runs_spilled++;
+        s->st->temp_bytes += bytes;
+        return st;
+    }
+    run->n = n;
+    run->keys = malloc(n * s->ks);
+    run->values = s->vs ? malloc(n * s->vs) : NULL;
+    if (!run->keys || (s->vs && !run->values))
+        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "cannot hold a sorted run of %zu records in host memory", n);
+    s->kept += bytes;
+    cl_event ev[2] = { NULL, NULL };
+    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, run->keys, 1,
+                                     &done, &ev[0]);
+    if (err == CL_SUCCESS && s->vs)
+        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs, run->values, 1,
+                                  &done, &ev[1]);
+    release_event(&s->fence);
+    if (err == CL_SUCCESS)
+        err = clEnqueueMarkerWithWaitList(s->ctx->queue, s->vs ? 2 : 1, ev, &s->fence);
+    release_event(&ev[0]);
+    release_event(&ev[1]);
+    return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "downloading a sorted run");
+}
+
+/* The merge writes to the sink through here (write time and progress). */
+static int merge_sink(void *user, const void *keys, const void *values, size_t m)
+{
+    stream *s = user;
+    clsort_status st = clsort_stream_sink(s, keys, values, m);
+    s->st->n += m;
+    clsort_stream_progress(s, "output", s->st->n, s->total, 0);
+    return st != CLSORT_OK;
+}
+
+typedef struct level_out {
+    stream *s;
+    clsort_run *run;
+} level_out;
+
+/* ... and a merge level to a new run file through here. */
+static int level_sink(void *user, const void *keys, const void *values, size_t m)
+{
+    level_out *o = user;
+    stream *s = o->s;
+    const double t = clsort_now_ms();
+    clsort_status st = clsort_run_append(s->ctx, s->spec, o->run, keys, values, m, 0);
+    s->st->spill_ms += clsort_now_ms() - t;
+    s->st->temp_bytes += (uint64_t)m * (s->ks + s->vs);
+    clsort_stream_progress(s, "merge", o->run->written, o->run->n, 0);
+    return st != CLSORT_OK;
+}
+
+/* More runs than the fan-in: merge g consecutive runs, from *at, into one run file in their place
+ * (consecutive, so that equal keys keep the input's order), as few as bring the count down to the
+ * fan-in; *at moves on past the new run, so each pass merges the shortest runs first. */
+static size_t level_group(size_t count, size_t fan, size_t *at)
+{
+    const size_t g = count - fan + 1 < fan ? count - fan + 1 : fan;
+    if (*at + g > count)
+        *at = 0;
+    return g;
+}
+
+static clsort_status merge_level(stream *s, size_t *at)
+{
+    const size_t g = level_group(s->n_runs, s->set.fan_in, at);
+    clsort_run *first = s->runs + *at;
+    size_t n = 0;
+    for (size_t r = 0; r < g; r++)
+        n += first[r].n;
+    clsort_run merged;
+    clsort_status st = clsort_run_create(s->ctx, s->spec, next_dir(s), n, s->step, &merged);
+    level_out o = { s, &merged };
+    const clsort_sink out = { level_sink, &o, 0 };
+    clsort_stream_progress(s, "merge", 0, n, 1);
+    if (st == CLSORT_OK)
+        st = clsort_runs_merge(s->ctx, s->spec, first, g, s->set.threads, s->block, &out);
+    for (size_t r = 0; r < g; r++) {
+        if (first[r].keys)
+            s->kept -= (uint64_t)first[r].n * (s->ks + s->vs);
+        clsort_run_free(&first[r]);
+    }
+    first[0] = merged; /* freed with the others, also after an error */
+    memmove(first + 1, first + g, (s->n_runs - *at - g) * sizeof *first);
+    s->n_runs -= g - 1;
+    *at += 1;
+    s->st->merge_levels++;
+    return st;
+}
+
+/* Merge the runs into the sink, a block at a time, after any levels the fan-in asks for. */
+clsort_status clsort_stream_merge_runs(stream *s)
+{
+    clsort_status js = clsort_stream_spill_join(s);
+    clsort_stage_free(s->ctx, &s->sp.mem);
+    if (js != CLSORT_OK)
+        return js;
+    cl_int err = s->fence ? clWaitForEvents(1, &s->fence) : CL_SUCCESS;
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(s->ctx, err, "downloading the sorted runs");
+    if (s->ctx->host_unified) { /* the device's buffers are host memory the merge may need */
+        cl_mem ms[] = { s->dk, s->dv };
+        clsort_release_mems(ms, 2);
+        s->dk = s->dv = NULL;
+        clsort_release_scratch(s->ctx);
+    }
+    const double t0 = clsort_now_ms(), w0 = s->st->write_ms + s->st->spill_ms;
+    clsort_status st = CLSORT_OK;
+    size_t at = 0;
+    while (st == CLSORT_OK && s->n_runs > s->set.fan_in)
+        st = merge_level(s, &at);
+    const clsort_sink out = { merge_sink, s, s->rec_out };
+    clsort_stream_progress(s, "output", 0, s->total, 1);
+    if (st == CLSORT_OK)
+        st = clsort_runs_merge(s->ctx, s->spec, s->runs, s->n_runs, s->set.threads, s->block, &out);
+    s->st->merge_ms = clsort_now_ms() - t0 - (s->st->write_ms + s->st->spill_ms - w0);
+    s->st->merge_threads = s->set.threads;
+    return st;
+}
+
+/* A known input that will need run files: the directories checked before anything is read, for
+ * the whole input (what memory keeps is not counted on) and the largest file a merge level makes. */
+clsort_status clsort_stream_plan_spill(stream *s)
+{
+    const uint64_t n = s->n_hint, rs = s->ks + s->vs;
+    const uint64_t device = s->ctx->host_unified ? 2 * (uint64_t)s->run_limit * rs : 0;
+    if (n == CLSORT_SIZE_UNKNOWN || n <= s->run_limit || s->spec->segment ||
+        n * rs + device <= s->keep_bytes)
+        return CLSORT_OK;
+    /* the levels clsort_stream_merge_runs() will make, on run sizes alone: the largest file they write */
+    size_t count = (size_t)((n + s->run_limit - 1) / s->run_limit);
+    uint64_t largest = (uint64_t)s->run_limit * rs;
+    const size_t fan = s->set.fan_in;
+    if (count > fan) {
+        uint64_t *size = malloc(count * sizeof *size);
+        if (!size)
+            return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+        for (size_t i = 0; i < count; i++)
+            size[i] = (uint64_t)s->run_limit * rs;
+        size_t at = 0;
+        while (count > fan) {
+            const size_t g = level_group(count, fan, &at);
+            uint64_t sum = 0;
+            for (size_t i = 0; i < g; i++)
+                sum += size[at + i];
+            size[at] = sum;
+            memmove(size + at + 1, size + at + g, (count - at - g) * sizeof *size);
+            count -= g - 1;
+            at++;
+            largest = sum > largest ? sum : largest;
+        }
+        free(size);
+    }
+    s->dirs_checked = 1;
+    return clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, n * rs, largest);
+}
