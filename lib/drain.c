@@ -42,14 +42,14 @@ static clsort_status download_chunk(stream *s, slot *sl, size_t at, size_t m, cl
                                     int joined)
 {
     if (joined) { /* joined on the device, then downloaded as records */
-        cl_event joined = NULL;
+        cl_event ev = NULL;
         clsort_status st = clsort_records_enqueue(s->ctx, &s->rec, 1, sl->drec, s->dk, s->dv, m,
-                                                  at, 1, &done, &joined);
+                                                  at, 1, &done, &ev);
         if (st != CLSORT_OK)
             return st;
         cl_int err = clEnqueueReadBuffer(s->ctx->queue, sl->drec, CL_FALSE, 0,
-                                         m * (s->ks + s->vs), sl->keys, 1, &joined, &sl->busy[0]);
-        sl->busy[1] = joined;
+                                         m * (s->ks + s->vs), sl->keys, 1, &ev, &sl->busy[0]);
+        sl->busy[1] = ev;
         return err == CL_SUCCESS ? CLSORT_OK
                                  : clsort_fail_cl(s->ctx, err, "clEnqueueReadBuffer(stream records)");
     }

@@ -1,7 +1,7 @@
 /*
  * K-way merge of sorted runs with a binary min-heap of run heads, keyed by (key order, run index)
  * so that equal keys leave in run order (stable). O(n log k) comparisons of cached 64-bit key orders.
- * Calls: keys.c (clsort_key_order, key sizes).
+ * Calls: keys.c (the key recipe, key sizes).
  */
 #include "merge.h"
 #include "internal.h"
@@ -38,83 +38,35 @@ static void sift_down(head *h, size_t count, size_t i)
     }
 }
 
-struct clsort_merger {
-    const clsort_spec *spec;
-    clsort_key_recipe key;
-    const clsort_merge_run *runs;
-    size_t ks, vs, count; /* count: runs not yet used up, heads in h */
-    head h[];
-};
-
-clsort_merger *clsort_merger_open(const clsort_spec *spec, const clsort_merge_run *runs, size_t k)
-{
-    clsort_merger *m = malloc(sizeof *m + (k ? k : 1) * sizeof(head));
-    if (!m)
-        return NULL;
-    *m = (clsort_merger){ .spec = spec, .runs = runs, .ks = clsort_key_type_size(spec->key_type),
-                          .vs = spec->value_size };
-    clsort_key_recipe_init(spec, &m->key);
-    for (size_t r = 0; r < k; r++)
-        if (runs[r].n)
-            m->h[m->count++] = (head){ clsort_key_recipe_order(&m->key, runs[r].keys), r, 0 };
-    for (size_t i = m->count / 2; i-- > 0;)
-        sift_down(m->h, m->count, i);
-    return m;
-}
-
-/* One key or value: the common sizes as fixed-size copies the compiler inlines. */
-static inline void copy(unsigned char *dst, const unsigned char *src, size_t size)
-{
-    switch (size) {
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    default: memcpy(dst, src, size); break;
-    }
-}
-
-size_t clsort_merger_next_strided(clsort_merger *m, void *out_keys, size_t key_stride,
-                                  void *out_values, size_t value_stride, size_t max)
-{
-    const size_t ks = m->ks, vs = m->vs;
-    unsigned char *ok = out_keys, *ov = out_values;
-    head *h = m->h;
-    size_t i = 0;
-    for (; i < max && m->count; i++) {
-        head *top = &h[0];
-        const clsort_merge_run *run = &m->runs[top->run];
-        copy(ok + i * key_stride, (const unsigned char *)run->keys + top->pos * ks, ks);
-        if (vs)
-            copy(ov + i * value_stride, (const unsigned char *)run->values + top->pos * vs, vs);
-        if (++top->pos < run->n)
-            top->order = clsort_key_recipe_order(&m->key,
-                                                 (const unsigned char *)run->keys + top->pos * ks);
-        else
-            h[0] = h[--m->count];
-        sift_down(h, m->count, 0);
-    }
-    return i;
-}
-
-size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, size_t max)
-{
-    return clsort_merger_next_strided(m, out_keys, m->ks, out_values, m->vs, max);
-}
-
-void clsort_merger_close(clsort_merger **m)
-{
-    if (m) {
-        free(*m);
-        *m = NULL;
-    }
-}
-
 int clsort_merge_runs(const clsort_spec *spec, const clsort_merge_run *runs, size_t k,
                       void *out_keys, void *out_values)
 {
-    clsort_merger *m = clsort_merger_open(spec, runs, k);
-    if (!m)
+    const size_t ks = clsort_key_type_size(spec->key_type), vs = spec->value_size;
+    head *h = malloc((k ? k : 1) * sizeof *h);
+    if (!h)
         return -1;
-    clsort_merger_next(m, out_keys, out_values, SIZE_MAX);
-    clsort_merger_close(&m);
+    clsort_key_recipe key;
+    clsort_key_recipe_init(spec, &key);
+    size_t count = 0;
+    for (size_t r = 0; r < k; r++)
+        if (runs[r].n)
+            h[count++] = (head){ clsort_key_recipe_order(&key, runs[r].keys), r, 0 };
+    for (size_t i = count / 2; i-- > 0;)
+        sift_down(h, count, i);
+    unsigned char *ok = out_keys, *ov = out_values;
+    for (size_t i = 0; count; i++) {
+        head *top = &h[0];
+        const clsort_merge_run *run = &runs[top->run];
+        memcpy(ok + i * ks, (const unsigned char *)run->keys + top->pos * ks, ks);
+        if (vs)
+            memcpy(ov + i * vs, (const unsigned char *)run->values + top->pos * vs, vs);
+        if (++top->pos < run->n)
+            top->order = clsort_key_recipe_order(&key,
+                                                 (const unsigned char *)run->keys + top->pos * ks);
+        else
+            h[0] = h[--count];
+        sift_down(h, count, 0);
+    }
+    free(h);
     return 0;
 }

@@ -1,6 +1,6 @@
 /*
- * K-way merge of sorted runs on the host (merge.c): for the chunked sort, and reusable by an
- * external sort. Records are fixed-size: a key of the spec's key type and spec->value_size bytes of
+ * K-way merge of sorted runs on the host (merge.c), for the chunked sort; clsort_merge_run also
+ * names the pieces runmerge.c merges. Records are fixed-size: a key of the spec's key type and spec->value_size bytes of
  * value, in separate key and value arrays. Keys compare by clsort_key_order(spec, key) (type, order and bit
  * range); the merge is stable: on equal keys the earlier run's record goes first. Not installed.
  */
@@ -21,17 +21,5 @@ typedef struct clsort_merge_run {
  * Returns 0, or -1 when the heap of k entries cannot be allocated (nothing is written then). */
 int clsort_merge_runs(const clsort_spec *spec, const clsort_merge_run *runs, size_t k,
                       void *out_keys, void *out_values);
-
-/* The same merge a block at a time, for output that streams: open (NULL when out of memory), then
- * next() writes up to max records and returns how many (0 once every run is used up). The runs must
- * stay valid until close(), which is NULL-safe and nulls the pointer. */
-typedef struct clsort_merger clsort_merger;
-clsort_merger *clsort_merger_open(const clsort_spec *spec, const clsort_merge_run *runs, size_t k);
-size_t clsort_merger_next(clsort_merger *m, void *out_keys, void *out_values, size_t max);
-/* The same, record i's key at out_keys + i * key_stride and its value at out_values + i *
- * value_stride (records joined: both strides the record size, out_values = out_keys + key size). */
-size_t clsort_merger_next_strided(clsort_merger *m, void *out_keys, size_t key_stride,
-                                  void *out_values, size_t value_stride, size_t max);
-void clsort_merger_close(clsort_merger **m);
 
 #endif

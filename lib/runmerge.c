@@ -12,7 +12,6 @@
 #include "runmerge.h"
 #include "merge.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +56,7 @@ void clsort_run_free(clsort_run *run)
     free(run->keys);
     free(run->values);
     free(run->index);
-    if (run->file.fd >= 0 || run->index) /* memory runs never opened one */
-        clsort_runfile_close(&run->file);
+    clsort_runfile_close(&run->file);
     memset(run, 0, sizeof *run);
     run->file.fd = -1;
 }
@@ -193,7 +191,7 @@ static clsort_status cut(merge_job *j, const size_t *cur, size_t *hi)
 
 /* ---- workers ---- */
 
-enum { IDLE, TASK, DONE, QUIT };
+enum { IDLE, TASK, DONE };
 
 typedef struct pool pool;
 
@@ -201,7 +199,7 @@ typedef struct worker {
     merge_job *job;
     pool *pool;
     pthread_t thread;
-    int started, state, err;    /* err: an errno value from reading a run file */
+    int started, state, err;    /* err: an errno value from reading run err_run's file */
     size_t err_run;
     size_t *lo, *hi;            /* the block: records [lo, hi) of each run */
     clsort_merge_run *pieces;
@@ -300,15 +298,10 @@ static void merge_pieces(worker *w)
         }
         np = q;
     }
-    if (np == 2) {
-        merge2(j, &p[0], &p[1], w->out_keys, w->key_stride, w->out_values, w->value_stride);
-    } else if (np == 1) {
-        const unsigned char *k = p[0].keys, *v = p[0].values;
-        for (size_t i = 0; i < p[0].n; i++) {
-            copy(w->out_keys + i * w->key_stride, k + i * ks, ks);
-            if (vs)
-                copy(w->out_values + i * w->value_stride, v + i * vs, vs);
-        }
+    if (np) { /* the last level, into the output: one piece is merged with none */
+        const clsort_merge_run none = { NULL, NULL, 0 };
+        merge2(j, &p[0], np == 2 ? &p[1] : &none, w->out_keys, w->key_stride, w->out_values,
+               w->value_stride);
     }
     w->count = total;
 }
@@ -364,14 +357,13 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* A worker's buffers: the block's bounds and pieces, file pieces, the output. */
-static int worker_alloc(worker *w, merge_job *j, int files, int joined)
+/* A worker's buffers: the block's bounds and pieces, two for the merge levels, the output. */
+static int worker_alloc(worker *w, merge_job *j, int joined)
 {
     const size_t rs = j->ks + j->vs;
     w->lo = calloc(j->k, sizeof *w->lo);
     w->hi = calloc(j->k, sizeof *w->hi);
     w->pieces = calloc(j->k, sizeof *w->pieces);
-    (void)files;
     w->in_keys = malloc(j->block * j->ks);
     w->in_values = j->vs ? malloc(j->block * j->vs) : NULL;
     w->tmp_keys = malloc(j->block * j->ks);
@@ -407,8 +399,6 @@ static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_
         pthread_cond_wait(&p->done, &p->lock);
     w->state = IDLE;
     pthread_mutex_unlock(&p->lock);
-    if (w->err == ENOMEM && w->err_run == SIZE_MAX)
-        return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     if (w->err)
         return clsort_runfile_read_failed(j->ctx, &j->runs[w->err_run].file, w->err);
     if (w->count && out->write(out->user, w->out_keys, joined ? NULL : w->out_values, w->count))
@@ -424,13 +414,10 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
                     .block = block ? block : 1 };
     const int joined = out->records && j.vs;
     clsort_key_recipe_init(spec, &j.key);
-    size_t step = 1;
-    int files = 0;
+    size_t step = 1; /* the longest index stretch a cut reads */
     for (size_t r = 0; r < k; r++)
-        if (!runs[r].keys) {
-            files = 1;
-            step = runs[r].step > step ? runs[r].step : step;
-        }
+        if (!runs[r].keys && runs[r].step > step)
+            step = runs[r].step;
     const unsigned nw = threads ? threads : 1;
     pool p = { .quit = 0 };
     pthread_mutex_init(&p.lock, NULL);
@@ -440,19 +427,20 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
     size_t *cur = calloc(k ? k : 1, sizeof *cur);
     j.probe = malloc(step * j.ks);
     j.up = calloc(k ? k : 1, sizeof *j.up);
-    clsort_status st = ws && cur && j.probe && j.up ? CLSORT_OK : CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+    clsort_status st = CLSORT_OK;
+    if (!ws || !cur || !j.probe || !j.up)
+        st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     for (unsigned i = 0; st == CLSORT_OK && i < nw; i++) {
         ws[i] = (worker){ .job = &j, .pool = &p, .state = IDLE };
-        if (!worker_alloc(&ws[i], &j, files, joined))
-            st = CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+        if (!worker_alloc(&ws[i], &j, joined))
+            st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                             "out of host memory for the merge buffers (%u x %zu records)", nw,
+                             j.block);
         else if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]) == 0)
             ws[i].started = 1;
         else
             st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "cannot start a merge thread");
     }
-    if (st == CLSORT_ERROR_OUT_OF_HOST_MEMORY && !clsort_error_detail(ctx)[0])
-        st = clsort_fail(ctx, st, "out of host memory for the merge buffers (%u x %zu records)",
-                         nw, j.block);
     /* cut blocks ahead while a worker is free; else write the oldest block */
     size_t assigned = 0, written = 0;
     while (st == CLSORT_OK) {

@@ -33,6 +33,32 @@ static const char *next_dir(stream *s)
     return s->set.temp_dirs[s->next_dir++ % s->set.n_temp_dirs];
 }
 
+/* The n sorted records in the device buffers to host memory, behind the sort; the next run's
+ * uploads wait for the download (s->fence). */
+static clsort_status download_run(stream *s, size_t n, cl_event done, void *keys, void *values)
+{
+    cl_event ev[2] = { NULL, NULL };
+    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, keys, 1, &done,
+                                     &ev[0]);
+    if (err == CL_SUCCESS && s->vs)
+        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs, values, 1, &done,
+                                  &ev[1]);
+    release_event(&s->fence);
+    if (err == CL_SUCCESS)
+        err = clEnqueueMarkerWithWaitList(s->ctx->queue, s->vs ? 2 : 1, ev, &s->fence);
+    release_event(&ev[0]);
+    release_event(&ev[1]);
+    return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "downloading a sorted run");
+}
+
+/* Host memory a run needs besides the kept runs, while runs are sorted: on a device that shares
+ * host memory, the device's run and its second buffer; with the spiller, its run buffer. */
+static uint64_t run_overhead(const stream *s)
+{
+    const uint64_t run_bytes = (uint64_t)s->run_limit * (s->ks + s->vs);
+    return (s->ctx->host_unified ? 2 * run_bytes : 0) + (s->async_spill ? run_bytes : 0);
+}
+
 static void *spiller_main(void *arg)
 {
     spiller *sp = arg;
@@ -75,21 +101,11 @@ static clsort_status spill_async(stream *s, clsort_run *run, size_t n, cl_event 
         st = clsort_stage_alloc(s->ctx, &sp->mem, s->run_limit * rs);
     if (st != CLSORT_OK)
         return st;
-    cl_event ev[2] = { NULL, NULL };
-    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, sp->mem.host, 1,
-                                     &done, &ev[0]);
-    if (err == CL_SUCCESS && s->vs)
-        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs,
-                                  sp->mem.host + n * s->ks, 1, &done, &ev[1]);
-    release_event(&s->fence);
-    if (err == CL_SUCCESS)
-        err = clEnqueueMarkerWithWaitList(s->ctx->queue, s->vs ? 2 : 1, ev, &s->fence);
-    release_event(&ev[0]);
-    release_event(&ev[1]);
-    if (err == CL_SUCCESS)
-        err = clFlush(s->ctx->queue);
+    if ((st = download_run(s, n, done, sp->mem.host, sp->mem.host + n * s->ks)) != CLSORT_OK)
+        return st;
+    cl_int err = clFlush(s->ctx->queue); /* the thread waits for the download: it must start */
     if (err != CL_SUCCESS)
-        return clsort_fail_cl(s->ctx, err, "downloading a sorted run");
+        return clsort_fail_cl(s->ctx, err, "clFlush");
     clRetainEvent(s->fence);
     sp->ready = s->fence;
     sp->index = (size_t)(run - s->runs);
@@ -107,21 +123,15 @@ static clsort_status spill_async(stream *s, clsort_run *run, size_t n, cl_event 
     return CLSORT_OK;
 }
 
-/* Several runs: download this one into host memory of its own, behind the sort, when the budget
- * has room; the next run's uploads wait for the download (s->fence). Else write it to a file. */
+/* Several runs: this one downloaded into host memory of its own when the budget has room, else
+ * written to a file (and so are the later ones). */
 clsort_status clsort_stream_keep_run(stream *s, size_t n, cl_event done)
 {
     const uint64_t bytes = (uint64_t)n * (s->ks + s->vs);
     clsort_run *run = new_run(s);
     if (!run)
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    /* on a device that shares host memory, the device's run and its second buffer count too */
-    /* on a device that shares host memory, the device's run and its second buffer count too;
-     * elsewhere the spiller's run buffer is kept room for */
-    const uint64_t run_bytes = (uint64_t)s->run_limit * (s->ks + s->vs);
-    const uint64_t device = (s->ctx->host_unified ? 2 * run_bytes : 0) +
-                            (s->async_spill ? run_bytes : 0);
-    if (s->spilling || s->kept + bytes + device > s->keep_bytes) { /* spill */
+    if (s->spilling || s->kept + bytes + run_overhead(s) > s->keep_bytes) { /* spill */
         s->spilling = 1;
         clsort_status st = CLSORT_OK;
         if (!s->dirs_checked) { /* a pipe's input: the first run that needs a file checks */
@@ -143,18 +153,7 @@ clsort_status clsort_stream_keep_run(stream *s, size_t n, cl_event done)
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "cannot hold a sorted run of %zu records in host memory", n);
     s->kept += bytes;
-    cl_event ev[2] = { NULL, NULL };
-    cl_int err = clEnqueueReadBuffer(s->ctx->queue, s->dk, CL_FALSE, 0, n * s->ks, run->keys, 1,
-                                     &done, &ev[0]);
-    if (err == CL_SUCCESS && s->vs)
-        err = clEnqueueReadBuffer(s->ctx->queue, s->dv, CL_FALSE, 0, n * s->vs, run->values, 1,
-                                  &done, &ev[1]);
-    release_event(&s->fence);
-    if (err == CL_SUCCESS)
-        err = clEnqueueMarkerWithWaitList(s->ctx->queue, s->vs ? 2 : 1, ev, &s->fence);
-    release_event(&ev[0]);
-    release_event(&ev[1]);
-    return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "downloading a sorted run");
+    return download_run(s, n, done, run->keys, run->values);
 }
 
 /* The merge writes to the sink through here (write time and progress). */
@@ -258,9 +257,8 @@ clsort_status clsort_stream_merge_runs(stream *s)
 clsort_status clsort_stream_plan_spill(stream *s)
 {
     const uint64_t n = s->n_hint, rs = s->ks + s->vs;
-    const uint64_t device = s->ctx->host_unified ? 2 * (uint64_t)s->run_limit * rs : 0;
     if (n == CLSORT_SIZE_UNKNOWN || n <= s->run_limit || s->spec->segment ||
-        n * rs + device <= s->keep_bytes)
+        n * rs + run_overhead(s) <= s->keep_bytes)
         return CLSORT_OK;
     /* the levels clsort_stream_merge_runs() will make, on run sizes alone: the largest file they write */
     size_t count = (size_t)((n + s->run_limit - 1) / s->run_limit);

@@ -221,10 +221,10 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
         return clsort_fail(s->ctx, CLSORT_ERROR_TOO_LARGE,
                            "a memory budget of %llu bytes is too small: the staging buffers alone "
                            "take %llu", (unsigned long long)budget, (unsigned long long)staging);
-    s->data_bytes = budget - staging;
+    const uint64_t data_bytes = budget - staging; /* for records, besides the staging */
     /* merge blocks: each thread holds three (input and level, the other level, output), at most
      * 32 MiB each */
-    uint64_t per = s->data_bytes / 2 / (3 * (uint64_t)s->set.threads);
+    uint64_t per = data_bytes / 2 / (3 * (uint64_t)s->set.threads);
     if (per > (32u << 20))
         per = 32u << 20;
     s->block = per / rs ? (size_t)(per / rs) : 1;
@@ -233,9 +233,9 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
     if (s->step < 1)
         s->step = 1;
     const uint64_t merge_bytes = 3 * (uint64_t)s->set.threads * s->block * rs;
-    s->keep_bytes = s->data_bytes > merge_bytes ? s->data_bytes - merge_bytes : 0;
+    s->keep_bytes = data_bytes > merge_bytes ? data_bytes - merge_bytes : 0;
     const uint64_t device_share = s->ctx->host_unified ? 2 : 1;
-    const uint64_t run_cap = s->data_bytes / (device_share * rs);
+    const uint64_t run_cap = data_bytes / (device_share * rs);
     if (run_cap < *max_n)
         *max_n = run_cap > 2 ? (size_t)run_cap : 2;
     return CLSORT_OK;

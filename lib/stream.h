@@ -61,7 +61,6 @@ typedef struct stream {
     uint64_t n_hint;       /* source->n */
     /* the budget (clsort_stream_settings) and what plan() made of it */
     clsort_stream_settings set;
-    uint64_t data_bytes;   /* memory for records besides the staging buffers */
     uint64_t keep_bytes;   /* of which runs kept in memory may take (with the device's, if shared) */
     uint64_t kept;         /* bytes of runs kept in memory now */
     size_t block;          /* records per merge block */
