@@ -55,6 +55,7 @@ def parse():
     p.add_argument("--reps", type=int, default=5, help="timed repetitions (default: 5)")
     p.add_argument("--device", help="OpenCL device, passed as CLSORT_DEVICE")
     p.add_argument("--json", help="write every sample to this file")
+    p.add_argument("--no-cupy", action="store_true", help="leave the numpy + cupy reference out")
     a = p.parse_args(argv)
     if a.reps < 1:
         p.error("--reps must be at least 1")
@@ -179,7 +180,9 @@ def main():
         rec = nbytes // n if n else 0
 
         ref, note = None, None
-        if lay.kv or lay.values or lay.desc or lay.bits or lay.segment:
+        if a.no_cupy:
+            note = "cupy: left out (--no-cupy)"
+        elif lay.kv or lay.values or lay.desc or lay.bits or lay.segment:
             note = "cupy: skipped (the reference sorts whole files of keys, ascending)"
         else:
             ref, note = cupy_ref(DTYPES[lay.type])

@@ -63,6 +63,16 @@ void clsort_run_free(clsort_run *run)
 
 /* ---- cuts ---- */
 
+/* A key recipe's masks, passed by value: the output's stores may alias anything, so fields read
+ * through a pointer would be loaded anew for every record. */
+typedef struct order_regs {
+    uint64_t sign, ones, flip, mask;
+} order_regs;
+
+/* Two sorted pieces into one (merge2_body). */
+typedef void merge2_fn(const order_regs, size_t, const clsort_merge_run *, const clsort_merge_run *,
+                       unsigned char *, size_t, unsigned char *, size_t);
+
 typedef struct merge_job {
     clsort_context *ctx;
     const clsort_spec *spec;
@@ -71,6 +81,7 @@ typedef struct merge_job {
     unsigned char *probe; /* one index stretch of keys, for exact cuts */
     clsort_key_recipe key;
     size_t *up;           /* per run: the exact count up to the cut's order */
+    merge2_fn *merge2;    /* the instance for the spec's key and value sizes */
 } merge_job;
 
 static uint64_t order_at(const merge_job *j, const unsigned char *keys, size_t i)
@@ -216,7 +227,8 @@ typedef struct pool {
 } pool;
 
 /* One key or value: the common sizes as fixed-size copies the compiler inlines. */
-static inline void copy(unsigned char *dst, const unsigned char *src, size_t size)
+static inline __attribute__((always_inline)) void copy(unsigned char *dst, const unsigned char *src,
+                                                       size_t size)
 {
     switch (size) {
     case 4: memcpy(dst, src, 4); break;
@@ -225,45 +237,94 @@ static inline void copy(unsigned char *dst, const unsigned char *src, size_t siz
     }
 }
 
+/* clsort_key_recipe_order() with the key's width and kind fixed, and the recipe in registers (see
+ * order_regs). */
+
+static inline __attribute__((always_inline)) uint64_t
+order_of(const unsigned char *p, const size_t ks, const int is_float, const order_regs r)
+{
+    uint64_t k;
+    if (ks == 8) {
+        memcpy(&k, p, 8);
+    } else {
+        uint32_t k32;
+        memcpy(&k32, p, 4);
+        k = k32;
+    }
+    if (is_float)
+        k = (k & r.sign) ? (~k & r.ones) : (k | r.sign);
+    return (k ^ r.flip) & r.mask;
+}
+
 /* Two sorted pieces into one, a's record first on equal keys (stable). The choice is a select,
- * not a branch, so that random keys cost no mispredictions; ks is a constant where inlined. */
+ * not a branch, so that random keys cost no mispredictions; ks, vs and is_float are constants
+ * where inlined. */
 static inline __attribute__((always_inline)) void
-merge2_body(const clsort_key_recipe *kr, const size_t ks, const size_t vs, const clsort_merge_run *a,
-            const clsort_merge_run *b, unsigned char *ok, size_t kst, unsigned char *ov, size_t vst)
+merge2_body(const order_regs r, const size_t ks, const size_t vs, const int is_float,
+            const clsort_merge_run *a, const clsort_merge_run *b, unsigned char *ok,
+            const size_t kst, unsigned char *ov, const size_t vst)
 {
     const unsigned char *ak = a->keys, *bk = b->keys, *av = a->values, *bv = b->values;
     const size_t an = a->n, bn = b->n;
-    size_t i = 0, j = 0, o = 0;
+    size_t i = 0, j = 0;
     while (i < an && j < bn) {
-        const uint64_t oa = clsort_key_recipe_order(kr, ak + i * ks);
-        const uint64_t ob = clsort_key_recipe_order(kr, bk + j * ks);
+        const uint64_t oa = order_of(ak + i * ks, ks, is_float, r);
+        const uint64_t ob = order_of(bk + j * ks, ks, is_float, r);
         const size_t tb = ob < oa;
-        copy(ok + o * kst, tb ? bk + j * ks : ak + i * ks, ks);
+        copy(ok, tb ? bk + j * ks : ak + i * ks, ks);
         if (vs)
-            copy(ov + o * vst, tb ? bv + j * vs : av + i * vs, vs);
+            copy(ov, tb ? bv + j * vs : av + i * vs, vs);
+        ok += kst;
+        ov += vst;
         i += 1 - tb;
         j += tb;
-        o++;
     }
-    for (; i < an; i++, o++) {
-        copy(ok + o * kst, ak + i * ks, ks);
+    for (; i < an; i++, ok += kst, ov += vst) {
+        copy(ok, ak + i * ks, ks);
         if (vs)
-            copy(ov + o * vst, av + i * vs, vs);
+            copy(ov, av + i * vs, vs);
     }
-    for (; j < bn; j++, o++) {
-        copy(ok + o * kst, bk + j * ks, ks);
+    for (; j < bn; j++, ok += kst, ov += vst) {
+        copy(ok, bk + j * ks, ks);
         if (vs)
-            copy(ov + o * vst, bv + j * vs, vs);
+            copy(ov, bv + j * vs, vs);
     }
+}
+
+/* One instance per key width, value size (none, 4, 8, any: VS 0 takes vs as given) and float or
+ * integer keys. */
+#define MERGE2(NAME, KS, VS, FL)                                                                   \
+    static void merge2_##KS##_##NAME##_##FL(const order_regs r, size_t vs,                         \
+                                            const clsort_merge_run *a, const clsort_merge_run *b,  \
+                                            unsigned char *ok, size_t kst, unsigned char *ov,      \
+                                            size_t vst)                                            \
+    {                                                                                              \
+        (void)vs;                                                                                  \
+        merge2_body(r, KS, VS, FL, a, b, ok, kst, ov, vst);                                        \
+    }
+#define MERGE2_VS(KS, FL)                                                                          \
+    MERGE2(k, KS, 0, FL) MERGE2(v4, KS, 4, FL) MERGE2(v8, KS, 8, FL) MERGE2(vn, KS, vs, FL)
+MERGE2_VS(4, 0)
+MERGE2_VS(4, 1)
+MERGE2_VS(8, 0)
+MERGE2_VS(8, 1)
+
+static merge2_fn *merge2_pick(size_t ks, size_t vs, int is_float)
+{
+    static merge2_fn *const fns[2][2][4] = {
+        { { merge2_4_k_0, merge2_4_v4_0, merge2_4_v8_0, merge2_4_vn_0 },
+          { merge2_4_k_1, merge2_4_v4_1, merge2_4_v8_1, merge2_4_vn_1 } },
+        { { merge2_8_k_0, merge2_8_v4_0, merge2_8_v8_0, merge2_8_vn_0 },
+          { merge2_8_k_1, merge2_8_v4_1, merge2_8_v8_1, merge2_8_vn_1 } },
+    };
+    return fns[ks == 8][is_float != 0][vs == 0 ? 0 : vs == 4 ? 1 : vs == 8 ? 2 : 3];
 }
 
 static void merge2(const merge_job *j, const clsort_merge_run *a, const clsort_merge_run *b,
                    unsigned char *ok, size_t kst, unsigned char *ov, size_t vst)
 {
-    if (j->ks == 4)
-        merge2_body(&j->key, 4, j->vs, a, b, ok, kst, ov, vst);
-    else
-        merge2_body(&j->key, 8, j->vs, a, b, ok, kst, ov, vst);
+    const order_regs r = { j->key.sign, j->key.ones, j->key.flip, j->key.mask };
+    j->merge2(r, j->vs, a, b, ok, kst, ov, vst);
 }
 
 /* The block's pieces merged in pairs, level by level (neighbours, so that the earlier run's records
@@ -414,6 +475,7 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
                     .block = block ? block : 1 };
     const int joined = out->records && j.vs;
     clsort_key_recipe_init(spec, &j.key);
+    j.merge2 = merge2_pick(j.ks, j.vs, j.key.is_float);
     size_t step = 1; /* the longest index stretch a cut reads */
     for (size_t r = 0; r < k; r++)
         if (!runs[r].keys && runs[r].step > step)
