@@ -5,8 +5,10 @@
  * the records equal to v, a count taken in run order (so the merge stays stable): cut() finds the
  * smallest v whose records up to v reach the block from the runs' sparse indexes alone, then reads
  * one short stretch per run to place the cut exactly. Each block's pieces (one contiguous range per
- * run) are merged by a worker thread, in pairs level by level, into its own buffer; the calling thread cuts
- * the next block and writes the finished ones in order, so the writes overlap the merging.
+ * run) go to a worker thread, which reads them and cuts them again, in memory, into sub-blocks small
+ * enough for a core's cache: the pairwise merge levels of a sub-block then cost no memory traffic,
+ * and each record crosses memory once in and once out. The calling thread cuts the next block and
+ * writes the finished ones in order, so the writes overlap the merging.
  * Calls: merge.c, runfile.c, keys.c (clsort_key_order), status.c.
  */
 #include "runmerge.h"
@@ -73,29 +75,38 @@ typedef struct order_regs {
 typedef void merge2_fn(const order_regs, size_t, const clsort_merge_run *, const clsort_merge_run *,
                        unsigned char *, size_t, unsigned char *, size_t);
 
+/* What cut() needs: the runs (memory runs, or files with their index) and a block size. */
+typedef struct cutter {
+    const clsort_key_recipe *key;
+    const clsort_run *runs;
+    size_t k, ks, block;
+    unsigned char *probe; /* one index stretch of keys, for exact cuts in files */
+    size_t *up;           /* per run: the exact count up to the cut's order */
+} cutter;
+
+enum { CUT_OUT_OF_ORDER = -1 }; /* cut()'s result besides 0 and an errno value from a read */
+
 typedef struct merge_job {
     clsort_context *ctx;
-    const clsort_spec *spec;
     clsort_run *runs;
-    size_t k, ks, vs, block;
-    unsigned char *probe; /* one index stretch of keys, for exact cuts */
+    size_t k, ks, vs, block, sub;
     clsort_key_recipe key;
-    size_t *up;           /* per run: the exact count up to the cut's order */
+    cutter blocks;        /* the output's blocks, cut by the calling thread */
     merge2_fn *merge2;    /* the instance for the spec's key and value sizes */
 } merge_job;
 
-static uint64_t order_at(const merge_job *j, const unsigned char *keys, size_t i)
+static uint64_t order_at(const cutter *c, const unsigned char *keys, size_t i)
 {
-    return clsort_key_recipe_order(&j->key, keys + i * j->ks);
+    return clsort_key_recipe_order(c->key, keys + i * c->ks);
 }
 
 /* First position in keys[lo, hi) whose order is > v (upper) or >= v (lower); hi when none. */
-static size_t search(const merge_job *j, const unsigned char *keys, size_t lo, size_t hi,
-                     uint64_t v, int upper)
+static size_t search(const cutter *c, const unsigned char *keys, size_t lo, size_t hi, uint64_t v,
+                     int upper)
 {
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        const uint64_t o = order_at(j, keys, mid);
+        const uint64_t o = order_at(c, keys, mid);
         if (upper ? o <= v : o < v)
             lo = mid + 1;
         else
@@ -120,111 +131,98 @@ static size_t index_search(const clsort_run *r, uint64_t v, int upper)
 
 /* Records of run r with order <= v (upper) or < v (lower), counted from the index alone: never
  * fewer than the exact count, and fewer than step more. */
-static size_t estimate(const merge_job *j, const clsort_run *r, uint64_t v, int upper)
+static size_t estimate(const cutter *c, const clsort_run *r, uint64_t v, int upper)
 {
     if (r->keys)
-        return search(j, r->keys, 0, r->n, v, upper);
+        return search(c, r->keys, 0, r->n, v, upper);
     const size_t a = index_search(r, v, upper);
     return a * r->step < r->n ? a * r->step : r->n;
 }
 
-/* The exact count: the index narrows it to one stretch of fewer than step records, read here. */
-static clsort_status exact(merge_job *j, const clsort_run *r, uint64_t v, int upper, size_t *out)
+/* The exact count: the index narrows it to one stretch of fewer than step records, read here.
+ * Returns 0 or the read's errno value. */
+static int exact(const cutter *c, const clsort_run *r, uint64_t v, int upper, size_t *out)
 {
     if (r->keys) {
-        *out = search(j, r->keys, 0, r->n, v, upper);
-        return CLSORT_OK;
+        *out = search(c, r->keys, 0, r->n, v, upper);
+        return 0;
     }
     const size_t a = index_search(r, v, upper);
     if (a == 0) { /* the first key already lies past v */
         *out = 0;
-        return CLSORT_OK;
+        return 0;
     }
     const size_t lo = (a - 1) * r->step + 1, hi = a * r->step < r->n ? a * r->step : r->n;
     if (lo >= hi) {
         *out = hi;
-        return CLSORT_OK;
+        return 0;
     }
-    int e = clsort_runfile_read(&r->file, j->probe, (hi - lo) * j->ks, (uint64_t)lo * j->ks);
-    if (e)
-        return clsort_runfile_read_failed(j->ctx, &r->file, e);
-    *out = lo + search(j, j->probe, 0, hi - lo, v, upper);
-    return CLSORT_OK;
+    const int e = clsort_runfile_read(&r->file, c->probe, (hi - lo) * c->ks, (uint64_t)lo * c->ks);
+    if (!e)
+        *out = lo + search(c, c->probe, 0, hi - lo, v, upper);
+    return e;
 }
 
-/* The next block: from cur[] to hi[], at most j->block records, at least one. */
-static clsort_status cut(merge_job *j, const size_t *cur, size_t *hi)
+/* The next block: from cur[] to hi[], at most c->block records, at least one. Returns 0, an errno
+ * value from reading run *bad, or CUT_OUT_OF_ORDER. */
+static int cut(const cutter *c, const size_t *cur, size_t *hi, size_t *bad)
 {
     uint64_t left = 0;
-    for (size_t r = 0; r < j->k; r++)
-        left += j->runs[r].n - cur[r];
-    if (left <= j->block) {
-        for (size_t r = 0; r < j->k; r++)
-            hi[r] = j->runs[r].n;
-        return CLSORT_OK;
+    for (size_t r = 0; r < c->k; r++)
+        left += c->runs[r].n - cur[r];
+    if (left <= c->block) {
+        for (size_t r = 0; r < c->k; r++)
+            hi[r] = c->runs[r].n;
+        return 0;
     }
-    /* the smallest v whose estimated records from cur up to v reach the block */
-    uint64_t lo_v = 0, hi_v = UINT64_MAX;
+    /* the smallest v whose estimated records from cur up to v reach the block (orders never
+     * exceed the mask) */
+    uint64_t lo_v = 0, hi_v = c->key->mask;
     while (lo_v < hi_v) {
         const uint64_t mid = lo_v + (hi_v - lo_v) / 2;
         uint64_t est = 0;
-        for (size_t r = 0; r < j->k; r++) {
-            const size_t e = estimate(j, &j->runs[r], mid, 1);
+        for (size_t r = 0; r < c->k; r++) {
+            const size_t e = estimate(c, &c->runs[r], mid, 1);
             est += e > cur[r] ? e - cur[r] : 0;
         }
-        if (est >= j->block)
+        if (est >= c->block)
             hi_v = mid;
         else
             lo_v = mid + 1;
     }
     /* everything below v (fewer than a block, as the estimates never undercount), then the
      * records equal to v in run order until the block is full */
-    size_t room = j->block;
-    for (size_t r = 0; r < j->k; r++) {
-        clsort_status st = exact(j, &j->runs[r], lo_v, 0, &hi[r]);
-        if (st == CLSORT_OK)
-            st = exact(j, &j->runs[r], lo_v, 1, &j->up[r]);
-        if (st != CLSORT_OK)
-            return st;
+    size_t room = c->block;
+    for (size_t r = 0; r < c->k; r++) {
+        int e = exact(c, &c->runs[r], lo_v, 0, &hi[r]);
+        if (!e)
+            e = exact(c, &c->runs[r], lo_v, 1, &c->up[r]);
+        if (e) {
+            *bad = r;
+            return e;
+        }
         hi[r] = hi[r] > cur[r] ? hi[r] : cur[r];
         room -= hi[r] - cur[r];
     }
-    for (size_t r = 0; r < j->k && room; r++) {
-        const size_t equal = j->up[r] > hi[r] ? j->up[r] - hi[r] : 0;
+    for (size_t r = 0; r < c->k && room; r++) {
+        const size_t equal = c->up[r] > hi[r] ? c->up[r] - hi[r] : 0;
         const size_t take = equal < room ? equal : room;
         hi[r] += take;
         room -= take;
     }
-    if (room == j->block) /* only when a run is out of order: its file changed under the merge */
-        return clsort_fail(j->ctx, CLSORT_ERROR_IO, "a sorted run read back out of order");
-    return CLSORT_OK;
+    /* only when a run is out of order: its file changed under the merge */
+    return room == c->block ? CUT_OUT_OF_ORDER : 0;
 }
 
-/* ---- workers ---- */
+/* A failed cut() as the context's error. */
+static clsort_status cut_failed(clsort_context *ctx, const clsort_run *runs, size_t bad, int e)
+{
+    if (e == CUT_OUT_OF_ORDER)
+        return clsort_fail(ctx, CLSORT_ERROR_IO, "a sorted run read back out of order");
+    return clsort_runfile_read_failed(ctx, &runs[bad].file, e);
+}
 
-enum { IDLE, TASK, DONE };
-
-typedef struct pool pool;
-
-typedef struct worker {
-    merge_job *job;
-    pool *pool;
-    pthread_t thread;
-    int started, state, err;    /* err: an errno value from reading run err_run's file */
-    size_t err_run;
-    size_t *lo, *hi;            /* the block: records [lo, hi) of each run */
-    clsort_merge_run *pieces;
-    unsigned char *in_keys, *in_values; /* file runs' pieces, read here; then a merge level's */
-    unsigned char *tmp_keys, *tmp_values; /* the other buffer of the merge levels */
-    unsigned char *out_keys, *out_values;
-    size_t key_stride, value_stride, count;
-} worker;
-
-typedef struct pool {
-    pthread_mutex_t lock;
-    pthread_cond_t work, done;
-    int quit;
-} pool;
+/* ---- merging pieces ---- */
 
 /* One key or value: the common sizes as fixed-size copies the compiler inlines. */
 static inline __attribute__((always_inline)) void copy(unsigned char *dst, const unsigned char *src,
@@ -327,22 +325,43 @@ static void merge2(const merge_job *j, const clsort_merge_run *a, const clsort_m
     j->merge2(r, j->vs, a, b, ok, kst, ov, vst);
 }
 
-/* The block's pieces merged in pairs, level by level (neighbours, so that the earlier run's records
- * stay first), between the worker's two scratch buffers; the last level writes the output. */
-static void merge_pieces(worker *w)
+/* ---- workers ---- */
+
+enum { IDLE, TASK, DONE };
+
+typedef struct pool {
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    int quit;
+} pool;
+
+typedef struct worker {
+    merge_job *job;
+    pool *pool;
+    pthread_t thread;
+    int started, state, err;    /* err: cut()'s failure, about run err_run */
+    size_t err_run;
+    size_t *lo, *hi;            /* the block: records [lo, hi) of each run */
+    clsort_run *pieces;         /* the block's pieces, as memory runs for the sub-block cuts */
+    size_t *sub_lo, *sub_hi;    /* a sub-block: records [sub_lo, sub_hi) of each piece */
+    cutter subs;
+    clsort_merge_run *level;    /* a sub-block's pieces, then a merge level's */
+    unsigned char *in_keys, *in_values;       /* file runs' pieces, read here */
+    unsigned char *sub_keys[2], *sub_values[2]; /* the merge levels of a sub-block */
+    unsigned char *out_keys, *out_values;
+    size_t key_stride, value_stride, count;
+} worker;
+
+/* A sub-block's pieces merged in pairs, level by level (neighbours, so that the earlier run's
+ * records stay first), between the two sub-block buffers, which stay in the core's cache; the last
+ * level writes the block's output at record o. */
+static void merge_levels(worker *w, size_t np, size_t o)
 {
-    merge_job *j = w->job;
+    const merge_job *j = w->job;
     const size_t ks = j->ks, vs = j->vs;
-    clsort_merge_run *p = w->pieces;
-    size_t np = 0, total = 0;
-    for (size_t r = 0; r < j->k; r++)
-        if (p[r].n) {
-            total += p[r].n;
-            p[np++] = p[r];
-        }
-    unsigned char *bk[2] = { w->tmp_keys, w->in_keys }, *bv[2] = { w->tmp_values, w->in_values };
+    clsort_merge_run *p = w->level;
     for (int level = 0; np > 2; level++) {
-        unsigned char *dk = bk[level & 1], *dv = bv[level & 1];
+        unsigned char *dk = w->sub_keys[level & 1], *dv = w->sub_values[level & 1];
         size_t off = 0, q = 0;
         for (size_t i = 0; i < np; i += 2) {
             clsort_merge_run out = { dk + off * ks, vs ? dv + off * vs : NULL, p[i].n };
@@ -361,13 +380,12 @@ static void merge_pieces(worker *w)
     }
     if (np) { /* the last level, into the output: one piece is merged with none */
         const clsort_merge_run none = { NULL, NULL, 0 };
-        merge2(j, &p[0], np == 2 ? &p[1] : &none, w->out_keys, w->key_stride, w->out_values,
-               w->value_stride);
+        merge2(j, &p[0], np == 2 ? &p[1] : &none, w->out_keys + o * w->key_stride,
+               w->key_stride, vs ? w->out_values + o * w->value_stride : NULL, w->value_stride);
     }
-    w->count = total;
 }
 
-/* Merge one block: read the pieces that are in files, then merge them in pairs. */
+/* Merge one block: read the pieces that are in files, then merge them a sub-block at a time. */
 static void merge_block(worker *w)
 {
     merge_job *j = w->job;
@@ -375,25 +393,58 @@ static void merge_block(worker *w)
     for (size_t r = 0; r < j->k; r++) {
         const clsort_run *run = &j->runs[r];
         const size_t m = w->hi[r] - w->lo[r];
+        clsort_run *piece = &w->pieces[r];
+        piece->n = m;
+        w->sub_lo[r] = 0;
         if (run->keys) {
-            w->pieces[r] = (clsort_merge_run){ run->keys + w->lo[r] * j->ks,
-                                               j->vs ? run->values + w->lo[r] * j->vs : NULL, m };
+            piece->keys = run->keys + w->lo[r] * j->ks;
+            piece->values = j->vs ? run->values + w->lo[r] * j->vs : NULL;
             continue;
         }
-        unsigned char *k = w->in_keys + off * j->ks, *v = j->vs ? w->in_values + off * j->vs : NULL;
-        int e = m ? clsort_runfile_read(&run->file, k, m * j->ks, (uint64_t)w->lo[r] * j->ks) : 0;
+        piece->keys = w->in_keys + off * j->ks;
+        piece->values = j->vs ? w->in_values + off * j->vs : NULL;
+        int e = m ? clsort_runfile_read(&run->file, piece->keys, m * j->ks,
+                                        (uint64_t)w->lo[r] * j->ks)
+                  : 0;
         if (!e && m && j->vs)
-            e = clsort_runfile_read(&run->file, v, m * j->vs,
+            e = clsort_runfile_read(&run->file, piece->values, m * j->vs,
                                     run->values_at + (uint64_t)w->lo[r] * j->vs);
         if (e) {
             w->err = e;
             w->err_run = r;
             return;
         }
-        w->pieces[r] = (clsort_merge_run){ k, v, m };
         off += m;
     }
-    merge_pieces(w);
+    size_t o = 0;
+    for (;;) {
+        size_t np = 0, bad = 0;
+        for (size_t r = 0; r < j->k; r++)
+            np += w->sub_lo[r] < w->pieces[r].n;
+        if (!np)
+            break;
+        const int e = cut(&w->subs, w->sub_lo, w->sub_hi, &bad);
+        if (e) {
+            w->err = e;
+            w->err_run = bad;
+            return;
+        }
+        np = 0;
+        for (size_t r = 0; r < j->k; r++) {
+            const clsort_run *piece = &w->pieces[r];
+            const size_t a = w->sub_lo[r], m = w->sub_hi[r] - a;
+            if (m)
+                w->level[np++] = (clsort_merge_run){ piece->keys + a * j->ks,
+                                                     j->vs ? piece->values + a * j->vs : NULL, m };
+            w->sub_lo[r] = w->sub_hi[r];
+        }
+        size_t count = 0;
+        for (size_t i = 0; i < np; i++)
+            count += w->level[i].n;
+        merge_levels(w, np, o);
+        o += count;
+    }
+    w->count = o;
 }
 
 static void *worker_main(void *arg)
@@ -418,37 +469,47 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* A worker's buffers: the block's bounds and pieces, two for the merge levels, the output. */
+/* A worker's buffers: the block's bounds and pieces, its input and output, two sub-blocks. */
 static int worker_alloc(worker *w, merge_job *j, int joined)
 {
-    const size_t rs = j->ks + j->vs;
-    w->lo = calloc(j->k, sizeof *w->lo);
-    w->hi = calloc(j->k, sizeof *w->hi);
-    w->pieces = calloc(j->k, sizeof *w->pieces);
-    w->in_keys = malloc(j->block * j->ks);
-    w->in_values = j->vs ? malloc(j->block * j->vs) : NULL;
-    w->tmp_keys = malloc(j->block * j->ks);
-    w->tmp_values = j->vs ? malloc(j->block * j->vs) : NULL;
-    w->out_keys = malloc(j->block * (joined ? rs : j->ks));
-    w->out_values = joined ? w->out_keys + j->ks : j->vs ? malloc(j->block * j->vs) : NULL;
+    const size_t rs = j->ks + j->vs, k = j->k ? j->k : 1;
+    w->lo = calloc(k, sizeof *w->lo);
+    w->hi = calloc(k, sizeof *w->hi);
+    w->pieces = calloc(k, sizeof *w->pieces);
+    w->sub_lo = calloc(k, sizeof *w->sub_lo);
+    w->sub_hi = calloc(k, sizeof *w->sub_hi);
+    w->level = calloc(k, sizeof *w->level);
+    w->subs = (cutter){ .key = &j->key, .runs = w->pieces, .k = j->k, .ks = j->ks,
+                        .block = j->sub, .up = calloc(k, sizeof *w->subs.up) };
+    for (size_t r = 0; w->pieces && r < k; r++)
+        w->pieces[r].file.fd = -1;
+    w->in_keys = malloc(j->block * rs);
+    w->in_values = w->in_keys ? w->in_keys + j->block * j->ks : NULL;
+    for (int i = 0; i < 2; i++) {
+        w->sub_keys[i] = malloc(j->sub * rs);
+        w->sub_values[i] = w->sub_keys[i] ? w->sub_keys[i] + j->sub * j->ks : NULL;
+    }
+    w->out_keys = malloc(j->block * rs);
+    w->out_values = w->out_keys ? w->out_keys + (joined ? j->ks : j->block * j->ks) : NULL;
     w->key_stride = joined ? rs : j->ks;
     w->value_stride = joined ? rs : j->vs;
-    return w->lo && w->hi && w->pieces && w->in_keys && (!j->vs || w->in_values) &&
-           w->tmp_keys && (!j->vs || w->tmp_values) && w->out_keys && (!j->vs || w->out_values);
+    return w->lo && w->hi && w->pieces && w->sub_lo && w->sub_hi && w->level && w->subs.up &&
+           w->in_keys && w->sub_keys[0] && w->sub_keys[1] && w->out_keys;
 }
 
-static void worker_free(worker *w, int joined)
+static void worker_free(worker *w)
 {
     free(w->lo);
     free(w->hi);
     free(w->pieces);
+    free(w->sub_lo);
+    free(w->sub_hi);
+    free(w->level);
+    free(w->subs.up);
     free(w->in_keys);
-    free(w->in_values);
-    free(w->tmp_keys);
-    free(w->tmp_values);
+    free(w->sub_keys[0]);
+    free(w->sub_keys[1]);
     free(w->out_keys);
-    if (!joined)
-        free(w->out_values);
 }
 
 /* Wait for worker w's block and write it. */
@@ -461,7 +522,7 @@ static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_
     w->state = IDLE;
     pthread_mutex_unlock(&p->lock);
     if (w->err)
-        return clsort_runfile_read_failed(j->ctx, &j->runs[w->err_run].file, w->err);
+        return cut_failed(j->ctx, j->runs, w->err_run, w->err);
     if (w->count && out->write(out->user, w->out_keys, joined ? NULL : w->out_values, w->count))
         return CLSORT_ERROR_IO;
     return CLSORT_OK;
@@ -470,16 +531,18 @@ static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_
 clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
                                 size_t k, unsigned threads, size_t block, const clsort_sink *out)
 {
-    merge_job j = { .ctx = ctx, .spec = spec, .runs = runs, .k = k,
-                    .ks = clsort_key_type_size(spec->key_type), .vs = spec->value_size,
-                    .block = block ? block : 1 };
+    merge_job j = { .ctx = ctx, .runs = runs, .k = k, .ks = clsort_key_type_size(spec->key_type),
+                    .vs = spec->value_size, .block = block ? block : 1 };
     const int joined = out->records && j.vs;
     clsort_key_recipe_init(spec, &j.key);
     j.merge2 = merge2_pick(j.ks, j.vs, j.key.is_float);
+    j.sub = clsort_merge_sub(j.block, j.ks + j.vs);
     size_t step = 1; /* the longest index stretch a cut reads */
     for (size_t r = 0; r < k; r++)
         if (!runs[r].keys && runs[r].step > step)
             step = runs[r].step;
+    j.blocks = (cutter){ .key = &j.key, .runs = runs, .k = k, .ks = j.ks, .block = j.block,
+                         .probe = malloc(step * j.ks), .up = calloc(k ? k : 1, sizeof(size_t)) };
     const unsigned nw = threads ? threads : 1;
     pool p = { .quit = 0 };
     pthread_mutex_init(&p.lock, NULL);
@@ -487,10 +550,8 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
     pthread_cond_init(&p.done, NULL);
     worker *ws = calloc(nw, sizeof *ws);
     size_t *cur = calloc(k ? k : 1, sizeof *cur);
-    j.probe = malloc(step * j.ks);
-    j.up = calloc(k ? k : 1, sizeof *j.up);
     clsort_status st = CLSORT_OK;
-    if (!ws || !cur || !j.probe || !j.up)
+    if (!ws || !cur || !j.blocks.probe || !j.blocks.up)
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     for (unsigned i = 0; st == CLSORT_OK && i < nw; i++) {
         ws[i] = (worker){ .job = &j, .pool = &p, .state = IDLE };
@@ -511,9 +572,13 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
             more = cur[r] < runs[r].n;
         if (more && assigned - written < nw) {
             worker *w = &ws[assigned % nw];
+            size_t bad = 0;
             memcpy(w->lo, cur, k * sizeof *cur);
-            if ((st = cut(&j, cur, w->hi)) != CLSORT_OK)
+            const int e = cut(&j.blocks, cur, w->hi, &bad);
+            if (e) {
+                st = cut_failed(ctx, runs, bad, e);
                 break;
+            }
             memcpy(cur, w->hi, k * sizeof *cur);
             pthread_mutex_lock(&p.lock);
             w->state = TASK;
@@ -534,14 +599,14 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
     for (unsigned i = 0; ws && i < nw; i++) {
         if (ws[i].started)
             pthread_join(ws[i].thread, NULL);
-        worker_free(&ws[i], joined);
+        worker_free(&ws[i]);
     }
     pthread_cond_destroy(&p.work);
     pthread_cond_destroy(&p.done);
     pthread_mutex_destroy(&p.lock);
     free(ws);
     free(cur);
-    free(j.probe);
-    free(j.up);
+    free(j.blocks.probe);
+    free(j.blocks.up);
     return st;
 }

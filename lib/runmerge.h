@@ -31,10 +31,22 @@ clsort_status clsort_run_append(clsort_context *ctx, const clsort_spec *spec, cl
 /* A run's memory and file; the run is left empty. */
 void clsort_run_free(clsort_run *run);
 
+/* The records a merge thread takes through its merge levels at once (a sub-block), for blocks of
+ * `block` records of rs bytes: 256 KiB, so that a few fit a core's private cache (1 to 2 MiB on
+ * current server cores), and at most a quarter of a block under a small budget. */
+static inline size_t clsort_merge_sub(size_t block, size_t rs)
+{
+    size_t sub = (256u << 10) / rs;
+    if (sub > block / 4)
+        sub = block / 4;
+    return sub ? sub : 1;
+}
+
 /* Merge runs[0..k) into out->write (joined records when out->records and the spec has values), in
  * blocks of at most block records merged by `threads` threads while the calling thread writes the
- * blocks before, in order. Memory: threads x 3 x block records (input, a merge level, output). A write that fails returns CLSORT_ERROR_IO and leaves the detail to the
- * writer. */
+ * blocks before, in order. Memory: threads x (2 x block + 2 x clsort_merge_sub()) records
+ * (input, output, the merge levels). A write that fails returns CLSORT_ERROR_IO and leaves the
+ * detail to the writer. */
 clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
                                 size_t k, unsigned threads, size_t block, const clsort_sink *out);
 

@@ -21,8 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stream.h"
-
 /* An event that completes after every command enqueued so far (in or out of order). */
 static clsort_status marker(stream *s, cl_event *ev)
 {
@@ -222,9 +220,9 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
                            "a memory budget of %llu bytes is too small: the staging buffers alone "
                            "take %llu", (unsigned long long)budget, (unsigned long long)staging);
     const uint64_t data_bytes = budget - staging; /* for records, besides the staging */
-    /* merge blocks: each thread holds three (input and level, the other level, output), at most
-     * 32 MiB each */
-    uint64_t per = data_bytes / 2 / (3 * (uint64_t)s->set.threads);
+    /* merge blocks: each thread holds two (input, output), at most 32 MiB each, and two
+     * sub-blocks of at most a quarter of one for its merge levels */
+    uint64_t per = data_bytes / 2 / s->set.threads * 2 / 5;
     if (per > (32u << 20))
         per = 32u << 20;
     s->block = per / rs ? (size_t)(per / rs) : 1;
@@ -232,7 +230,8 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
     s->step = s->block / (4 * (size_t)s->set.fan_in);
     if (s->step < 1)
         s->step = 1;
-    const uint64_t merge_bytes = 3 * (uint64_t)s->set.threads * s->block * rs;
+    const uint64_t merge_bytes =
+        (uint64_t)s->set.threads * 2 * (s->block + clsort_merge_sub(s->block, rs)) * rs;
     s->keep_bytes = data_bytes > merge_bytes ? data_bytes - merge_bytes : 0;
     const uint64_t device_share = s->ctx->host_unified ? 2 : 1;
     const uint64_t run_cap = data_bytes / (device_share * rs);
