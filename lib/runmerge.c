@@ -130,31 +130,36 @@ static size_t index_search(const clsort_run *r, uint64_t v, int upper)
 }
 
 /* Records of run r with order <= v (upper) or < v (lower), counted from the index alone: never
- * fewer than the exact count, and fewer than step more. */
-static size_t estimate(const cutter *c, const clsort_run *r, uint64_t v, int upper)
+ * fewer than the exact count, and fewer than step more. Positions before `from` (what earlier
+ * blocks took) are not looked at: the cut clamps its counts to them anyway. */
+static size_t estimate(const cutter *c, const clsort_run *r, uint64_t v, int upper, size_t from)
 {
     if (r->keys)
-        return search(c, r->keys, 0, r->n, v, upper);
+        return search(c, r->keys, from, r->n, v, upper);
     const size_t a = index_search(r, v, upper);
     return a * r->step < r->n ? a * r->step : r->n;
 }
 
-/* The exact count: the index narrows it to one stretch of fewer than step records, read here.
- * Returns 0 or the read's errno value. */
-static int exact(const cutter *c, const clsort_run *r, uint64_t v, int upper, size_t *out)
+/* The exact count, or `from` when it is smaller: the index narrows it to one stretch of fewer than
+ * step records, read here from `from` on (the blocks before may have given their pages back:
+ * clsort_runfile_discard). Returns 0 or the read's errno value. */
+static int exact(const cutter *c, const clsort_run *r, uint64_t v, int upper, size_t from,
+                 size_t *out)
 {
     if (r->keys) {
-        *out = search(c, r->keys, 0, r->n, v, upper);
+        *out = search(c, r->keys, from < r->n ? from : r->n, r->n, v, upper);
         return 0;
     }
     const size_t a = index_search(r, v, upper);
     if (a == 0) { /* the first key already lies past v */
-        *out = 0;
+        *out = from;
         return 0;
     }
-    const size_t lo = (a - 1) * r->step + 1, hi = a * r->step < r->n ? a * r->step : r->n;
+    size_t lo = (a - 1) * r->step + 1;
+    const size_t hi = a * r->step < r->n ? a * r->step : r->n;
+    lo = lo > from ? lo : from;
     if (lo >= hi) {
-        *out = hi;
+        *out = hi > from ? hi : from;
         return 0;
     }
     const int e = clsort_runfile_read(&r->file, c->probe, (hi - lo) * c->ks, (uint64_t)lo * c->ks);
@@ -182,7 +187,7 @@ static int cut(const cutter *c, const size_t *cur, size_t *hi, size_t *bad)
         const uint64_t mid = lo_v + (hi_v - lo_v) / 2;
         uint64_t est = 0;
         for (size_t r = 0; r < c->k; r++) {
-            const size_t e = estimate(c, &c->runs[r], mid, 1);
+            const size_t e = estimate(c, &c->runs[r], mid, 1, cur[r]);
             est += e > cur[r] ? e - cur[r] : 0;
         }
         if (est >= c->block)
@@ -194,9 +199,9 @@ static int cut(const cutter *c, const size_t *cur, size_t *hi, size_t *bad)
      * records equal to v in run order until the block is full */
     size_t room = c->block;
     for (size_t r = 0; r < c->k; r++) {
-        int e = exact(c, &c->runs[r], lo_v, 0, &hi[r]);
+        int e = exact(c, &c->runs[r], lo_v, 0, cur[r], &hi[r]);
         if (!e)
-            e = exact(c, &c->runs[r], lo_v, 1, &c->up[r]);
+            e = exact(c, &c->runs[r], lo_v, 1, cur[r], &c->up[r]);
         if (e) {
             *bad = r;
             return e;
@@ -414,6 +419,11 @@ static void merge_block(worker *w)
             w->err_run = r;
             return;
         }
+        /* read once: the pages go back now (the cuts never read before the blocks they cut) */
+        clsort_runfile_discard(&run->file, (uint64_t)w->lo[r] * j->ks, (uint64_t)m * j->ks);
+        if (j->vs)
+            clsort_runfile_discard(&run->file, run->values_at + (uint64_t)w->lo[r] * j->vs,
+                                   (uint64_t)m * j->vs);
         off += m;
     }
     size_t o = 0;
