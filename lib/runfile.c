@@ -128,21 +128,6 @@ clsort_status clsort_runfile_write(clsort_context *ctx, clsort_runfile *f, const
     return CLSORT_OK;
 }
 
-void clsort_runfile_discard(const clsort_runfile *f, uint64_t off, uint64_t len)
-{
-#ifdef FALLOC_FL_PUNCH_HOLE
-    static long page;
-    if (!page)
-        page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-    const uint64_t a = (off + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
-    const uint64_t b = (off + len) / (uint64_t)page * (uint64_t)page;
-    if (f->fd >= 0 && b > a)
-        (void)fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a, (off_t)(b - a));
-#else
-    (void)f, (void)off, (void)len;
-#endif
-}
-
 int clsort_runfile_read(const clsort_runfile *f, void *buf, size_t len, uint64_t off)
 {
     unsigned char *p = buf;

@@ -23,10 +23,6 @@ clsort_status clsort_runfile_write(clsort_context *ctx, clsort_runfile *f, const
                                    size_t len, uint64_t off, uint64_t file_size, uint64_t more);
 /* All of len bytes at off: 0, or an errno value. Thread-safe (pread); no context is touched. */
 int clsort_runfile_read(const clsort_runfile *f, void *buf, size_t len, uint64_t off);
-/* Give back the space of bytes [off, off + len) that will not be read again (the whole pages within
- * it), so that a merge frees the runs' pages as it goes, on many threads, rather than all at once
- * when the files close. Best effort: a file system without holes keeps them until then. */
-void clsort_runfile_discard(const clsort_runfile *f, uint64_t off, uint64_t len);
 /* The error for a failed clsort_runfile_read() (err its result). */
 clsort_status clsort_runfile_read_failed(clsort_context *ctx, const clsort_runfile *f, int err);
 /* Before any work: a file can be made in each directory, each has its share of bytes free, and the

@@ -141,8 +141,7 @@ static size_t estimate(const cutter *c, const clsort_run *r, uint64_t v, int upp
 }
 
 /* The exact count, or `from` when it is smaller: the index narrows it to one stretch of fewer than
- * step records, read here from `from` on (the blocks before may have given their pages back:
- * clsort_runfile_discard). Returns 0 or the read's errno value. */
+ * step records, read here from `from` on. Returns 0 or the read's errno value. */
 static int exact(const cutter *c, const clsort_run *r, uint64_t v, int upper, size_t from,
                  size_t *out)
 {
@@ -419,11 +418,6 @@ static void merge_block(worker *w)
             w->err_run = r;
             return;
         }
-        /* read once: the pages go back now (the cuts never read before the blocks they cut) */
-        clsort_runfile_discard(&run->file, (uint64_t)w->lo[r] * j->ks, (uint64_t)m * j->ks);
-        if (j->vs)
-            clsort_runfile_discard(&run->file, run->values_at + (uint64_t)w->lo[r] * j->vs,
-                                   (uint64_t)m * j->vs);
         off += m;
     }
     size_t o = 0;
