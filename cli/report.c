@@ -52,9 +52,12 @@ void report_text(FILE *f, const run_report *r)
                 r->spill_ms, r->runs_spilled, r->runs_spilled == 1 ? "" : "s",
                 (double)r->temp_bytes / 1048576);
     if (r->runs > 1)
-        fprintf(f, "  merge       %10.3f ms   (host merge of the runs by %u thread%s, during the "
-                "write; %u level%s before it)\n", r->merge_ms, r->merge_threads,
-                r->merge_threads == 1 ? "" : "s", r->merge_levels, r->merge_levels == 1 ? "" : "s");
+        fprintf(f, "  merge       %10.3f ms   (%s by %u thread%s, during the write; %u level%s "
+                "before it)\n", r->merge_ms,
+                r->merged_on_device ? "blocks of the runs sorted on the device, read"
+                                    : "host merge of the runs",
+                r->merge_threads, r->merge_threads == 1 ? "" : "s", r->merge_levels,
+                r->merge_levels == 1 ? "" : "s");
     fprintf(f, "  write       %10.3f ms\n", r->write_ms);
     fprintf(f, "  commit      %10.3f ms   (sync where needed, rename into place)\n", r->commit_ms);
     fprintf(f, "  device part %10.3f ms   (prepare, waits on transfers and kernels, merge)\n",
@@ -242,6 +245,7 @@ char *report_json(const run_report *r)
     json_u64(&j, "runs_spilled", r->runs_spilled);
     json_u64(&j, "merge_levels", r->merge_levels);
     json_u64(&j, "merge_threads", r->merge_threads);
+    json_u64(&j, "merged_on_device", (uint64_t)r->merged_on_device);
     json_u64(&j, "temp_bytes", r->temp_bytes);
     json_num(&j, "spill_ms", r->spill_ms);
     json_u64(&j, "memory_bytes", r->memory_bytes);

@@ -34,6 +34,7 @@ typedef struct run_report {
     unsigned runs_spilled;    /* runs written to temporary files */
     unsigned merge_levels;    /* merges into run files before the final one */
     unsigned merge_threads;
+    int merged_on_device;     /* the merge's blocks sorted on the device, read by the threads */
     uint64_t temp_bytes;      /* written to temporary files, all levels */
     double spill_ms;          /* writing temporary files */
     uint64_t memory_bytes;    /* the library's budget for the data */

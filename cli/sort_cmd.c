@@ -431,6 +431,7 @@ static void fill_report(sort_job *j)
     r->runs_spilled = s->runs_spilled;
     r->merge_levels = s->merge_levels;
     r->merge_threads = s->merge_threads;
+    r->merged_on_device = s->merged_on_device;
     r->temp_bytes = s->temp_bytes;
     r->spill_ms = s->spill_ms;
     r->memory_bytes = s->memory_bytes;

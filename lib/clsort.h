@@ -52,6 +52,8 @@ extern "C" {
  * - `CLSORT_SPILL_THREAD=0|1`: for testing, clsort_sort_stream() writes run files from a thread of
  *   their own (1; the default on a device with memory of its own, which downloads each run whole
  *   first) or from the calling thread, through the staging buffers (0; the default on a CPU device).
+ * - `CLSORT_DEVICE_MERGE=0|1`: for testing and measurements, clsort_sort_stream() merges its runs
+ *   by sorting each merge block on the device (1, the default) or on the host's threads alone (0).
  * - `CLSORT_STAGE_BYTES=N`: bytes of each of clsort_sort_stream()'s four staging buffers (default
  *   8 MiB); small values test chunk boundaries.
  * - `CLSORT_STAGING=pinned|use|host`: what those buffers are: device-allocated host memory
@@ -227,7 +229,9 @@ typedef struct clsort_stats {
     unsigned runs_spilled;    /**< runs written to temporary files */
     double spill_ms;          /**< writing temporary files (runs and merge levels) */
     unsigned merge_levels;    /**< merges before the final one (runs beyond the fan-in) */
-    unsigned merge_threads;   /**< threads that merged */
+    unsigned merge_threads;   /**< threads that merged (or, with merged_on_device, read blocks) */
+    int merged_on_device;     /**< the merge's blocks were sorted on the device (see
+                                   clsort_sort_stream()) */
     uint64_t temp_bytes;      /**< bytes written to temporary files, every level together */
     uint64_t memory_bytes;    /**< the budget the call worked within */
 } clsort_stats;

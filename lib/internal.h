@@ -47,6 +47,7 @@ typedef struct clsort_settings {
     size_t scratch_keep;        /* CLSORT_SCRATCH_KEEP, in bytes */
     size_t chunk_keys;          /* CLSORT_CHUNK_KEYS; 0 unset */
     int spill_thread;           /* CLSORT_SPILL_THREAD; -1 unset */
+    int device_merge;           /* CLSORT_DEVICE_MERGE; -1 unset */
     size_t stage_bytes;         /* CLSORT_STAGE_BYTES (default 8 MiB) */
     int staging;                /* CLSORT_STAGING: a CLSORT_STAGING_* kind */
     unsigned long fault_alloc;  /* CLSORT_FAULT_ALLOC; 0 unset */

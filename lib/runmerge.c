@@ -93,6 +93,8 @@ typedef struct merge_job {
     clsort_key_recipe key;
     cutter blocks;        /* the output's blocks, cut by the calling thread */
     merge2_fn *merge2;    /* the instance for the spec's key and value sizes */
+    const clsort_block_sorter *device; /* NULL: the host merges */
+    pthread_mutex_t device_lock;       /* one block on the device at a time */
 } merge_job;
 
 static uint64_t order_at(const cutter *c, const unsigned char *keys, size_t i)
@@ -345,6 +347,7 @@ typedef struct worker {
     pthread_t thread;
     int started, state, err;    /* err: cut()'s failure, about run err_run */
     size_t err_run;
+    clsort_status device_st;    /* the device's failure (its detail is in the context) */
     size_t *lo, *hi;            /* the block: records [lo, hi) of each run */
     clsort_run *pieces;         /* the block's pieces, as memory runs for the sub-block cuts */
     size_t *sub_lo, *sub_hi;    /* a sub-block: records [sub_lo, sub_hi) of each piece */
@@ -354,6 +357,7 @@ typedef struct worker {
     unsigned char *sub_keys[2], *sub_values[2]; /* the merge levels of a sub-block */
     unsigned char *out_keys, *out_values;
     size_t key_stride, value_stride, count;
+    const unsigned char *done_keys, *done_values; /* the merged block: out_*, or in_* sorted */
 } worker;
 
 /* A sub-block's pieces merged in pairs, level by level (neighbours, so that the earlier run's
@@ -389,7 +393,29 @@ static void merge_levels(worker *w, size_t np, size_t o)
     }
 }
 
-/* Merge one block: read the pieces that are in files, then merge them a sub-block at a time. */
+/* The device's way: the pieces, one after the other in run order, sorted stably (a radix sort
+ * keeps run order among equal keys). */
+static void sort_block(worker *w, size_t n)
+{
+    merge_job *j = w->job;
+    pthread_mutex_lock(&j->device_lock);
+    w->device_st = j->device->sort(j->device->user, w->in_keys, j->vs ? w->in_values : NULL, n);
+    pthread_mutex_unlock(&j->device_lock);
+    w->done_keys = w->in_keys;
+    w->done_values = w->in_values;
+    if (w->device_st != CLSORT_OK || !j->vs || w->key_stride == j->ks)
+        return;
+    const size_t ks = j->ks, vs = j->vs, rs = ks + vs; /* joined records for the sink */
+    for (size_t i = 0; i < n; i++) {
+        copy(w->out_keys + i * rs, w->in_keys + i * ks, ks);
+        copy(w->out_keys + i * rs + ks, w->in_values + i * vs, vs);
+    }
+    w->done_keys = w->out_keys;
+    w->done_values = NULL;
+}
+
+/* Merge one block: read the pieces that are in files (on the device's way, every piece), then
+ * merge them a sub-block at a time, or sort them on the device. */
 static void merge_block(worker *w)
 {
     merge_job *j = w->job;
@@ -400,13 +426,20 @@ static void merge_block(worker *w)
         clsort_run *piece = &w->pieces[r];
         piece->n = m;
         w->sub_lo[r] = 0;
-        if (run->keys) {
+        if (run->keys && !j->device) {
             piece->keys = run->keys + w->lo[r] * j->ks;
             piece->values = j->vs ? run->values + w->lo[r] * j->vs : NULL;
             continue;
         }
         piece->keys = w->in_keys + off * j->ks;
         piece->values = j->vs ? w->in_values + off * j->vs : NULL;
+        off += m;
+        if (run->keys) {
+            memcpy(piece->keys, run->keys + w->lo[r] * j->ks, m * j->ks);
+            if (j->vs)
+                memcpy(piece->values, run->values + w->lo[r] * j->vs, m * j->vs);
+            continue;
+        }
         int e = m ? clsort_runfile_read(&run->file, piece->keys, m * j->ks,
                                         (uint64_t)w->lo[r] * j->ks)
                   : 0;
@@ -418,7 +451,11 @@ static void merge_block(worker *w)
             w->err_run = r;
             return;
         }
-        off += m;
+    }
+    if (j->device) {
+        sort_block(w, off);
+        w->count = off;
+        return;
     }
     size_t o = 0;
     for (;;) {
@@ -463,7 +500,10 @@ static void *worker_main(void *arg)
             break;
         pthread_mutex_unlock(&p->lock);
         w->err = 0;
+        w->device_st = CLSORT_OK;
         w->count = 0;
+        w->done_keys = w->out_keys;
+        w->done_values = w->out_values;
         merge_block(w);
         pthread_mutex_lock(&p->lock);
         w->state = DONE;
@@ -527,16 +567,19 @@ static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_
     pthread_mutex_unlock(&p->lock);
     if (w->err)
         return cut_failed(j->ctx, j->runs, w->err_run, w->err);
-    if (w->count && out->write(out->user, w->out_keys, joined ? NULL : w->out_values, w->count))
+    if (w->device_st != CLSORT_OK)
+        return w->device_st;
+    if (w->count && out->write(out->user, w->done_keys, joined ? NULL : w->done_values, w->count))
         return CLSORT_ERROR_IO;
     return CLSORT_OK;
 }
 
 clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
-                                size_t k, unsigned threads, size_t block, const clsort_sink *out)
+                                size_t k, unsigned threads, size_t block,
+                                const clsort_block_sorter *device, const clsort_sink *out)
 {
     merge_job j = { .ctx = ctx, .runs = runs, .k = k, .ks = clsort_key_type_size(spec->key_type),
-                    .vs = spec->value_size, .block = block ? block : 1 };
+                    .vs = spec->value_size, .block = block ? block : 1, .device = device };
     const int joined = out->records && j.vs;
     clsort_key_recipe_init(spec, &j.key);
     j.merge2 = merge2_pick(j.ks, j.vs, j.key.is_float);
@@ -549,6 +592,7 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
                          .probe = malloc(step * j.ks), .up = calloc(k ? k : 1, sizeof(size_t)) };
     const unsigned nw = threads ? threads : 1;
     pool p = { .quit = 0 };
+    pthread_mutex_init(&j.device_lock, NULL);
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.work, NULL);
     pthread_cond_init(&p.done, NULL);
@@ -608,6 +652,7 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
     pthread_cond_destroy(&p.work);
     pthread_cond_destroy(&p.done);
     pthread_mutex_destroy(&p.lock);
+    pthread_mutex_destroy(&j.device_lock);
     free(ws);
     free(cur);
     free(j.blocks.probe);

@@ -42,12 +42,21 @@ static inline size_t clsort_merge_sub(size_t block, size_t rs)
     return sub ? sub : 1;
 }
 
+/* Where a block is merged on the device instead: sort() sorts the block's n records (keys, and
+ * values or NULL, the runs' pieces one after the other in run order) in place, stably, by the spec,
+ * which is their merge. clsort_runs_merge()'s threads call it one at a time. */
+typedef struct clsort_block_sorter {
+    clsort_status (*sort)(void *user, void *keys, void *values, size_t n);
+    void *user;
+} clsort_block_sorter;
+
 /* Merge runs[0..k) into out->write (joined records when out->records and the spec has values), in
  * blocks of at most block records merged by `threads` threads while the calling thread writes the
- * blocks before, in order. Memory: threads x (2 x block + 2 x clsort_merge_sub()) records
- * (input, output, the merge levels). A write that fails returns CLSORT_ERROR_IO and leaves the
- * detail to the writer. */
+ * blocks before, in order; with a device (not NULL) the threads read the blocks and the device sorts
+ * them. Memory: threads x (2 x block + 2 x clsort_merge_sub()) records (input, output, the merge
+ * levels). A write that fails returns CLSORT_ERROR_IO and leaves the detail to the writer. */
 clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
-                                size_t k, unsigned threads, size_t block, const clsort_sink *out);
+                                size_t k, unsigned threads, size_t block,
+                                const clsort_block_sorter *device, const clsort_sink *out);
 
 #endif

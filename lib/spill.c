@@ -184,6 +184,49 @@ static int level_sink(void *user, const void *keys, const void *values, size_t m
     return st != CLSORT_OK;
 }
 
+/* A merge block sorted on the device (clsort_block_sorter): uploaded into the run buffers (free
+ * once the runs are sorted), sorted, downloaded in place. The sort is stable, so the pieces, laid
+ * one after the other in run order, come out merged. */
+static clsort_status device_block_sort(void *user, void *keys, void *values, size_t n)
+{
+    stream *s = user;
+    cl_command_queue q = s->ctx->queue;
+    cl_event up[2] = { NULL, NULL }, done = NULL;
+    cl_int err = clEnqueueWriteBuffer(q, s->dk, CL_FALSE, 0, n * s->ks, keys, 0, NULL, &up[0]);
+    if (err == CL_SUCCESS && s->vs)
+        err = clEnqueueWriteBuffer(q, s->dv, CL_FALSE, 0, n * s->vs, values, 0, NULL, &up[1]);
+    if (err != CL_SUCCESS) {
+        release_event(&up[0]);
+        clFinish(q);
+        return clsort_fail_cl(s->ctx, err, "uploading a merge block");
+    }
+    clsort_status st = clsort_enqueue(s->ctx, s->spec, s->dk, s->vs ? s->dv : NULL, n,
+                                      s->vs ? 2 : 1, up, &done);
+    if (st == CLSORT_OK) {
+        err = clEnqueueReadBuffer(q, s->dk, CL_TRUE, 0, n * s->ks, keys, 1, &done, NULL);
+        if (err == CL_SUCCESS && s->vs)
+            err = clEnqueueReadBuffer(q, s->dv, CL_TRUE, 0, n * s->vs, values, 1, &done, NULL);
+        if (err != CL_SUCCESS)
+            st = clsort_fail_cl(s->ctx, err, "downloading a merge block");
+    }
+    if (st != CLSORT_OK)
+        clFinish(q); /* nothing may still read or write the block's memory */
+    release_event(&up[0]);
+    release_event(&up[1]);
+    release_event(&done);
+    return st;
+}
+
+/* Merge runs[0..k) into out, on the device where the stream chose it. */
+static clsort_status merge(stream *s, clsort_run *runs, size_t k, const clsort_sink *out)
+{
+    const clsort_block_sorter device = { device_block_sort, s };
+    /* a block fits the run buffers (smaller than a run, unless CLSORT_CHUNK_KEYS made runs tiny) */
+    const size_t block = s->device_merge && s->block > s->cap ? s->cap : s->block;
+    return clsort_runs_merge(s->ctx, s->spec, runs, k, s->set.threads, block,
+                             s->device_merge ? &device : NULL, out);
+}
+
 /* More runs than the fan-in: merge g consecutive runs, from *at, into one run file in their place
  * (consecutive, so that equal keys keep the input's order), as few as bring the count down to the
  * fan-in; *at moves on past the new run, so each pass merges the shortest runs first. */
@@ -208,7 +251,7 @@ static clsort_status merge_level(stream *s, size_t *at)
     const clsort_sink out = { level_sink, &o, 0 };
     clsort_stream_progress(s, "merge", 0, n, 1);
     if (st == CLSORT_OK)
-        st = clsort_runs_merge(s->ctx, s->spec, first, g, s->set.threads, s->block, &out);
+        st = merge(s, first, g, &out);
     for (size_t r = 0; r < g; r++) {
         if (first[r].keys)
             s->kept -= (uint64_t)first[r].n * (s->ks + s->vs);
@@ -237,6 +280,15 @@ clsort_status clsort_stream_merge_runs(stream *s)
         clsort_release_mems(ms, 2);
         s->dk = s->dv = NULL;
         clsort_release_scratch(s->ctx);
+        s->cap = 0;
+        if (s->device_merge) { /* ... all but a block's, when the device sorts the blocks */
+            clsort_status as = clsort_alloc(s->ctx, s->block * s->ks, &s->dk, "merge keys");
+            if (as == CLSORT_OK && s->vs)
+                as = clsort_alloc(s->ctx, s->block * s->vs, &s->dv, "merge values");
+            if (as != CLSORT_OK)
+                return as;
+            s->cap = s->block;
+        }
     }
     const double t0 = clsort_now_ms(), w0 = s->st->write_ms + s->st->spill_ms;
     clsort_status st = CLSORT_OK;
@@ -246,9 +298,10 @@ clsort_status clsort_stream_merge_runs(stream *s)
     const clsort_sink out = { merge_sink, s, s->rec_out };
     clsort_stream_progress(s, "output", 0, s->total, 1);
     if (st == CLSORT_OK)
-        st = clsort_runs_merge(s->ctx, s->spec, s->runs, s->n_runs, s->set.threads, s->block, &out);
+        st = merge(s, s->runs, s->n_runs, &out);
     s->st->merge_ms = clsort_now_ms() - t0 - (s->st->write_ms + s->st->spill_ms - w0);
     s->st->merge_threads = s->set.threads;
+    s->st->merged_on_device = s->device_merge;
     return st;
 }
 

@@ -389,6 +389,7 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
                  .n_hint = in->n };
     resolve_settings(&s, settings);
     s.async_spill = ctx->settings.spill_thread >= 0 ? ctx->settings.spill_thread : !ctx->host_unified;
+    s.device_merge = ctx->settings.device_merge != 0; /* faster on the H100 and on PoCL alike */
     VALIDATE(ctx, s.set.fan_in >= 2);
     stats->memory_bytes = s.set.memory_bytes;
     if ((st = plan(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)

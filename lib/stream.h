@@ -71,6 +71,7 @@ typedef struct stream {
     const char *dir0[1];   /* the default temporary directory */
     int spilling;          /* a run went to a file: the later ones do too */
     int async_spill;       /* runs are written by the spiller (a device with its own memory) */
+    int device_merge;      /* the merge blocks are sorted on the device (else merged on the host) */
     spiller sp;
 } stream;
 

@@ -248,14 +248,18 @@ static void test_callback_errors(void **state)
  * 1 to 3 threads, in levels when the fan-in is below the run count. */
 static void spill_cases(clsort_context *ctx);
 
-/* ... with run files written from the calling thread and from a thread of their own */
+/* ... with run files written from the calling thread and from a thread of their own, merged by
+ * sorting blocks on the device (the default) and on the host's threads alone */
 static void test_spill(void **state)
 {
     (void)state;
-    for (int thread = 0; thread < 2; thread++) {
-        setenv("CLSORT_SPILL_THREAD", thread ? "1" : "0", 1);
+    static const char *const modes[][2] = { { "0", "1" }, { "1", "1" }, { "0", "0" } };
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        setenv("CLSORT_SPILL_THREAD", modes[m][0], 1);
+        setenv("CLSORT_DEVICE_MERGE", modes[m][1], 1);
         clsort_context *ctx = open_with_stage(STAGE_BYTES, RUN_KEYS);
         unsetenv("CLSORT_SPILL_THREAD");
+        unsetenv("CLSORT_DEVICE_MERGE");
         spill_cases(ctx);
         clsort_close(&ctx);
     }

@@ -75,6 +75,11 @@ same_as_memory "u32 sorted" -n 2M --type u32 --dist sorted -- --type u32 --algo 
 export CLSORT_SPILL_THREAD=1 # as on a GPU: each run downloaded whole, written by a thread
 same_as_memory "u64 kv, run files written by a thread" -n 1M --type u64 --kv -- --type u64 --kv
 unset CLSORT_SPILL_THREAD
+export CLSORT_DEVICE_MERGE=0 # the runs merged by the host's threads alone
+same_as_memory "i64 kv descending, merged on the host" -n 700k --type i64 --kv --value-size 8 -- \
+    --type i64 --kv --value-size 8 --desc
+same_as_memory "f32 bits, merged on the host" -n 3M --type f32 -- --type f32 --bits 4:28
+unset CLSORT_DEVICE_MERGE
 
 # the budget holds: peak resident memory within -S plus 64 MiB
 "$CLSORT" gen -n 16M --type u32 -o big.bin -f || exit 2
