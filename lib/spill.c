@@ -52,11 +52,11 @@ static clsort_status download_run(stream *s, size_t n, cl_event done, void *keys
 }
 
 /* Host memory a run needs besides the kept runs, while runs are sorted: on a device that shares
- * host memory, the device's run and its second buffer; with the spiller, its run buffer. */
+ * host memory, the device's run and its second buffer; with the spillers, their run buffers. */
 static uint64_t run_overhead(const stream *s)
 {
     const uint64_t run_bytes = (uint64_t)s->run_limit * (s->ks + s->vs);
-    return (s->ctx->host_unified ? 2 * run_bytes : 0) + (s->async_spill ? run_bytes : 0);
+    return (s->ctx->host_unified ? 2 * run_bytes : 0) + (s->async_spill ? s->spillers * run_bytes : 0);
 }
 
 static void *spiller_main(void *arg)
@@ -76,10 +76,9 @@ static void *spiller_main(void *arg)
     return NULL;
 }
 
-/* Wait for the spiller's run to be in its file; its status. */
-clsort_status clsort_stream_spill_join(stream *s)
+/* Wait for a spiller's run to be in its file; its status. */
+static clsort_status join(stream *s, spiller *sp)
 {
-    spiller *sp = &s->sp;
     if (!sp->active)
         return CLSORT_OK;
     pthread_join(sp->thread, NULL);
@@ -90,12 +89,28 @@ clsort_status clsort_stream_spill_join(stream *s)
     return sp->st;
 }
 
-/* Hand the sorted run in the device buffers to the spiller: downloaded whole behind the sort (the
- * next run's uploads wait for it), then written by the thread while the next run is read. */
+clsort_status clsort_stream_spill_join(stream *s)
+{
+    clsort_status st = CLSORT_OK;
+    for (int i = 0; i < SPILLERS; i++) {
+        const clsort_status one = join(s, &s->sp[i]);
+        st = st == CLSORT_OK ? one : st;
+    }
+    return st;
+}
+
+void clsort_stream_spill_free(stream *s)
+{
+    for (int i = 0; i < SPILLERS; i++)
+        clsort_stage_free(s->ctx, &s->sp[i].mem);
+}
+
+/* Hand the sorted run in the device buffers to the next spiller: downloaded whole behind the sort
+ * (the next run's uploads wait for it), then written by its thread while the next runs are read. */
 static clsort_status spill_async(stream *s, clsort_run *run, size_t n, cl_event done)
 {
-    spiller *sp = &s->sp;
-    clsort_status st = clsort_stream_spill_join(s);
+    spiller *sp = &s->sp[s->next_spiller++ % s->spillers];
+    clsort_status st = join(s, sp);
     const size_t rs = s->ks + s->vs;
     if (st == CLSORT_OK && !sp->mem.host)
         st = clsort_stage_alloc(s->ctx, &sp->mem, s->run_limit * rs);
@@ -269,7 +284,7 @@ static clsort_status merge_level(stream *s, size_t *at)
 clsort_status clsort_stream_merge_runs(stream *s)
 {
     clsort_status js = clsort_stream_spill_join(s);
-    clsort_stage_free(s->ctx, &s->sp.mem);
+    clsort_stream_spill_free(s);
     if (js != CLSORT_OK)
         return js;
     cl_int err = s->fence ? clWaitForEvents(1, &s->fence) : CL_SUCCESS;

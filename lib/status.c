@@ -5,8 +5,13 @@
  */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+
+/* A context's detail may be written from the threads of a stream sort (run writers, merge threads)
+ * at once: each is formatted apart and copied in whole. */
+static pthread_mutex_t detail_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static _Thread_local char thread_detail[CLSORT_DETAIL_MAX];
 
@@ -66,10 +71,14 @@ static char *detail_slot(clsort_context *ctx)
 
 clsort_status clsort_fail(clsort_context *ctx, clsort_status status, const char *fmt, ...)
 {
+    char text[CLSORT_DETAIL_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail_slot(ctx), CLSORT_DETAIL_MAX, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    pthread_mutex_lock(&detail_lock);
+    memcpy(detail_slot(ctx), text, sizeof text);
+    pthread_mutex_unlock(&detail_lock);
     return status;
 }
 

@@ -201,8 +201,8 @@ static void resolve_settings(stream *s, const clsort_stream_settings *given)
 }
 
 /* The budget: staging buffers first (smaller under a small budget), then the merge blocks, then
- * runs kept in memory; a run is at most what is left (on a device that shares host memory, half of
- * it: the data and the sort's second buffer). */
+ * runs kept in memory; a run is at most what is left, shared with what else holds a run (on a
+ * device that shares host memory, the data and the sort's second buffer; the spillers' buffers). */
 static clsort_status plan_budget(stream *s, size_t *max_n)
 {
     const size_t rs = s->ks + s->vs;
@@ -233,8 +233,11 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
     const uint64_t merge_bytes =
         (uint64_t)s->set.threads * 2 * (s->block + clsort_merge_sub(s->block, rs)) * rs;
     s->keep_bytes = data_bytes > merge_bytes ? data_bytes - merge_bytes : 0;
-    const uint64_t device_share = s->ctx->host_unified ? 2 : 1;
-    const uint64_t run_cap = data_bytes / (device_share * rs);
+    /* an input known to need runs, spilled by threads, gets a run buffer per spiller */
+    s->spillers = s->async_spill && s->n_hint != CLSORT_SIZE_UNKNOWN && s->n_hint > data_bytes / rs
+                      ? SPILLERS : 1;
+    const uint64_t shares = (s->ctx->host_unified ? 2 : 0) + (s->async_spill ? s->spillers : 0);
+    const uint64_t run_cap = data_bytes / ((shares ? shares : 1) * rs);
     if (run_cap < *max_n)
         *max_n = run_cap > 2 ? (size_t)run_cap : 2;
     return CLSORT_OK;
@@ -303,7 +306,7 @@ static clsort_status setup(stream *s)
 static void teardown(stream *s)
 {
     clsort_stream_spill_join(s);
-    clsort_stage_free(s->ctx, &s->sp.mem);
+    clsort_stream_spill_free(s);
     double ms = 0;
     for (int i = 0; i < SLOTS; i++) {
         clsort_stream_slot_wait(s, &s->slots[i], &ms);

@@ -11,7 +11,7 @@
 
 #include <pthread.h>
 
-enum { SLOTS = 4 };
+enum { SLOTS = 4, SPILLERS = 2 };
 
 typedef struct slot {
     clsort_stage mem;      /* chunk keys, then chunk values (or chunk records) */
@@ -20,8 +20,10 @@ typedef struct slot {
     cl_event busy[2];      /* transfers into or out of the slot still pending */
 } slot;
 
-/* A run written to its file by a thread of its own while the next run is read (devices with memory
- * of their own: the run is downloaded whole into `mem` first). */
+/* A run written to its file by a thread of its own while the next runs are read (devices with
+ * memory of their own: the run is downloaded whole into `mem` first). SPILLERS of them take runs in
+ * turn: one thread writes a run file at about 3.4 GB/s on the H100 machine, slower than the input
+ * reads, and files apart take writes side by side. */
 typedef struct spiller {
     clsort_stage mem;      /* one run: keys, then values */
     pthread_t thread;
@@ -72,7 +74,9 @@ typedef struct stream {
     int spilling;          /* a run went to a file: the later ones do too */
     int async_spill;       /* runs are written by the spiller (a device with its own memory) */
     int device_merge;      /* the merge blocks are sorted on the device (else merged on the host) */
-    spiller sp;
+    spiller sp[SPILLERS];
+    unsigned spillers;     /* of them in use (an input known to need runs: all) */
+    unsigned next_spiller;
 } stream;
 
 static inline void release_event(cl_event *e)
@@ -98,8 +102,10 @@ clsort_status clsort_stream_drain(stream *s, size_t n, cl_event done, clsort_run
 /* spill.c */
 /* Several runs: this one kept in memory while the budget allows, else written to a run file. */
 clsort_status clsort_stream_keep_run(stream *s, size_t n, cl_event done);
-/* Wait for a run file being written by the spiller thread. */
+/* Wait for the run files being written by the spiller threads; the first failure. */
 clsort_status clsort_stream_spill_join(stream *s);
+/* The spillers' run buffers. */
+void clsort_stream_spill_free(stream *s);
 /* Merge the kept runs into the sink, after any levels the fan-in asks for. */
 clsort_status clsort_stream_merge_runs(stream *s);
 /* A known input that will need run files: the directories checked before anything is read. */
