@@ -31,6 +31,7 @@ void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wai
     ctx->chain_wait = wait;
     ctx->chain_n_wait = n_wait;
     ctx->first_event = ctx->last_event = NULL;
+    ctx->chain_pending = ctx->chain_flushed = 0;
 }
 
 void clsort_chain_push(clsort_context *ctx, cl_event ev)
@@ -42,6 +43,7 @@ void clsort_chain_push(clsort_context *ctx, cl_event ev)
     if (ctx->last_event)
         clReleaseEvent(ctx->last_event);
     ctx->last_event = ev;
+    ctx->chain_pending = 0;
 }
 
 /* The wait list of the chain's next command: the caller's events first, then the newest command
@@ -58,12 +60,19 @@ static void chain_waits(const clsort_context *ctx, cl_uint *n, const cl_event **
 }
 
 /* The wait list of the chain's next command, or 0 while the context reserves: then nothing is
- * enqueued (clsort_reserve() only allocates and builds). */
-static int next_command(const clsort_context *ctx, cl_uint *n, const cl_event **list)
+ * enqueued (clsort_reserve() only allocates and builds). *ev is where the command's event goes, or
+ * NULL where it needs none: the first command has one (the sort's start, for the kernel time), and
+ * so has every command on an out-of-order queue (the next waits for it) or while profiling; on an
+ * in-order queue the rest go without, as each event costs the driver, and clsort_chain_settle()
+ * marks the end. */
+static int next_command(const clsort_context *ctx, cl_uint *n, const cl_event **list,
+                        cl_event **ev, cl_event *slot)
 {
     if (ctx->reserving)
         return 0;
     chain_waits(ctx, n, list);
+    *slot = NULL;
+    *ev = !ctx->first_event || ctx->out_of_order || ctx->settings.profile ? slot : NULL;
     return 1;
 }
 
@@ -74,36 +83,49 @@ void clsort_chain_drop(clsort_context *ctx)
     if (ctx->last_event)
         clReleaseEvent(ctx->last_event);
     ctx->first_event = ctx->last_event = NULL;
+    ctx->chain_pending = 0;
 }
 
-/* Make a command enqueued after the chain's waits (err, ev: what the enqueue call gave) its newest. */
-static clsort_status chain_add(clsort_context *ctx, cl_int err, cl_event ev, const char *call)
+/* Make a command enqueued after the chain's waits (err, and its event if it has one) its newest. */
+static clsort_status chain_add(clsort_context *ctx, cl_int err, const cl_event *ev, const char *call)
 {
     if (err != CL_SUCCESS)
         return clsort_fail_cl(ctx, err, call);
-    clsort_chain_push(ctx, ev);
+    if (ev)
+        clsort_chain_push(ctx, *ev);
+    else
+        ctx->chain_pending = 1;
     return CLSORT_OK;
 }
 
-clsort_status clsort_chain_marker(clsort_context *ctx)
+static clsort_status marker(clsort_context *ctx)
 {
     cl_uint n;
     const cl_event *w;
     cl_event ev = NULL;
-    if (!next_command(ctx, &n, &w))
-        return CLSORT_OK;
+    chain_waits(ctx, &n, &w);
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, n, w, &ev);
-    return chain_add(ctx, err, ev, "clEnqueueMarkerWithWaitList");
+    return chain_add(ctx, err, &ev, "clEnqueueMarkerWithWaitList");
+}
+
+clsort_status clsort_chain_marker(clsort_context *ctx)
+{
+    return ctx->reserving ? CLSORT_OK : marker(ctx);
+}
+
+clsort_status clsort_chain_settle(clsort_context *ctx)
+{
+    return ctx->reserving || !ctx->chain_pending ? CLSORT_OK : marker(ctx);
 }
 
 clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local)
 {
     cl_uint n;
     const cl_event *w;
-    cl_event ev;
-    if (!next_command(ctx, &n, &w))
+    cl_event slot, *ev;
+    if (!next_command(ctx, &n, &w, &ev, &slot))
         return CLSORT_OK;
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, n, w, &ev);
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, n, w, ev);
     if (err != CL_SUCCESS) {
         char name[128] = "?";
         clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
@@ -112,18 +134,22 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, siz
                            "clEnqueueNDRangeKernel(%s, global %zu, local %zu) failed: %s (%d)", name,
                            global, local, clsort_status_string((clsort_status)err), (int)err);
     }
-    clsort_chain_push(ctx, ev);
-    return CLSORT_OK;
+    /* the first kernel starts while the rest are enqueued, rather than when the caller waits */
+    if (!ctx->chain_flushed) {
+        ctx->chain_flushed = 1;
+        clFlush(ctx->queue);
+    }
+    return chain_add(ctx, CL_SUCCESS, ev, "clEnqueueNDRangeKernel");
 }
 
 clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes)
 {
     cl_uint n;
     const cl_event *w;
-    cl_event ev = NULL;
-    if (!next_command(ctx, &n, &w))
+    cl_event slot, *ev;
+    if (!next_command(ctx, &n, &w, &ev, &slot))
         return CLSORT_OK;
-    cl_int err = clEnqueueFillBuffer(ctx->queue, buf, &pattern, sizeof pattern, 0, bytes, n, w, &ev);
+    cl_int err = clEnqueueFillBuffer(ctx->queue, buf, &pattern, sizeof pattern, 0, bytes, n, w, ev);
     return chain_add(ctx, err, ev, "clEnqueueFillBuffer");
 }
 
@@ -131,10 +157,10 @@ clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t by
 {
     cl_uint n;
     const cl_event *w;
-    cl_event ev = NULL;
-    if (!next_command(ctx, &n, &w))
+    cl_event slot, *ev;
+    if (!next_command(ctx, &n, &w, &ev, &slot))
         return CLSORT_OK;
-    cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, bytes, n, w, &ev);
+    cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, 0, 0, bytes, n, w, ev);
     return chain_add(ctx, err, ev, "clEnqueueCopyBuffer");
 }
 

@@ -241,6 +241,8 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
     clsort_status st = CLSORT_OK;
     if (job->n > 1)
         st = family_of(resolve(job->spec))->enqueue(ctx, job);
+    if (st == CLSORT_OK)
+        st = clsort_chain_settle(ctx);
     /* Nothing to do: a marker still gives the caller an event that follows its wait list. */
     if (st == CLSORT_OK && !ctx->last_event)
         st = clsort_chain_marker(ctx);

@@ -231,6 +231,8 @@ struct clsort_context {
     const cl_event *chain_wait;
     cl_uint chain_n_wait;
     cl_event first_event, last_event;
+    int chain_pending;  /* commands enqueued after last_event without an event of their own */
+    int chain_flushed;  /* the chain's first kernel was flushed to the device */
 
     char detail[CLSORT_DETAIL_MAX];
 };
@@ -314,6 +316,9 @@ void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wai
 void clsort_chain_push(clsort_context *ctx, cl_event ev);
 /* Give the caller an event that follows its wait list when the chain enqueued nothing. */
 clsort_status clsort_chain_marker(clsort_context *ctx);
+/* Make last_event follow every command of the chain (an in-order queue's commands after the first
+ * go without events of their own: a marker then stands for them). */
+clsort_status clsort_chain_settle(clsort_context *ctx);
 void clsort_chain_drop(clsort_context *ctx);
 /* Launch a kernel, chained after the previous command of this sort. */
 clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, size_t local);

@@ -97,6 +97,9 @@ static clsort_status find_skips(clsort_context *ctx, const radix_run *r, const o
     const cl_ulong n = r->job->n;
     const unsigned bins = r->bins;
     cl_ulong off[8 * HIST_BINS]; /* places x bins: 8 x 256 or 16 x 16 at most */
+    clsort_status st = clsort_chain_settle(ctx);
+    if (st != CLSORT_OK)
+        return st;
     cl_int err = clEnqueueReadBuffer(ctx->queue, o->offsets, CL_TRUE, 0,
                                      r->places * bins * sizeof off[0], off, 1, &ctx->last_event,
                                      NULL);
