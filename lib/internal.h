@@ -186,6 +186,15 @@ typedef struct clsort_program {
     cl_program program;
 } clsort_program;
 
+/* Kernels a context keeps between sorts: clCreateKernel costs several microseconds on NVIDIA's
+ * driver, a good part of a small sort. Arguments are set at every launch (and captured there). */
+#define CLSORT_MAX_KERNELS 64
+typedef struct clsort_kernel_entry {
+    cl_program program;
+    char name[48];
+    cl_kernel kernel;
+} clsort_kernel_entry;
+
 struct clsort_context {
     cl_platform_id platform;
     cl_device_id device;
@@ -218,6 +227,8 @@ struct clsort_context {
 
     clsort_program programs[CLSORT_MAX_PROGRAMS];
     unsigned n_programs;
+    clsort_kernel_entry kernels[CLSORT_MAX_KERNELS];
+    unsigned n_kernels;
     unsigned programs_built;  /* counters since open, for clsort_stats */
     unsigned programs_cached;
     unsigned passes_skipped;

@@ -149,20 +149,45 @@ clsort_status clsort_get_program(clsort_context *ctx, const char *family, const 
     return CLSORT_OK;
 }
 
+static void release_kernels(clsort_context *ctx)
+{
+    for (unsigned i = 0; i < ctx->n_kernels; i++)
+        clReleaseKernel(ctx->kernels[i].kernel);
+    ctx->n_kernels = 0;
+}
+
 clsort_status clsort_create_kernel(clsort_context *ctx, cl_program program, const char *name,
                                    cl_kernel *out)
 {
+    for (unsigned i = 0; i < ctx->n_kernels; i++) {
+        clsort_kernel_entry *e = &ctx->kernels[i];
+        if (e->program == program && !strcmp(e->name, name)) {
+            clRetainKernel(e->kernel); /* the caller releases its reference as before */
+            *out = e->kernel;
+            return CLSORT_OK;
+        }
+    }
     cl_int err;
     *out = clCreateKernel(program, name, &err);
     if (err != CL_SUCCESS) {
         *out = NULL;
         return clsort_fail(ctx, (clsort_status)err, "clCreateKernel(%s) failed (%d)", name, (int)err);
     }
+    if (strlen(name) < sizeof ctx->kernels[0].name) {
+        if (ctx->n_kernels == CLSORT_MAX_KERNELS)
+            release_kernels(ctx);
+        clsort_kernel_entry *e = &ctx->kernels[ctx->n_kernels++];
+        e->program = program;
+        snprintf(e->name, sizeof e->name, "%s", name);
+        e->kernel = *out;
+        clRetainKernel(*out);
+    }
     return CLSORT_OK;
 }
 
 void clsort_release_programs(clsort_context *ctx)
 {
+    release_kernels(ctx);
     for (unsigned i = 0; i < ctx->n_programs; i++) {
         clReleaseProgram(ctx->programs[i].program);
         free(ctx->programs[i].options);
