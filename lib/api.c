@@ -50,6 +50,17 @@ clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size
 clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys, cl_mem values,
                              size_t n, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
+    if (done)
+        *done = NULL;
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    return clsort_enqueue_kept(ctx, spec, keys, values, n, n_wait, wait, done);
+}
+
+clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                  cl_mem values, size_t n, cl_uint n_wait, const cl_event *wait,
+                                  cl_event *done)
+{
     clsort_spec def;
     if (!spec) {
         clsort_spec_default(&def);
@@ -57,8 +68,6 @@ clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_me
     }
     if (done)
         *done = NULL;
-    VALIDATE(ctx, ctx);
-    clsort_clear_detail(ctx);
     VALIDATE(ctx, keys || n == 0);
     VALIDATE(ctx, (wait != NULL) == (n_wait > 0) || (wait && n_wait == 0));
     clsort_status st;

@@ -248,6 +248,13 @@ struct clsort_context {
     char detail[CLSORT_DETAIL_MAX];
 };
 
+/* ---- api.c ---- */
+/* clsort_enqueue() that leaves the context's error detail as it is unless it fails itself: for the
+ * threads of a stream sort, while another may have just reported an error. */
+clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                  cl_mem values, size_t n, cl_uint n_wait, const cl_event *wait,
+                                  cl_event *done);
+
 /* ---- status.c ---- */
 /* Store a printf-style detail on ctx (or the thread's context-less slot when ctx is NULL) and return
  * status, so error paths read: return clsort_fail(ctx, st, "...", ...). */

@@ -15,6 +15,7 @@
 #include "merge.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -640,6 +641,10 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
             break;
         }
     }
+    /* the first error's detail stands, whatever a block on the device reports meanwhile */
+    char detail[CLSORT_DETAIL_MAX] = "";
+    if (st != CLSORT_OK && device)
+        snprintf(detail, sizeof detail, "%s", clsort_error_detail(ctx));
     pthread_mutex_lock(&p.lock);
     p.quit = 1;
     pthread_cond_broadcast(&p.work);
@@ -649,6 +654,8 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
             pthread_join(ws[i].thread, NULL);
         worker_free(&ws[i]);
     }
+    if (st != CLSORT_OK && device)
+        clsort_fail(ctx, st, "%s", detail);
     pthread_cond_destroy(&p.work);
     pthread_cond_destroy(&p.done);
     pthread_mutex_destroy(&p.lock);

@@ -215,8 +215,8 @@ static clsort_status device_block_sort(void *user, void *keys, void *values, siz
         clFinish(q);
         return clsort_fail_cl(s->ctx, err, "uploading a merge block");
     }
-    clsort_status st = clsort_enqueue(s->ctx, s->spec, s->dk, s->vs ? s->dv : NULL, n,
-                                      s->vs ? 2 : 1, up, &done);
+    clsort_status st = clsort_enqueue_kept(s->ctx, s->spec, s->dk, s->vs ? s->dv : NULL, n,
+                                           s->vs ? 2 : 1, up, &done);
     if (st == CLSORT_OK) {
         err = clEnqueueReadBuffer(q, s->dk, CL_TRUE, 0, n * s->ks, keys, 1, &done, NULL);
         if (err == CL_SUCCESS && s->vs)
