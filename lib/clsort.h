@@ -411,7 +411,8 @@ typedef struct clsort_stream_settings {
      *  unlinked as soon as they are created): they go with the process, however it ends. */
     const char *const *temp_dirs;
     size_t n_temp_dirs;
-    /** Threads merging runs on the host; 0: one per online processor, at most 16. */
+    /** Threads reading (and, with `CLSORT_DEVICE_MERGE=0`, merging) the runs' blocks; 0: one per
+     *  online processor, at most 16. */
     unsigned threads;
     /** Runs merged at once (2 or more); with more runs, groups are merged into longer runs first.
      *  0: 64. */
@@ -442,9 +443,13 @@ CLSORT_API void clsort_stream_settings_default(clsort_stream_settings *settings)
  *
  * More records than that are sorted in runs: each run is sorted on the device while the next one is
  * read; a sorted run is kept in host memory while the budget allows, else written to a temporary
- * file (clsort_stream_settings.temp_dirs). The runs are then merged on the host by
- * clsort_stream_settings.threads threads, a block at a time, while the sink writes the blocks before;
- * more runs than the fan-in are first merged in groups into longer runs. Segmented sorts cut runs at
+ * file (clsort_stream_settings.temp_dirs); where the input is known to need files, two threads
+ * write them in turn, each from a run buffer of its own. The runs are then merged a block at a time
+ * while the sink writes the blocks before: clsort_stream_settings.threads threads read each block's
+ * piece of every run, one after the other in run order, and the device sorts the block (a stable
+ * sort of those pieces is their merge; faster than a merge on the host's threads both on an H100 and
+ * on a 2-core CPU device, see `CLSORT_DEVICE_MERGE`). More runs than the fan-in are first merged in
+ * groups into longer runs. Segmented sorts cut runs at
  * segment boundaries and need no merge. The result is what clsort_sort() gives for the same records,
  * byte for byte (stable).
  *
