@@ -415,9 +415,10 @@ static void sort_block(worker *w, size_t n)
     w->done_values = NULL;
 }
 
-/* Merge one block: read the pieces that are in files (on the device's way, every piece), then
- * merge them a sub-block at a time, or sort them on the device. */
-static void merge_block(worker *w)
+/* The block's pieces: those in files read into the input buffer, one after the other in run order,
+ * as are those in memory on the device's way (else they stay where they are). The records read,
+ * or 0 with w->err set. */
+static size_t read_pieces(worker *w)
 {
     merge_job *j = w->job;
     size_t off = 0;
@@ -450,27 +451,30 @@ static void merge_block(worker *w)
         if (e) {
             w->err = e;
             w->err_run = r;
-            return;
+            return 0;
         }
     }
-    if (j->device) {
-        sort_block(w, off);
-        w->count = off;
-        return;
-    }
+    return off;
+}
+
+/* The host's way: the pieces merged a sub-block at a time into the output; the records merged. */
+static size_t merge_subblocks(worker *w)
+{
+    merge_job *j = w->job;
     size_t o = 0;
     for (;;) {
         size_t np = 0, bad = 0;
         for (size_t r = 0; r < j->k; r++)
             np += w->sub_lo[r] < w->pieces[r].n;
         if (!np)
-            break;
+            return o;
         const int e = cut(&w->subs, w->sub_lo, w->sub_hi, &bad);
         if (e) {
             w->err = e;
             w->err_run = bad;
-            return;
+            return o;
         }
+        size_t count = 0;
         np = 0;
         for (size_t r = 0; r < j->k; r++) {
             const clsort_run *piece = &w->pieces[r];
@@ -478,15 +482,26 @@ static void merge_block(worker *w)
             if (m)
                 w->level[np++] = (clsort_merge_run){ piece->keys + a * j->ks,
                                                      j->vs ? piece->values + a * j->vs : NULL, m };
+            count += m;
             w->sub_lo[r] = w->sub_hi[r];
         }
-        size_t count = 0;
-        for (size_t i = 0; i < np; i++)
-            count += w->level[i].n;
         merge_levels(w, np, o);
         o += count;
     }
-    w->count = o;
+}
+
+/* Merge one block: read its pieces, then sort them on the device or merge them on the host. */
+static void merge_block(worker *w)
+{
+    const size_t n = read_pieces(w);
+    if (w->err)
+        return;
+    if (w->job->device) {
+        sort_block(w, n);
+        w->count = n;
+    } else {
+        w->count = merge_subblocks(w);
+    }
 }
 
 static void *worker_main(void *arg)
@@ -575,6 +590,68 @@ static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_
     return CLSORT_OK;
 }
 
+/* The workers' buffers and threads. */
+static clsort_status start_workers(merge_job *j, pool *p, worker *ws, unsigned nw, int joined)
+{
+    for (unsigned i = 0; i < nw; i++) {
+        ws[i] = (worker){ .job = j, .pool = p, .state = IDLE };
+        if (!worker_alloc(&ws[i], j, joined))
+            return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                               "out of host memory for the merge buffers (%u x %zu records)", nw,
+                               j->block);
+        if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]) != 0)
+            return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                               "cannot start a merge thread");
+        ws[i].started = 1;
+    }
+    return CLSORT_OK;
+}
+
+static void stop_workers(pool *p, worker *ws, unsigned nw)
+{
+    pthread_mutex_lock(&p->lock);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; ws && i < nw; i++) {
+        if (ws[i].started)
+            pthread_join(ws[i].thread, NULL);
+        worker_free(&ws[i]);
+    }
+}
+
+/* Cut blocks ahead while a worker is free, else write the oldest block, to the end. */
+static clsort_status cut_and_write(merge_job *j, pool *p, worker *ws, unsigned nw, size_t *cur,
+                                   const clsort_sink *out, int joined)
+{
+    size_t assigned = 0, written = 0;
+    for (;;) {
+        int more = 0;
+        for (size_t r = 0; r < j->k && !more; r++)
+            more = cur[r] < j->runs[r].n;
+        if (more && assigned - written < nw) {
+            worker *w = &ws[assigned % nw];
+            size_t bad = 0;
+            memcpy(w->lo, cur, j->k * sizeof *cur);
+            const int e = cut(&j->blocks, cur, w->hi, &bad);
+            if (e)
+                return cut_failed(j->ctx, j->runs, bad, e);
+            memcpy(cur, w->hi, j->k * sizeof *cur);
+            pthread_mutex_lock(&p->lock);
+            w->state = TASK;
+            pthread_cond_broadcast(&p->work);
+            pthread_mutex_unlock(&p->lock);
+            assigned++;
+        } else if (written < assigned) {
+            clsort_status st = write_block(j, p, &ws[written++ % nw], out, joined);
+            if (st != CLSORT_OK)
+                return st;
+        } else {
+            return CLSORT_OK;
+        }
+    }
+}
+
 clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, clsort_run *runs,
                                 size_t k, unsigned threads, size_t block,
                                 const clsort_block_sorter *device, const clsort_sink *out)
@@ -602,58 +679,13 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
     clsort_status st = CLSORT_OK;
     if (!ws || !cur || !j.blocks.probe || !j.blocks.up)
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    for (unsigned i = 0; st == CLSORT_OK && i < nw; i++) {
-        ws[i] = (worker){ .job = &j, .pool = &p, .state = IDLE };
-        if (!worker_alloc(&ws[i], &j, joined))
-            st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
-                             "out of host memory for the merge buffers (%u x %zu records)", nw,
-                             j.block);
-        else if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]) == 0)
-            ws[i].started = 1;
-        else
-            st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "cannot start a merge thread");
-    }
-    /* cut blocks ahead while a worker is free; else write the oldest block */
-    size_t assigned = 0, written = 0;
-    while (st == CLSORT_OK) {
-        int more = 0;
-        for (size_t r = 0; r < k && !more; r++)
-            more = cur[r] < runs[r].n;
-        if (more && assigned - written < nw) {
-            worker *w = &ws[assigned % nw];
-            size_t bad = 0;
-            memcpy(w->lo, cur, k * sizeof *cur);
-            const int e = cut(&j.blocks, cur, w->hi, &bad);
-            if (e) {
-                st = cut_failed(ctx, runs, bad, e);
-                break;
-            }
-            memcpy(cur, w->hi, k * sizeof *cur);
-            pthread_mutex_lock(&p.lock);
-            w->state = TASK;
-            pthread_cond_broadcast(&p.work);
-            pthread_mutex_unlock(&p.lock);
-            assigned++;
-        } else if (written < assigned) {
-            st = write_block(&j, &p, &ws[written % nw], out, joined);
-            written++;
-        } else {
-            break;
-        }
-    }
+    if (st == CLSORT_OK && (st = start_workers(&j, &p, ws, nw, joined)) == CLSORT_OK)
+        st = cut_and_write(&j, &p, ws, nw, cur, out, joined);
     /* the first error's detail stands, whatever a block on the device reports meanwhile */
     char detail[CLSORT_DETAIL_MAX] = "";
     if (st != CLSORT_OK && device)
         snprintf(detail, sizeof detail, "%s", clsort_error_detail(ctx));
-    pthread_mutex_lock(&p.lock);
-    p.quit = 1;
-    pthread_cond_broadcast(&p.work);
-    pthread_mutex_unlock(&p.lock);
-    for (unsigned i = 0; ws && i < nw; i++) {
-        if (ws[i].started)
-            pthread_join(ws[i].thread, NULL);
-        worker_free(&ws[i]);
-    }
+    stop_workers(&p, ws, nw);
     if (st != CLSORT_OK && device)
         clsort_fail(ctx, st, "%s", detail);
     pthread_cond_destroy(&p.work);
