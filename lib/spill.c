@@ -215,7 +215,11 @@ static clsort_status device_block_sort(void *user, void *keys, void *values, siz
         clFinish(q);
         return clsort_fail_cl(s->ctx, err, "uploading a merge block");
     }
-    clsort_status st = clsort_enqueue_kept(s->ctx, s->spec, s->dk, s->vs ? s->dv : NULL, n,
+    /* a merge must be stable: the comparison sorts (and odd-even's size limit) give way to radix */
+    clsort_spec spec = *s->spec;
+    if (spec.algorithm == CLSORT_ALGO_BITONIC || spec.algorithm == CLSORT_ALGO_ODDEVEN)
+        spec.algorithm = CLSORT_ALGO_AUTO;
+    clsort_status st = clsort_enqueue_kept(s->ctx, &spec, s->dk, s->vs ? s->dv : NULL, n,
                                            s->vs ? 2 : 1, up, &done);
     if (st == CLSORT_OK) {
         err = clEnqueueReadBuffer(q, s->dk, CL_TRUE, 0, n * s->ks, keys, 1, &done, NULL);
