@@ -67,18 +67,7 @@ void clsort_scratch_release(clsort_context *ctx)
             clReleaseMemObject(ctx->scratch[i]);
         ctx->scratch[i] = NULL;
         ctx->scratch_bytes[i] = 0;
-        ctx->scratch_zeroed[i] = 0;
     }
-}
-
-size_t clsort_scratch_zeroed(const clsort_context *ctx, clsort_slot slot)
-{
-    return ctx->scratch[slot] ? ctx->scratch_zeroed[slot] : 0;
-}
-
-void clsort_scratch_set_zeroed(clsort_context *ctx, clsort_slot slot, size_t bytes)
-{
-    ctx->scratch_zeroed[slot] = ctx->scratch[slot] && !ctx->reserving ? bytes : 0;
 }
 
 clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out,
@@ -106,7 +95,6 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
         clReleaseMemObject(ctx->scratch[slot]);
     ctx->scratch[slot] = NULL;
     ctx->scratch_bytes[slot] = 0;
-    ctx->scratch_zeroed[slot] = 0;
     const size_t limit = ctx->settings.scratch_keep;
     size_t want = grown(bytes);
     const int keep = kept <= limit && want <= limit - kept;

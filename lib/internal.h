@@ -236,7 +236,6 @@ struct clsort_context {
     /* Scratch kept between sorts (not on out-of-order queues, where two sorts may overlap). */
     cl_mem scratch[CLSORT_SLOTS];
     size_t scratch_bytes[CLSORT_SLOTS];
-    size_t scratch_zeroed[CLSORT_SLOTS]; /* leading bytes known zero once the queue has run */
 
     /* The sort being enqueued runs as a chain of commands, each waiting for the one before (so
      * out-of-order queues work too); the first waits for the caller's events. */
@@ -320,12 +319,6 @@ clsort_status clsort_alloc(clsort_context *ctx, size_t bytes, cl_mem *out, const
  * queue run one after another, so consecutive sorts may share the buffers. */
 clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out,
                              const char *what);
-/* Leading bytes of a slot's kept buffer that are zero once everything enqueued so far has run: a
- * sort that leaves its counters zeroed behind it (off its critical path) saves the next one a fill
- * before its first kernel. 0 unless set since the buffer was made; a sort that uses the buffer
- * sets it back to 0 first. */
-size_t clsort_scratch_zeroed(const clsort_context *ctx, clsort_slot slot);
-void clsort_scratch_set_zeroed(clsort_context *ctx, clsort_slot slot, size_t bytes);
 /* Release the kept scratch buffers. */
 void clsort_scratch_release(clsort_context *ctx);
 /* Release each non-NULL buffer of a list. */

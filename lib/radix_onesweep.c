@@ -59,24 +59,17 @@ static clsort_status alloc_buffers(clsort_context *ctx, const radix_run *r, ones
 }
 
 /* The histogram of every digit place and the digit offsets from it. */
-static clsort_status count(clsort_context *ctx, const radix_run *r, onesweep *o,
-                           size_t *work_bytes_out)
+static clsort_status count(clsort_context *ctx, const radix_run *r, onesweep *o)
 {
     const cl_ulong n = r->job->n, chunk = hist_chunk(ctx, r, o);
     const size_t groups = (r->job->n + chunk - 1) / chunk, wg = r->s.wg;
-    size_t work_bytes = 0;
-    int zeroed = 0;
+    size_t work_bytes;
     cl_kernel hist_k = NULL, offs_k = NULL;
     clsort_status st;
     if ((st = clsort_create_kernel(ctx, r->prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
         (st = clsort_create_kernel(ctx, r->prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
-        (st = alloc_buffers(ctx, r, o, &work_bytes)) != CLSORT_OK)
-        goto done;
-    /* the counters start at zero: the sort before left them so (clear_work), else a fill */
-    *work_bytes_out = work_bytes;
-    zeroed = clsort_scratch_zeroed(ctx, CLSORT_SLOT_WORK) >= work_bytes;
-    clsort_scratch_set_zeroed(ctx, CLSORT_SLOT_WORK, 0);
-    if ((!zeroed && (st = clsort_fill(ctx, o->work, 0, work_bytes)) != CLSORT_OK) ||
+        (st = alloc_buffers(ctx, r, o, &work_bytes)) != CLSORT_OK ||
+        (st = clsort_fill(ctx, o->work, 0, work_bytes)) != CLSORT_OK ||
         (st = clsort_set_args(ctx, hist_k, "radix8_histogram", 6, ARG(r->job->keys), ARG(n),
                               ARG(chunk), ARG(o->portion_size), ARG(o->portions), ARG(o->work))) !=
             CLSORT_OK ||
@@ -119,20 +112,6 @@ static clsort_status find_skips(clsort_context *ctx, const radix_run *r, const o
                 skip[place] = 1;
         }
     return CLSORT_OK;
-}
-
-/* The histograms and status words zeroed behind the sort, for the next one on this context, which
- * then starts with its first kernel instead of a fill (a fill costs the NVIDIA driver about 15 us
- * of the caller's time, all of it before the device starts). Not on an out-of-order queue: its
- * scratch is not kept. */
-static clsort_status clear_work(clsort_context *ctx, const onesweep *o, size_t work_bytes)
-{
-    if (ctx->out_of_order || ctx->reserving)
-        return CLSORT_OK;
-    clsort_status st = clsort_fill(ctx, o->work, 0, work_bytes);
-    if (st == CLSORT_OK)
-        clsort_scratch_set_zeroed(ctx, CLSORT_SLOT_WORK, work_bytes);
-    return st;
 }
 
 /* One digit place: a binning launch per portion. */
@@ -182,8 +161,7 @@ clsort_status clsort_radix_onesweep(clsort_context *ctx, radix_run *r)
     o.regions = clsort_radix_status_regions(r->places, o.portions, o.per_portion);
 
     int skip[16] = { 0 };
-    size_t work_bytes = 0;
-    clsort_status st = count(ctx, r, &o, &work_bytes);
+    clsort_status st = count(ctx, r, &o);
     if (st == CLSORT_OK && r->job->may_block)
         st = find_skips(ctx, r, &o, skip);
     for (cl_uint place = 0; place < r->places && st == CLSORT_OK; place++) {
@@ -192,8 +170,6 @@ clsort_status clsort_radix_onesweep(clsort_context *ctx, radix_run *r)
         else
             st = onesweep_pass(ctx, r, &o, place);
     }
-    if (st == CLSORT_OK)
-        st = clear_work(ctx, &o, work_bytes);
     cl_mem ms[] = { o.work, o.offsets, o.status };
     clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
     return st;
