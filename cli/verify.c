@@ -92,20 +92,28 @@ int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, con
     const size_t vs = values || records ? spec->value_size : 0, step = records ? ks + vs : ks;
     const uint64_t seg = spec->segment;
     const unsigned char *k = keys;
-    for (size_t j = 0; j < m; j++, v->i++) {
-        /* the order the sort makes: ascending in this value, descending order included */
-        const uint64_t d = clsort_key_order(spec, k + j * step), bits = load_word(k + j * step, ks);
-        if (v->i > 0 && (seg == 0 || v->i % seg != 0) && v->prev > d) {
-            char x[64], y[64];
-            format_key(x, sizeof x, spec->key_type, v->prev_key);
-            format_key(y, sizeof y, spec->key_type, bits);
-            msg_error("verification failed: keys %llu and %llu are out of %s order (%s, %s)",
-                      (unsigned long long)(v->i - 1), (unsigned long long)v->i,
-                      spec->descending ? "descending" : "ascending", x, y);
-            return EXIT_DEVICE;
+    uint64_t order[1024]; /* the orders of a stretch of keys, the spec read once for all */
+    for (size_t at = 0; at < m; at += sizeof order / sizeof order[0]) {
+        const size_t len = m - at < sizeof order / sizeof order[0] ? m - at
+                                                                   : sizeof order / sizeof order[0];
+        clsort_key_orders(spec, k + at * step, step, len, order);
+        for (size_t j = 0; j < len; j++, v->i++) {
+            /* the order the sort makes: ascending in this value, descending order included */
+            const uint64_t d = order[j];
+            if (v->i > 0 && (seg == 0 || v->i % seg != 0) && v->prev > d) {
+                char x[64], y[64];
+                const uint64_t prev_bits =
+                    at + j > 0 ? load_word(k + (at + j - 1) * step, ks) : v->prev_key;
+                format_key(x, sizeof x, spec->key_type, prev_bits);
+                format_key(y, sizeof y, spec->key_type, load_word(k + (at + j) * step, ks));
+                msg_error("verification failed: keys %llu and %llu are out of %s order (%s, %s)",
+                          (unsigned long long)(v->i - 1), (unsigned long long)v->i,
+                          spec->descending ? "descending" : "ascending", x, y);
+                return EXIT_DEVICE;
+            }
+            v->prev = d;
         }
-        v->prev = d;
-        v->prev_key = bits;
+        v->prev_key = load_word(k + (at + len - 1) * step, ks);
     }
     v->sum += records ? verify_fingerprint_records(keys, ks, vs, m)
                       : verify_fingerprint(keys, ks, values, vs, m);

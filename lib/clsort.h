@@ -531,6 +531,14 @@ CLSORT_API size_t clsort_key_type_size(clsort_key_type type);
  */
 CLSORT_API uint64_t clsort_key_order(const clsort_spec *spec, const void *key);
 
+/**
+ * clsort_key_order() of n keys at once, stride bytes apart (the key size for a packed array, the
+ * record size for records): out[i] is the order of the key at keys + i * stride. Several times
+ * faster per key than one call each, for checks of long sorted outputs.
+ */
+CLSORT_API void clsort_key_orders(const clsort_spec *spec, const void *keys, size_t stride,
+                                  size_t n, uint64_t *out);
+
 /** The library's version, CLSORT_VERSION_STRING of the build that is linked. */
 CLSORT_API const char *clsort_version(void);
 

@@ -83,6 +83,16 @@ uint64_t clsort_key_order(const clsort_spec *spec, const void *key)
     return clsort_key_recipe_order(&r, key);
 }
 
+void clsort_key_orders(const clsort_spec *spec, const void *keys, size_t stride, size_t n,
+                       uint64_t *out)
+{
+    clsort_key_recipe r;
+    clsort_key_recipe_init(spec, &r);
+    const unsigned char *k = keys;
+    for (size_t i = 0; i < n; i++)
+        out[i] = clsort_key_recipe_order(&r, k + i * stride);
+}
+
 int clsort_key_full_range(const clsort_spec *spec)
 {
     unsigned b, e;

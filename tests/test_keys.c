@@ -317,6 +317,17 @@ static void test_key_order(void **state)
                 spec.descending = desc;
                 spec.begin_bit = o.begin;
                 spec.end_bit = o.end;
+                /* the batch form gives the same orders, packed and with a record stride */
+                uint64_t batch[512], strided[256];
+                const size_t ks = clsort_key_type_size(t);
+                clsort_key_orders(&spec, keys, ks, 512, batch);
+                clsort_key_orders(&spec, keys, 2 * ks, 256, strided);
+                for (size_t i = 0; i < 512; i++) {
+                    const unsigned char *p = (const unsigned char *)keys + i * ks;
+                    assert_int_equal(batch[i], clsort_key_order(&spec, p));
+                    if (i % 2 == 0)
+                        assert_int_equal(strided[i / 2], batch[i]);
+                }
                 for (size_t i = 0; i + 1 < 512; i++) {
                     const unsigned char *a = (const unsigned char *)keys + i * clsort_key_type_size(t);
                     const unsigned char *b = a + clsort_key_type_size(t);
