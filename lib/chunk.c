@@ -1,12 +1,13 @@
 /*
  * Host sorts larger than the device takes at once: runs that fit are sorted one after another in a
- * host copy of the input (clsort_run_host), then merged into the caller's arrays (merge.c). The
- * merge takes the earlier run on equal keys, so stable algorithms stay stable; the caller's arrays
- * are written only once every run has sorted, so a failure leaves them as they were.
- * Calls: run.c, merge.c, keys.c, status.c.
+ * host copy of the input (clsort_run_host), then merged into the caller's arrays by the stream
+ * sort's merge (runmerge.c, on the host's threads). The merge takes the earlier run on equal keys,
+ * so stable algorithms stay stable; the caller's arrays are written only once every run has sorted
+ * and the merge's buffers are in hand, so a failure leaves them as they were.
+ * Calls: run.c, runmerge.c, keys.c, status.c.
  */
 #include "internal.h"
-#include "merge.h"
+#include "runmerge.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +24,22 @@ static void add_stats(clsort_stats *total, const clsort_stats *s)
     total->passes_skipped += s->passes_skipped;
 }
 
+/* The merge's output, in order, into the caller's arrays. */
+typedef struct into_arrays {
+    unsigned char *keys, *values;
+    size_t ks, vs, at;
+} into_arrays;
+
+static int write_arrays(void *user, const void *keys, const void *values, size_t m)
+{
+    into_arrays *o = user;
+    memcpy(o->keys + o->at * o->ks, keys, m * o->ks);
+    if (o->vs)
+        memcpy(o->values + o->at * o->vs, values, m * o->vs);
+    o->at += m;
+    return 0;
+}
+
 clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                   void *values, size_t n, size_t chunk, clsort_stats *stats)
 {
@@ -32,7 +49,7 @@ clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, 
         return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE, "%zu keys of %zu bytes (with values) exceed "
                            "the address space", n, ks + vs);
     unsigned char *tk = malloc(n * ks), *tv = vs ? malloc(n * vs) : NULL;
-    clsort_merge_run *runs = calloc(chunks, sizeof *runs);
+    clsort_run *runs = calloc(chunks, sizeof *runs);
     clsort_status st = CLSORT_OK;
     if (!tk || (vs && !tv) || !runs) {
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
@@ -48,17 +65,20 @@ clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, 
     for (size_t c = 0; c < chunks; c++) {
         const size_t off = c * chunk, len = n - off < chunk ? n - off : chunk;
         clsort_stats s = { 0 };
-        runs[c] = (clsort_merge_run){ tk + off * ks, vs ? tv + off * vs : NULL, len };
+        runs[c] = (clsort_run){ .n = len, .keys = tk + off * ks, .values = vs ? tv + off * vs : NULL };
+        runs[c].file.fd = -1;
         st = clsort_run_host(ctx, spec, tk + off * ks, vs ? tv + off * vs : NULL, len, &s);
         if (st != CLSORT_OK)
             goto out;
         add_stats(&total, &s);
     }
-    if (clsort_merge_runs(spec, runs, chunks, keys, values) != 0) {
-        st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "merging %zu chunks: out of host "
-                         "memory", chunks);
+    into_arrays o = { keys, values, ks, vs, 0 };
+    const clsort_sink sink = { write_arrays, &o, 0 };
+    /* blocks of 4 MiB: enough per thread to amortise a cut, little beside the copy */
+    const size_t block = (4u << 20) / (ks + vs);
+    if ((st = clsort_runs_merge(ctx, spec, runs, chunks, clsort_merge_threads_default(), block,
+                                NULL, &sink)) != CLSORT_OK)
         goto out;
-    }
     if (stats) {
         total.n = n;
         *stats = total;

@@ -9,15 +9,15 @@
  * enough for a core's cache: the pairwise merge levels of a sub-block then cost no memory traffic,
  * and each record crosses memory once in and once out. The calling thread cuts the next block and
  * writes the finished ones in order, so the writes overlap the merging.
- * Calls: merge.c, runfile.c, keys.c (clsort_key_order), status.c.
+ * Calls: runfile.c, keys.c (the key recipe), status.c.
  */
 #include "runmerge.h"
-#include "merge.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- runs ---- */
 
@@ -66,15 +66,9 @@ void clsort_run_free(clsort_run *run)
 
 /* ---- cuts ---- */
 
-/* A key recipe's masks, passed by value: the output's stores may alias anything, so fields read
- * through a pointer would be loaded anew for every record. */
-typedef struct order_regs {
-    uint64_t sign, ones, flip, mask;
-} order_regs;
-
 /* Two sorted pieces into one (merge2_body). */
-typedef void merge2_fn(const order_regs, size_t, const clsort_merge_run *, const clsort_merge_run *,
-                       unsigned char *, size_t, unsigned char *, size_t);
+typedef void merge2_fn(const clsort_key_recipe *, size_t, const clsort_merge_run *,
+                       const clsort_merge_run *, unsigned char *, size_t, unsigned char *, size_t);
 
 /* What cut() needs: the runs (memory runs, or files with their index) and a block size. */
 typedef struct cutter {
@@ -242,39 +236,25 @@ static inline __attribute__((always_inline)) void copy(unsigned char *dst, const
     }
 }
 
-/* clsort_key_recipe_order() with the key's width and kind fixed, and the recipe in registers (see
- * order_regs). */
-
-static inline __attribute__((always_inline)) uint64_t
-order_of(const unsigned char *p, const size_t ks, const int is_float, const order_regs r)
-{
-    uint64_t k;
-    if (ks == 8) {
-        memcpy(&k, p, 8);
-    } else {
-        uint32_t k32;
-        memcpy(&k32, p, 4);
-        k = k32;
-    }
-    if (is_float)
-        k = (k & r.sign) ? (~k & r.ones) : (k | r.sign);
-    return (k ^ r.flip) & r.mask;
-}
-
 /* Two sorted pieces into one, a's record first on equal keys (stable). The choice is a select,
  * not a branch, so that random keys cost no mispredictions; ks, vs and is_float are constants
- * where inlined. */
+ * where inlined. The recipe is copied to a local with those constants in it: the output's stores
+ * may alias anything, so fields read through kr would be loaded anew for every record, while a
+ * local's stay in registers and its constant fields fold away. */
 static inline __attribute__((always_inline)) void
-merge2_body(const order_regs r, const size_t ks, const size_t vs, const int is_float,
+merge2_body(const clsort_key_recipe *kr, const size_t ks, const size_t vs, const int is_float,
             const clsort_merge_run *a, const clsort_merge_run *b, unsigned char *ok,
             const size_t kst, unsigned char *ov, const size_t vst)
 {
+    clsort_key_recipe r = *kr;
+    r.wide = ks == 8;
+    r.is_float = is_float;
     const unsigned char *ak = a->keys, *bk = b->keys, *av = a->values, *bv = b->values;
     const size_t an = a->n, bn = b->n;
     size_t i = 0, j = 0;
     while (i < an && j < bn) {
-        const uint64_t oa = order_of(ak + i * ks, ks, is_float, r);
-        const uint64_t ob = order_of(bk + j * ks, ks, is_float, r);
+        const uint64_t oa = clsort_key_recipe_order(&r, ak + i * ks);
+        const uint64_t ob = clsort_key_recipe_order(&r, bk + j * ks);
         const size_t tb = ob < oa;
         copy(ok, tb ? bk + j * ks : ak + i * ks, ks);
         if (vs)
@@ -299,7 +279,7 @@ merge2_body(const order_regs r, const size_t ks, const size_t vs, const int is_f
 /* One instance per key width, value size (none, 4, 8, any: VS 0 takes vs as given) and float or
  * integer keys. */
 #define MERGE2(NAME, KS, VS, FL)                                                                   \
-    static void merge2_##KS##_##NAME##_##FL(const order_regs r, size_t vs,                         \
+    static void merge2_##KS##_##NAME##_##FL(const clsort_key_recipe *r, size_t vs,                 \
                                             const clsort_merge_run *a, const clsort_merge_run *b,  \
                                             unsigned char *ok, size_t kst, unsigned char *ov,      \
                                             size_t vst)                                            \
@@ -328,8 +308,7 @@ static merge2_fn *merge2_pick(size_t ks, size_t vs, int is_float)
 static void merge2(const merge_job *j, const clsort_merge_run *a, const clsort_merge_run *b,
                    unsigned char *ok, size_t kst, unsigned char *ov, size_t vst)
 {
-    const order_regs r = { j->key.sign, j->key.ones, j->key.flip, j->key.mask };
-    j->merge2(r, j->vs, a, b, ok, kst, ov, vst);
+    j->merge2(&j->key, j->vs, a, b, ok, kst, ov, vst);
 }
 
 /* ---- workers ---- */
@@ -588,6 +567,12 @@ static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_
     if (w->count && out->write(out->user, w->done_keys, joined ? NULL : w->done_values, w->count))
         return CLSORT_ERROR_IO;
     return CLSORT_OK;
+}
+
+unsigned clsort_merge_threads_default(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
 }
 
 /* The workers' buffers and threads. */

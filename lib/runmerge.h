@@ -1,6 +1,6 @@
 /*
  * Sorted runs in host memory or in temporary files, and their parallel merge (runmerge.c), for
- * clsort_sort_stream(). Not installed.
+ * clsort_sort_stream() and the chunked sort of host arrays. Not installed.
  */
 #ifndef CLSORT_RUNMERGE_H
 #define CLSORT_RUNMERGE_H
@@ -9,6 +9,13 @@
 #include "runfile.h"
 
 #include <stdint.h>
+
+/* One piece of a merge: n keys in order and their values (NULL without values). */
+typedef struct clsort_merge_run {
+    const void *keys;
+    const void *values;
+    size_t n;
+} clsort_merge_run;
 
 /* A sorted run: keys then values, in memory (keys non-NULL) or in a file (keys at offset 0, values
  * at values_at), with a sparse index of the file's keys (the order of every step-th key), so that
@@ -49,6 +56,9 @@ typedef struct clsort_block_sorter {
     clsort_status (*sort)(void *user, void *keys, void *values, size_t n);
     void *user;
 } clsort_block_sorter;
+
+/* Merge threads when the caller names none: one per online processor, at most 16. */
+unsigned clsort_merge_threads_default(void);
 
 /* Merge runs[0..k) into out->write (joined records when out->records and the spec has values), in
  * blocks of at most block records merged by `threads` threads while the calling thread writes the

@@ -192,10 +192,8 @@ static void resolve_settings(stream *s, const clsort_stream_settings *given)
         s->set.temp_dirs = s->dir0;
         s->set.n_temp_dirs = 1;
     }
-    if (!s->set.threads) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        s->set.threads = cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
-    }
+    if (!s->set.threads)
+        s->set.threads = clsort_merge_threads_default();
     if (!s->set.fan_in)
         s->set.fan_in = 64;
 }
