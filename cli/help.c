@@ -77,7 +77,7 @@ void help_main(void)
            "                        to temporary files and merged (default: half of memory)\n"
            "  -T, --temporary-directory DIR\n"
            "                        where the runs go (repeatable; default $TMPDIR, else /tmp)\n"
-           "      --parallel N      threads merging runs (default: one per processor)\n"
+           "      --parallel N      threads reading runs for the merge (default: 1 per CPU)\n"
            "      --batch-size N    runs merged at once (default 64; more: in levels)\n"
            "  -f, --force           write binary data even to a terminal; let a quadratic\n"
            "                        algorithm (oddeven) sort beyond its size limit\n"
