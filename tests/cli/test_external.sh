@@ -185,4 +185,24 @@ expect_only out "signals"
 expect_only runs "signals: -T"
 same_file "signals: input untouched" big.bin big.copy
 
+# A device allocation that fails at any point of a sort in runs (CLSORT_FAULT_ALLOC=N, N = 1, 2, ...
+# until one goes through), the merge's own included: exit 2, the allocation named, no output and no
+# temporary file, the input as it was.
+"$CLSORT" gen -n 20000 --seed 5 -o few.bin || exit 2
+cp few.bin few.copy
+merge_fault=0
+for n in $(seq 1 80); do
+    CLSORT_CHUNK_KEYS=5000 CLSORT_FAULT_ALLOC=$n run_clsort -i few.bin -o out/few.out -T runs
+    [ "$status" -eq 0 ] && break
+    expect_status "runs, allocation $n fails" 2
+    expect_message "runs, allocation $n fails" "allocating"
+    expect_only out "runs, allocation $n fails"
+    expect_only runs "runs, allocation $n fails: -T"
+    grep -qF "(merge keys)" err.txt && merge_fault=1
+done
+check "runs: a sort goes through once the faults are past" test "$status" -eq 0
+check "runs: one fault hit the merge's device buffers" test "$merge_fault" -eq 1
+same_file "runs, allocation faults: input untouched" few.bin few.copy
+rm -f out/few.out
+
 finish
