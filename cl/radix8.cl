@@ -3,8 +3,8 @@
  * 4 for radix4. One stable binning pass per digit place of the bit range (PLACES of them, at most 8
  * bytes' worth).
  *
- * Onesweep (LOOKBACK=1): radix8_histogram counts the digits of all digit places in one read,
- * radix8_offsets turns the counts into global digit offsets per place and portion, and radix8_bin runs
+ * Onesweep (LOOKBACK=1): radix8_histogram counts the digits of all digit places in one read, and its
+ * last work-group turns the counts into global digit offsets per place and portion; radix8_bin runs
  * once per digit place (and portion): each work-group takes the next tile id from an atomic counter,
  * ranks its keys, publishes its digit counts in per-(tile, digit) status words and finds its global
  * offsets by decoupled look-back over the status words of earlier tiles.
@@ -250,12 +250,74 @@ inline void count_bytes(__local uint *h, key_t b)
         atomic_inc(&h[p * HBINS + place_byte(b, p)]);
 }
 
+/* Where the histogram kernel leaves, per digit place, how its digits fall: 1 spread (no digit holds
+ * more than 1/16 of the keys), 2 dominated (one digit holds at least 3/4 of them), else 0. */
+#define SPREAD_SLOT ((PLACES + 2) * BINS)
+
+/* offsets[place * BINS + d]: where the first key of digit d goes in the pass over `place`, from the
+ * counts of all portions; offsets[SPREAD_SLOT + place]: how that place's digits fall (above). Each
+ * work-item over a run of digits, and a work-group scan. The counts are read atomically: other
+ * work-groups added them. */
+#define DIGITS_PER_ITEM ((BINS + WG - 1) / WG)
+inline void place_offsets(__global uint *hist, uint portions, __global ulong *offsets, uint place,
+                          __local ulong *scratch)
+{
+    const uint lid = get_local_id(0), first = lid * DIGITS_PER_ITEM;
+    ulong cnt[DIGITS_PER_ITEM], sum = 0, most = 0;
+    for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
+        ulong c = 0;
+        if (first + j < BINS)
+            for (uint p = 0; p < portions; p++) {
+#if DIGIT_BITS == 8
+                c += atomic_or(&hist[(place * portions + p) * HBINS + first + j], 0);
+#else
+                /* A 4-bit place is one half of a byte place: add the bytes whose half is the digit. */
+                const uint d = first + j, low = (place & 1) == 0;
+                __global uint *row = hist + ((place / 2) * portions + p) * HBINS;
+                for (uint o = 0; o < 16; o++)
+                    c += atomic_or(&row[low ? (o << 4) | d : (d << 4) | o], 0);
+#endif
+            }
+        cnt[j] = c;
+        sum += c;
+        most = max(most, c);
+    }
+    ulong total;
+    ulong run = wg_exclusive_scan_ulong(sum, scratch, &total);
+    for (uint j = 0; j < DIGITS_PER_ITEM && first + j < BINS; j++) {
+        offsets[place * BINS + first + j] = run;
+        run += cnt[j];
+    }
+    scratch[lid] = most;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        for (uint i = 1; i < WG; i++)
+            most = max(most, scratch[i]);
+        offsets[SPREAD_SLOT + place] = most * 16 <= total ? 1 : most * 4 >= total * 3 ? 2 : 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* scratch is the next place's */
+}
+
+/*
+ * One launch for the counts and the offsets (a command less per sort: on an H100 each costs ~7 us of
+ * host time). counters[0] is a ticket, the counts follow; all of them are zero when the kernel starts
+ * and it leaves them zero, so a kept buffer needs no fill before the next sort. The work-group that
+ * finishes last (ticket) turns the counts into the offsets of every place, then clears the counts.
+ * Every work-item also clears its share of status[0, status_words): the look-back words of the passes
+ * to come, which the last sort left set.
+ */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong portion_size,
-                      uint portions, __global uint *hist)
+                      uint portions, __global uint *counters, __global ulong *offsets,
+                      __global uint *status, ulong status_words)
 {
     __local uint h[HIST_COPIES * HIST_PLACES * HBINS];
+    __local ulong scan_scratch[WG];
+    __local int last;
+    __global uint *const hist = counters + 1;
     const uint lid = get_local_id(0);
+    for (ulong w = get_global_id(0); w < status_words; w += get_global_size(0))
+        status[w] = 0;
     for (uint i = lid; i < HIST_COPIES * HIST_PLACES * HBINS; i += WG)
         h[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -308,53 +370,26 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
             atomic_add(&hist[(place * portions + portion) * HBINS + d], c);
         }
     }
-}
-
-/* Where radix8_offsets leaves, per digit place, how its digits fall: 1 spread (no digit holds more
- * than 1/16 of the keys), 2 dominated (one digit holds at least 3/4 of them), else 0. */
-#define SPREAD_SLOT ((PLACES + 2) * BINS)
-
-/* offsets[place * BINS + d]: where the first key of digit d goes in the pass over `place`, from the
- * counts of all portions; offsets[SPREAD_SLOT + place]: how that place's digits fall (above). One
- * work-group per digit place, each work-item over a run of digits, and a work-group scan. */
-#define DIGITS_PER_ITEM ((BINS + WG - 1) / WG)
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix8_offsets(__global const uint *hist, uint portions, __global ulong *offsets)
-{
-    __local ulong scratch[WG];
-    const uint place = get_group_id(0), lid = get_local_id(0), first = lid * DIGITS_PER_ITEM;
-    ulong cnt[DIGITS_PER_ITEM], sum = 0, most = 0;
-    for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
-        ulong c = 0;
-        if (first + j < BINS)
-            for (uint p = 0; p < portions; p++) {
-#if DIGIT_BITS == 8
-                c += hist[(place * portions + p) * HBINS + first + j];
+    /* Each work-item's additions are performed before its group takes a ticket (the fence), so the
+     * group with the last ticket reads complete counts. */
+#if USE_PTX
+    asm volatile("membar.gl;" ::: "memory");
 #else
-                /* A 4-bit place is one half of a byte place: add the bytes whose half is the digit. */
-                const uint d = first + j, low = (place & 1) == 0;
-                __global const uint *row = hist + ((place / 2) * portions + p) * HBINS;
-                for (uint o = 0; o < 16; o++)
-                    c += row[low ? (o << 4) | d : (d << 4) | o];
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
 #endif
-            }
-        cnt[j] = c;
-        sum += c;
-        most = max(most, c);
-    }
-    ulong total;
-    ulong run = wg_exclusive_scan_ulong(sum, scratch, &total);
-    for (uint j = 0; j < DIGITS_PER_ITEM && first + j < BINS; j++) {
-        offsets[place * BINS + first + j] = run;
-        run += cnt[j];
-    }
-    scratch[lid] = most;
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0)
+        last = atomic_inc(&counters[0]) == get_num_groups(0) - 1;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-        for (uint i = 1; i < WG; i++)
-            most = max(most, scratch[i]);
-        offsets[SPREAD_SLOT + place] = most * 16 <= total ? 1 : most * 4 >= total * 3 ? 2 : 0;
-    }
+    if (!last)
+        return;
+    for (uint place = 0; place < PLACES; place++)
+        place_offsets(hist, portions, offsets, place, scan_scratch);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (uint i = lid; i < portions * HIST_PLACES * HBINS; i += WG)
+        atomic_xchg(&hist[i], 0);
+    if (lid == 0)
+        atomic_xchg(&counters[0], 0);
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))

@@ -75,7 +75,7 @@ clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, 
         (st = clsort_dispatch_check_fits(ctx, spec, n, 0)) != CLSORT_OK)
         return st;
     /* The caller's buffers: the result ends in them (no swap), and nothing may block. */
-    clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n };
+    clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done };
     if ((st = clsort_dispatch(ctx, &job, n_wait, wait)) != CLSORT_OK)
         return st;
     if (done) {

@@ -67,7 +67,19 @@ void clsort_scratch_release(clsort_context *ctx)
             clReleaseMemObject(ctx->scratch[i]);
         ctx->scratch[i] = NULL;
         ctx->scratch_bytes[i] = 0;
+        ctx->scratch_zero[i] = 0;
     }
+}
+
+int clsort_scratch_zeroed(const clsort_context *ctx, clsort_slot slot, cl_mem m)
+{
+    return m && ctx->scratch[slot] == m && ctx->scratch_zero[slot];
+}
+
+void clsort_scratch_set_zeroed(clsort_context *ctx, clsort_slot slot, cl_mem m)
+{
+    if (m && ctx->scratch[slot] == m && !ctx->reserving)
+        ctx->scratch_zero[slot] = 1;
 }
 
 clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out,
@@ -95,6 +107,7 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
         clReleaseMemObject(ctx->scratch[slot]);
     ctx->scratch[slot] = NULL;
     ctx->scratch_bytes[slot] = 0;
+    ctx->scratch_zero[slot] = 0;
     const size_t limit = ctx->settings.scratch_keep;
     size_t want = grown(bytes);
     const int keep = kept <= limit && want <= limit - kept;

@@ -330,7 +330,8 @@ CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spe
  * @param n_wait number of events in @p wait
  * @param wait   events that must complete before the sort starts (may be NULL when n_wait is 0)
  * @param done   receives an event that completes when the sort has finished (may be NULL); release it
- *               with clReleaseEvent()
+ *               with clReleaseEvent(). NULL saves a command on an in-order queue: later commands and
+ *               clFinish() on the queue see the sorted data all the same.
  */
 CLSORT_API clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys, cl_mem values,
                              size_t n, cl_uint n_wait, const cl_event *wait, cl_event *done);

@@ -172,7 +172,8 @@ typedef enum clsort_slot {
     CLSORT_SLOT_VALUES,     /* ... and of the values */
     CLSORT_SLOT_TMP_KEYS,   /* ping-pong partner of the keys */
     CLSORT_SLOT_TMP_VALUES, /* ... of the values */
-    CLSORT_SLOT_WORK,       /* histograms, status words */
+    CLSORT_SLOT_COUNTERS,   /* histogram counts and a ticket, left zero by the sort using them */
+    CLSORT_SLOT_WORK,       /* look-back status words */
     CLSORT_SLOT_OFFSETS,    /* digit offsets, tile counts */
     CLSORT_SLOT_STATUS,     /* look-back status words of large sorts */
     CLSORT_SLOT_SCAN,       /* partial sums of the device scan */
@@ -236,6 +237,7 @@ struct clsort_context {
     /* Scratch kept between sorts (not on out-of-order queues, where two sorts may overlap). */
     cl_mem scratch[CLSORT_SLOTS];
     size_t scratch_bytes[CLSORT_SLOTS];
+    int scratch_zero[CLSORT_SLOTS]; /* the kept buffer is known to hold zeros only */
 
     /* The sort being enqueued runs as a chain of commands, each waiting for the one before (so
      * out-of-order queues work too); the first waits for the caller's events. */
@@ -321,6 +323,11 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
                              const char *what);
 /* Release the kept scratch buffers. */
 void clsort_scratch_release(clsort_context *ctx);
+/* Whether m is the slot's kept buffer and known to hold zeros only; that it will once the commands
+ * enqueued so far have run (a kernel that leaves it so was enqueued). Out-of-order queues and
+ * clsort_reserve() never know: each call gets new buffers, or nothing runs. */
+int clsort_scratch_zeroed(const clsort_context *ctx, clsort_slot slot, cl_mem m);
+void clsort_scratch_set_zeroed(clsort_context *ctx, clsort_slot slot, cl_mem m);
 /* Release each non-NULL buffer of a list. */
 void clsort_release_mems(cl_mem *list, size_t count);
 
@@ -423,6 +430,9 @@ typedef struct clsort_job {
      * result_keys/result_values (retained: the caller releases them) instead of copying back. */
     int may_swap;
     cl_mem result_keys, result_values;
+    /* The caller asked for no event (clsort_enqueue with done NULL): on an in-order queue the chain
+     * needs no end marker, the queue's order is the caller's wait. */
+    int no_event;
 } clsort_job;
 
 /* ---- radix.c: LSD radix sorts (radix8, onesweep, radix8-rts; radix4) ---- */

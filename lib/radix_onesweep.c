@@ -1,6 +1,7 @@
 /*
  * The onesweep chain of the radix sorts: one up-front histogram of all digit places (of whole
- * bytes; a 4-bit place is read off the low or high half of a byte's counts), the digit offsets, then
+ * bytes; a 4-bit place is read off the low or high half of a byte's counts) and the digit offsets
+ * from it in the same launch, then
  * one binning kernel per digit place with decoupled look-back over per-(tile, digit) status words
  * (about 2n traffic per pass). A status word packs a 2-bit flag and a 30-bit count, so it bins at most
  * 2^30 - 1 keys per launch: larger inputs are split into portions of whole tiles, each with its own
@@ -14,7 +15,8 @@ typedef struct onesweep {
     size_t tiles, pt, per_portion, regions, region_words, hist_words;
     cl_uint portions;
     cl_ulong portion_size;
-    cl_mem work, offsets, status;
+    cl_mem counters, work, offsets, status;
+    int status_clear; /* the single status region is clear for the first pass (the histogram did it) */
 } onesweep;
 
 /*
@@ -42,50 +44,50 @@ static cl_ulong hist_chunk(const clsort_context *ctx, const radix_run *r, const 
     return (cl_ulong)p2 * r->s.tile;
 }
 
-static clsort_status alloc_buffers(clsort_context *ctx, const radix_run *r, onesweep *o,
-                                   size_t *work_bytes)
+static clsort_status alloc_buffers(clsort_context *ctx, const radix_run *r, onesweep *o)
 {
-    *work_bytes = (o->hist_words + (o->regions > 1 ? o->regions * o->region_words : 0)) * 4;
     clsort_status st;
-    if ((st = clsort_scratch(ctx, CLSORT_SLOT_WORK, *work_bytes, &o->work, "radix8 histogram")) !=
-            CLSORT_OK ||
+    if ((st = clsort_scratch(ctx, CLSORT_SLOT_COUNTERS, (1 + o->hist_words) * 4, &o->counters,
+                             "radix8 histogram")) != CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_OFFSETS, ((r->places + 2) * r->bins + r->places) * 8,
                              &o->offsets, "radix8 offsets")) != CLSORT_OK)
         return st;
-    if (o->regions == 1)
-        st = clsort_scratch(ctx, CLSORT_SLOT_STATUS, o->region_words * 4, &o->status,
-                            "radix8 status words");
-    return st;
+    if (o->regions > 1)
+        return clsort_scratch(ctx, CLSORT_SLOT_WORK, o->regions * o->region_words * 4, &o->work,
+                              "radix8 status words");
+    return clsort_scratch(ctx, CLSORT_SLOT_STATUS, o->region_words * 4, &o->status,
+                          "radix8 status words");
 }
 
-/* The histogram of every digit place and the digit offsets from it. */
+/* The histogram of every digit place and the digit offsets from it, in one launch that also clears
+ * the status words of the passes (all regions, or the single region's first use). Its counters need
+ * a fill only when new: each sort leaves them zero. */
 static clsort_status count(clsort_context *ctx, const radix_run *r, onesweep *o)
 {
     const cl_ulong n = r->job->n, chunk = hist_chunk(ctx, r, o);
     const size_t groups = (r->job->n + chunk - 1) / chunk, wg = r->s.wg;
-    size_t work_bytes;
-    cl_kernel hist_k = NULL, offs_k = NULL;
+    const cl_ulong status_words = (cl_ulong)o->regions * o->region_words;
+    cl_kernel hist_k = NULL;
     clsort_status st;
     if ((st = clsort_create_kernel(ctx, r->prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
-        (st = clsort_create_kernel(ctx, r->prog, "radix8_offsets", &offs_k)) != CLSORT_OK ||
-        (st = alloc_buffers(ctx, r, o, &work_bytes)) != CLSORT_OK ||
-        (st = clsort_fill(ctx, o->work, 0, work_bytes)) != CLSORT_OK ||
-        (st = clsort_set_args(ctx, hist_k, "radix8_histogram", 6, ARG(r->job->keys), ARG(n),
-                              ARG(chunk), ARG(o->portion_size), ARG(o->portions), ARG(o->work))) !=
-            CLSORT_OK ||
+        (st = alloc_buffers(ctx, r, o)) != CLSORT_OK)
+        goto done;
+    if (!clsort_scratch_zeroed(ctx, CLSORT_SLOT_COUNTERS, o->counters) &&
+        (st = clsort_fill(ctx, o->counters, 0, (1 + o->hist_words) * 4)) != CLSORT_OK)
+        goto done;
+    const cl_mem status = o->regions > 1 ? o->work : o->status;
+    if ((st = clsort_set_args(ctx, hist_k, "radix8_histogram", 9, ARG(r->job->keys), ARG(n),
+                              ARG(chunk), ARG(o->portion_size), ARG(o->portions),
+                              ARG(o->counters), ARG(o->offsets), ARG(status),
+                              ARG(status_words))) != CLSORT_OK ||
         (st = clsort_launch(ctx, hist_k, groups * wg, wg)) != CLSORT_OK)
         goto done;
+    clsort_scratch_set_zeroed(ctx, CLSORT_SLOT_COUNTERS, o->counters);
+    o->status_clear = o->regions == 1;
     clsort_profile_last(ctx, r->fam, "histogram", 0);
-    if ((st = clsort_set_args(ctx, offs_k, "radix8_offsets", 3, ARG(o->work), ARG(o->portions),
-                              ARG(o->offsets))) != CLSORT_OK ||
-        (st = clsort_launch(ctx, offs_k, (size_t)r->places * wg, wg)) != CLSORT_OK)
-        goto done;
-    clsort_profile_last(ctx, r->fam, "offsets", 0);
 done:
     if (hist_k)
         clReleaseKernel(hist_k);
-    if (offs_k)
-        clReleaseKernel(offs_k);
     return st;
 }
 
@@ -115,7 +117,7 @@ static clsort_status find_skips(clsort_context *ctx, const radix_run *r, const o
 }
 
 /* One digit place: a binning launch per portion. */
-static clsort_status onesweep_pass(clsort_context *ctx, radix_run *r, const onesweep *o,
+static clsort_status onesweep_pass(clsort_context *ctx, radix_run *r, onesweep *o,
                                    cl_uint place)
 {
     const cl_ulong n = r->job->n;
@@ -131,12 +133,14 @@ static clsort_status onesweep_pass(clsort_context *ctx, radix_run *r, const ones
         a.off_next = (r->places + (p & 1)) * bins;
         a.ntiles = ptiles;
         /* The region's first word is the tile counter, the status words follow; both start at
-         * zero: the first fill cleared every region, a reused one is cleared again. */
-        a.status_off = o->regions > 1 ? o->hist_words + place * o->region_words : 0;
+         * zero: the histogram launch cleared every region, or the single region for its first
+         * use; a reused one is cleared again. */
+        a.status_off = o->regions > 1 ? place * o->region_words : 0;
         a.status = o->regions > 1 ? o->work : o->status;
         clsort_status st = CLSORT_OK;
-        if (o->regions == 1)
+        if (o->regions == 1 && !o->status_clear)
             st = clsort_fill(ctx, o->status, 0, (ptiles + 1) * bins * 4);
+        o->status_clear = 0;
         if (st == CLSORT_OK)
             st = clsort_radix_bin_args(ctx, r, io, &a);
         if (st == CLSORT_OK)
@@ -170,7 +174,7 @@ clsort_status clsort_radix_onesweep(clsort_context *ctx, radix_run *r)
         else
             st = onesweep_pass(ctx, r, &o, place);
     }
-    cl_mem ms[] = { o.work, o.offsets, o.status };
+    cl_mem ms[] = { o.counters, o.work, o.offsets, o.status };
     clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
     return st;
 }

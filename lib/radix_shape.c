@@ -234,7 +234,7 @@ size_t clsort_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, 
         return data +
                clsort_radix_status_regions(places, portions, per_portion) * (per_portion + 1) *
                    bins * 4 +
-               portions * clsort_radix_hist_places(places, digit_bits) * HIST_BINS * 4 +
+               (1 + portions * clsort_radix_hist_places(places, digit_bits) * HIST_BINS) * 4 +
                ((places + 2) * bins + places) * 8;
     }
     return data + bins * tiles * sizeof(cl_ulong) + clsort_scan_scratch(ctx, bins * tiles);
