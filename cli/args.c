@@ -236,6 +236,15 @@ static int set_input(parse_ctx *p, void *field, const char *arg)
     return -1;
 }
 
+/* merge's operands, each added as it comes (the field is the merge_args, whose sort_args is first) */
+static int add_merge_input(parse_ctx *p, void *field, const char *arg)
+{
+    (void)p;
+    merge_args *a = field;
+    a->inputs[a->n_inputs++] = arg;
+    return -1;
+}
+
 static int list_full(const opt_state *st)
 {
     msg_error("option '%s': at most %d values", st->current, BENCH_MAX_LIST);
@@ -360,7 +369,9 @@ enum {
     R_TYPE, R_VALUE_SIZE, R_KV, R_VALUES, R_VALUES_OUT,
     /* sort */
     R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY,
-    R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE,
+    R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE, R_CHECK, R_UNIQUE,
+    /* merge */
+    R_MERGE_INPUT,
     /* gen */
     R_COUNT, R_DIST,
     /* devices */
@@ -408,6 +419,10 @@ static const opt_row rows[N_ROWS] = {
     [R_TEMP_DIR] = {"temporary-directory", 'T', 1, add_temp_dir, IN_OWN, 0},
     [R_PARALLEL] = {"parallel", 0, 1, set_count, OWN(sort_args, parallel)},
     [R_BATCH_SIZE] = {"batch-size", 0, 1, set_count, OWN(sort_args, batch_size)},
+    [R_CHECK] = {"check", 'c', 0, set_flag, OWN(sort_args, check)},
+    [R_UNIQUE] = {"unique", 'u', 0, set_flag, OWN(sort_args, unique)},
+
+    [R_MERGE_INPUT] = {"input", 0, 1, add_merge_input, IN_OWN, 0}, /* operands only */
 
     [R_COUNT] = {"count", 'n', 1, set_count, OWN(gen_args, n)},
     [R_DIST] = {"dist", 0, 1, set_dist, OWN(gen_args, dist)},
@@ -438,7 +453,11 @@ static const unsigned char sort_rows[] = {
     R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
     R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE, R_TYPE,
     R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE,
-    EVERY_COMMAND,
+    R_CHECK, R_UNIQUE, EVERY_COMMAND,
+};
+static const unsigned char merge_rows[] = {
+    R_OUTPUT, R_TYPE, R_KV, R_VALUE_SIZE, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_UNIQUE,
+    R_FORCE, R_NO_PROGRESS, R_SYNC, EVERY_COMMAND,
 };
 static const unsigned char gen_rows[] = {
     R_COUNT, R_DIST, R_SEED, R_KV, R_TYPE, R_VALUE_SIZE, R_OUTPUT, R_VALUES_OUT, R_FORCE,
@@ -452,6 +471,8 @@ static const unsigned char bench_rows[] = {
 };
 
 static const subcommand sort_cmd = {"sort", "clsort --help", help_sort, sort_rows, R_INPUT};
+static const subcommand merge_cmd = {
+    "merge", "clsort merge --help", help_merge, merge_rows, R_MERGE_INPUT};
 static const subcommand gen_cmd = {"gen", "clsort gen --help", help_gen, gen_rows, R_NONE};
 static const subcommand devices_cmd = {
     "devices", "clsort devices --help", help_devices, devices_rows, R_NONE};
@@ -495,7 +516,8 @@ static int parse_options(const subcommand *cmd, int argc, char **argv, int first
  * The subcommands: defaults, the options, then the checks that need all of them.
  */
 
-static int check_sort_args(sort_args *a, uint64_t seen)
+/* The layout and the order, as sort and merge take them. */
+static int check_order_args(sort_args *a, uint64_t seen)
 {
     if (layout_settle(&a->layout, LAYOUT_SORT, GIVEN(seen, R_VALUE_SIZE)) != EXIT_OK)
         return EXIT_USAGE;
@@ -508,6 +530,57 @@ static int check_sort_args(sort_args *a, uint64_t seen)
             return EXIT_USAGE;
         }
     }
+    return EXIT_OK;
+}
+
+/* -c reads the keys and writes nothing: options that write, or read what it does not check, are
+ * refused (as sort(1) refuses -c with -o) rather than ignored. */
+static int check_check_args(uint64_t seen)
+{
+    static const struct { unsigned char row; const char *name, *why; } no[] = {
+        {R_OUTPUT, "-o", "it writes nothing"},
+        {R_VALUES_OUT, "--values-out", "it writes nothing"},
+        {R_VALUES, "--values", "it checks the keys alone (give their file)"},
+        {R_VERIFY, "--verify", "it sorts nothing"},
+        {R_STATS, "--stats", "it sorts nothing"},
+        {R_STATS_JSON, "--stats-json", "it sorts nothing"},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        if (GIVEN(seen, no[i].row)) {
+            msg_error("options -c and %s are incompatible: -c checks the input's order, %s",
+                      no[i].name, no[i].why);
+            return EXIT_USAGE;
+        }
+    return EXIT_OK;
+}
+
+/* -u keeps the first of equal keys: the sort must be stable wherever equal keys can differ. */
+static int check_unique_args(const sort_args *a)
+{
+    if (a->segment && !a->check) {
+        msg_error("options -u and --segment are incompatible: -u keeps one record per key of the "
+                  "whole sorted output");
+        return EXIT_USAGE;
+    }
+    const int seen_order = a->layout.kv || a->layout.values || a->bits.given;
+    if (!a->check && seen_order &&
+        (a->algorithm == CLSORT_ALGO_BITONIC || a->algorithm == CLSORT_ALGO_ODDEVEN)) {
+        msg_error("-u keeps the first record of equal keys, but %s is not stable (with values or "
+                  "--bits, equal keys differ): use radix8, radix4 or auto",
+                  clsort_algorithm_name((clsort_algorithm)a->algorithm));
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static int check_sort_args(sort_args *a, uint64_t seen)
+{
+    if (check_order_args(a, seen) != EXIT_OK)
+        return EXIT_USAGE;
+    if (a->check && check_check_args(seen) != EXIT_OK)
+        return EXIT_USAGE;
+    if (a->unique && check_unique_args(a) != EXIT_OK)
+        return EXIT_USAGE;
     if (GIVEN(seen, R_PARALLEL) && (a->parallel < 1 || a->parallel > 256)) {
         msg_error("--parallel %llu: expected 1 to 256 threads", (unsigned long long)a->parallel);
         return EXIT_USAGE;
@@ -545,6 +618,37 @@ int parse_sort_args(int argc, char **argv, int first, sort_args *a)
     if (rc >= 0)
         return rc;
     return check_sort_args(a, seen) == EXIT_OK ? -1 : EXIT_USAGE;
+}
+
+int parse_merge_args(int argc, char **argv, int first, merge_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->s.algorithm = CLSORT_ALGO_AUTO;
+    a->s.layout.type = CLSORT_KEY_U32;
+    /* each operand may be an input: at most argc of them */
+    a->inputs = malloc((size_t)argc * sizeof *a->inputs);
+    if (!a->inputs) {
+        msg_error("out of memory");
+        return EXIT_DEVICE;
+    }
+    void *const base[N_IN] = {NULL, &a->s.common, &a->s.layout, a};
+    uint64_t seen;
+    int rc = parse_options(&merge_cmd, argc, argv, first, base, &seen);
+    if (rc >= 0)
+        return rc;
+    if (check_order_args(&a->s, seen) != EXIT_OK)
+        return EXIT_USAGE;
+    if (!a->n_inputs) {
+        msg_error("merge needs the sorted files to merge (see 'clsort merge --help')");
+        return EXIT_USAGE;
+    }
+    int stdin_seen = 0;
+    for (size_t i = 0; i < a->n_inputs; i++)
+        if (strcmp(a->inputs[i], "-") == 0 && stdin_seen++) {
+            msg_error("'-' (stdin) is given more than once: it can be read only once");
+            return EXIT_USAGE;
+        }
+    return -1;
 }
 
 int parse_gen_args(int argc, char **argv, int first, gen_args *a)

@@ -35,6 +35,8 @@ typedef struct sort_args {
     uint64_t segment;        /* --segment N; 0: the whole array */
     int algorithm;           /* clsort_algorithm */
     int descending;          /* -r, --desc */
+    int check;               /* -c: check the order of the input, write nothing */
+    int unique;              /* -u: the first record of each run of equal keys only */
     int verify;              /* --verify */
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */
@@ -46,6 +48,14 @@ typedef struct sort_args {
     uint64_t parallel;       /* --parallel N: merge threads; 0: one per processor */
     uint64_t batch_size;     /* --batch-size N: runs merged at once; 0: the library's */
 } sort_args;
+
+/* merge: the sort's options of order and layout (-t, -r, --bits, --kv, --value-size, -u, -o) and
+ * the sorted inputs. */
+typedef struct merge_args {
+    sort_args s;             /* first: the sort's rows fill it */
+    const char **inputs;     /* the operands, in order ("-" is stdin); malloc'd */
+    size_t n_inputs;
+} merge_args;
 
 typedef struct gen_args {
     common_args common;
@@ -79,6 +89,7 @@ typedef struct bench_args {
 /* Each returns -1 to go on, or an exit status to end with (after --help, --version or an error).
  * argv[0] is the subcommand's name; first is the index of its first option. */
 int parse_sort_args(int argc, char **argv, int first, sort_args *a);
+int parse_merge_args(int argc, char **argv, int first, merge_args *a);
 int parse_gen_args(int argc, char **argv, int first, gen_args *a);
 int parse_devices_args(int argc, char **argv, int first, devices_args *a);
 int parse_bench_args(int argc, char **argv, int first, bench_args *a);

@@ -4,9 +4,11 @@
  * Layers, calls going downwards only:
  *   main.c                      the command names
  *   sort_cmd.c gen_cmd.c        one file per subcommand: its steps, nothing else
- *   devices_cmd.c bench_cmd.c
+ *   merge_cmd.c devices_cmd.c
+ *   bench_cmd.c
  *   args.c (opt.c, layout.c)    options: one table of rows, the layout rules
  *   verify.c gen.c              the checks of --verify; generated keys
+ *   sorted.c unique.c           inputs checked to be in order (-c, merge); the filter of -u
  *   io.c output.c signals.c     every file opened, read, written or renamed (inputs; outputs and
  *                               their commit; the signal thread that removes temporary names)
  *   report.c plot.c help.c      what is printed
@@ -57,6 +59,7 @@ const char *output_display_name(const char *path);
 
 /* Subcommands; each returns an exit status. Their options start at argv[first]. */
 int cmd_sort(int argc, char **argv, int first);
+int cmd_merge(int argc, char **argv, int first);
 int cmd_gen(int argc, char **argv, int first);
 int cmd_devices(int argc, char **argv, int first);
 int cmd_bench(int argc, char **argv, int first);
@@ -64,6 +67,7 @@ int cmd_bench(int argc, char **argv, int first);
 /* Help texts (help.c). */
 void help_main(void);
 void help_sort(void);
+void help_merge(void);
 void help_gen(void);
 void help_devices(void);
 void help_bench(void);

@@ -14,12 +14,14 @@ static void exit_status_text(void)
     printf("Exit status:\n"
            "  0    success\n"
            "  1    invalid usage or invalid input (unknown option or algorithm, missing or\n"
-           "       unreadable input, a size that is not a whole number of records, a\n"
-           "       combination the algorithm does not sort, e.g. --algo radix4 --segment 256,\n"
-           "       or an input over its size limit, e.g. --algo oddeven on 70000 keys)\n"
+           "       unreadable input, a size that is not a whole number of records, an input\n"
+           "       that -c or merge finds out of order, a combination the algorithm\n"
+           "       does not sort, e.g. --algo radix4 --segment 256, or an input over its\n"
+           "       size limit, e.g. --algo oddeven on 70000 keys)\n"
            "  2    device, OpenCL or library error (no device, build failure, device out of\n"
            "       memory), host out of memory, or a failed --verify\n"
-           "  3    I/O error reading or writing (cannot create, write, sync or rename output)\n"
+           "  3    I/O error reading or writing (cannot create, write, sync or rename the\n"
+           "       output)\n"
            "  128+N  ended by signal N (130 SIGINT, 143 SIGTERM); no partial output is left\n");
 }
 
@@ -28,6 +30,8 @@ void help_main(void)
     char names[256];
     algorithm_names(names, sizeof names, ", ");
     printf("Usage: clsort [sort] [OPTIONS] [-i INPUT | INPUT] [-o OUTPUT]\n"
+           "       clsort [sort] -c [OPTIONS] [-i INPUT | INPUT]\n"
+           "       clsort merge [OPTIONS] FILE... [-o OUTPUT]\n"
            "       clsort gen -n N [--dist DIST] [--type T] [--value-size V] [--seed S] [-o OUTPUT]\n"
            "       clsort devices [--json]\n"
            "       clsort bench [--n N]... [--algo A]... [--dist D]... [--keys|--pairs]\n"
@@ -38,6 +42,7 @@ void help_main(void)
            "\n"
            "Commands:\n"
            "  sort      sort keys or key/value records (the default command)\n"
+           "  merge     merge files that are sorted already\n"
            "  gen       write deterministic test data\n"
            "  devices   list OpenCL platforms and devices\n"
            "  bench     measure sorting throughput on generated data\n"
@@ -68,6 +73,11 @@ void help_main(void)
            "      --segment N       sort each run of N keys on its own (suffixes as in gen;\n"
            "                        0, the default: the whole input); not radix4 or\n"
            "                        onesweep\n"
+           "  -c, --check           check that the input is sorted (as the options say);\n"
+           "                        exit 1 naming the first record out of order; no output\n"
+           "  -u, --unique          keep only the first record of each run of equal keys\n"
+           "                        (equal in the sort's order and --bits); with -c, check\n"
+           "                        that no two neighbours are equal\n"
            "      --verify          check the result on the host (in the type's order, same\n"
            "                        records)\n"
            "  -s, --stats           print times and throughput to stderr\n"
@@ -109,12 +119,45 @@ void help_main(void)
            "  clsort gen -n 1M --type f64 -o f.bin\n"
            "  clsort --type f64 --desc -i f.bin -o f.sorted\n"
            "  clsort --type u64 --value-size 8 -i recs.bin -o recs.sorted\n"
-           "  clsort -i k.bin -o k.sorted --values v.bin --values-out v.sorted\n");
+           "  clsort -i k.bin -o k.sorted --values v.bin --values-out v.sorted\n"
+           "  clsort -c --type f64 f.sorted && echo sorted\n"
+           "  clsort -u -i keys.bin -o distinct.bin\n"
+           "  clsort merge a.sorted b.sorted -o all.sorted\n");
 }
 
 void help_sort(void)
 {
     help_main();
+}
+
+void help_merge(void)
+{
+    printf("Usage: clsort merge [OPTIONS] FILE... [-o OUTPUT]\n"
+           "\n"
+           "Merge files that are each sorted already into one sorted output, on the host (no\n"
+           "device), reading each a block at a time: any size, in bounded memory. Stable: of\n"
+           "equal keys, the records of an earlier FILE come first, and within a file they\n"
+           "keep their order. '-' as a FILE is stdin. An input out of order is an error\n"
+           "(exit 1) naming the file and the record, and no output is left.\n"
+           "\n"
+           "Options:\n"
+           "  -o, --output FILE     the merged records ('-' is stdout, the default); may be\n"
+           "                        one of the inputs\n"
+           "  -t, --type T          key type: u32 (default), i32, f32, u64, i64, f64 (floats\n"
+           "                        in IEEE total order, as the sort takes them)\n"
+           "      --kv              records: a key, then a value (4 bytes by default)\n"
+           "      --value-size V    bytes per value: 0 (keys only), 4 or 8 (records)\n"
+           "  -r, --desc, --reverse the inputs are in descending order\n"
+           "      --bits B:E        the inputs are ordered by the key's bits B..E-1 only\n"
+           "  -u, --unique          keep only the first record of each run of equal keys\n"
+           "  -f, --force           write binary data even to a terminal\n"
+           "      --no-progress     no progress line\n"
+           "      --sync            flush a new output to disk before exiting\n"
+           "  -v, --verbose         report the records merged\n"
+           "  -q, --quiet           print errors only\n"
+           "  -h, --help            show this help\n"
+           "\n");
+    exit_status_text();
 }
 
 void help_gen(void)

@@ -1,9 +1,9 @@
 /*
  * clsort: sort binary files of keys and key/value records on OpenCL devices.
  *
- * This file dispatches to the subcommands; each lives in its own file (sort_cmd.c, gen_cmd.c,
- * devices_cmd.c, bench_cmd.c). Owns the command names and the final flush of stdout; calls the
- * subcommands, help.c, msg.c (standard streams), io.c (set-up) and settings.c (the environment).
+ * This file dispatches to the subcommands; each lives in its own file (sort_cmd.c, merge_cmd.c,
+ * gen_cmd.c, devices_cmd.c, bench_cmd.c). Owns the command names and the final flush of stdout;
+ * calls the subcommands, help.c, msg.c (standard streams), io.c (set-up) and settings.c (the environment).
  * The layers are drawn in cli.h.
  */
 #include "cli.h"
@@ -21,6 +21,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"sort", cmd_sort, help_sort},
+    {"merge", cmd_merge, help_merge},
     {"gen", cmd_gen, help_gen},
     {"devices", cmd_devices, help_devices},
     {"bench", cmd_bench, help_bench},
@@ -43,7 +44,7 @@ static int help_command(int argc, char **argv)
     }
     const command *c = find_command(argv[2]);
     if (!c) {
-        msg_error("no such command '%s' (commands: sort, gen, devices, bench)", argv[2]);
+        msg_error("no such command '%s' (commands: sort, merge, gen, devices, bench)", argv[2]);
         return EXIT_USAGE;
     }
     c->help();

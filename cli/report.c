@@ -36,6 +36,9 @@ void report_text(FILE *f, const run_report *r)
     char what[96];
     describe(what, sizeof what, r);
     fprintf(f, "clsort: sorted %llu %s\n", (unsigned long long)r->n, what);
+    if (r->unique)
+        fprintf(f, "  unique      %llu records written, %llu with a key seen before dropped\n",
+                (unsigned long long)r->n_out, (unsigned long long)(r->n - r->n_out));
     fprintf(f, "  algorithm   %s\n", or_dash(r->algorithm));
     fprintf(f, "  device      %s\n", or_dash(r->device));
     fprintf(f, "  prepare     %10.3f ms   (device buffers, programs%s; before the read)\n",
@@ -215,6 +218,8 @@ char *report_json(const run_report *r)
     json_buf j = {0};
     json_open(&j);
     json_u64(&j, "n", r->n);
+    json_u64(&j, "n_out", r->n_out);
+    json_bool(&j, "unique", r->unique);
     json_str(&j, "algorithm", r->algorithm);
     json_str(&j, "device", r->device);
     json_str(&j, "key_type", r->key_type);

@@ -11,6 +11,8 @@
 
 typedef struct run_report {
     uint64_t n;               /* keys sorted */
+    uint64_t n_out;           /* records written: n, or fewer with -u */
+    int unique;               /* -u: the first record of each run of equal keys only */
     const char *algorithm;    /* algorithm that ran */
     const char *device;       /* "platform / device" */
     const char *key_type;     /* "u32", "i32", "f32", "u64", "i64", "f64" */

@@ -2,16 +2,19 @@
  * clsort sort: read keys (and values), sort them on an OpenCL device, write them out.
  *
  * Owns the command's steps, each a function on one job: plan (what can be checked before reading,
- * the inputs opened), open the outputs, open the device, the memory budget (-S), the stream (read, sort, write, --verify;
- * the library's clsort_sort_stream() calls back here for the records), commit, report.
- * Calls args.c for the options, layout.c for sizes, io.c for every file (no file access here),
- * the library for the sort, verify.c and report.c.
+ * the inputs opened), open the outputs, open the device, the memory budget (-S), the stream (read,
+ * sort, write, --verify, -u; the library's clsort_sort_stream() calls back here for the records),
+ * commit, report; and -c, which checks the input's order instead. Calls args.c for the options,
+ * layout.c for sizes, io.c for every file (no file access here), the library for the sort,
+ * verify.c, sorted.c (-c), unique.c (-u) and report.c.
  */
 #include "args.h"
 #include "cli.h"
 #include "io.h"
 #include "progress.h"
 #include "report.h"
+#include "sorted.h"
+#include "unique.h"
 #include "verify.h"
 
 #include "clsort.h"
@@ -36,6 +39,7 @@ typedef struct sort_job {
     int writing;                     /* the sink has been called */
     uint64_t fingerprint;            /* of the input records, for --verify */
     verify_state check;              /* of the output, for --verify */
+    unique_filter unique;            /* -u: what the sink keeps */
     double t_read;                   /* when reading began: the end-to-end time starts there */
     clsort_stream_settings set;      /* -S, -T, --parallel, --batch-size */
     uint64_t resident;               /* bytes the process held before the data (with -S) */
@@ -54,6 +58,7 @@ static void job_cleanup(sort_job *j)
     input_close(&j->kin);
     if (j->have_vin)
         input_close(&j->vin);
+    unique_free(&j->unique);
     clsort_close(&j->ctx);
 }
 
@@ -123,7 +128,8 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
     return (long long)m;
 }
 
-/* The library's sink: sorted records to the output(s), checked for --verify. */
+/* The library's sink: sorted records to the output(s), checked for --verify (the sort's output, before
+ * -u drops any). */
 static int sink_write(void *user, const void *keys, const void *values, size_t m)
 {
     sort_job *j = user;
@@ -133,7 +139,10 @@ static int sink_write(void *user, const void *keys, const void *values, size_t m
     }
     const int kv = j->a.layout.kv; /* whole records, joined on the device */
     int rc = j->a.verify ? verify_block(&j->check, &j->spec, keys, values, m, kv) : EXIT_OK;
-    if (rc == EXIT_OK) {
+    if (rc == EXIT_OK && j->a.unique) {
+        rc = unique_write(&j->unique, &j->spec, keys, values, m, kv, &j->kout,
+                          j->have_vout ? &j->vout : NULL);
+    } else if (rc == EXIT_OK) {
         rc = output_write(&j->kout, keys, m * (kv ? j->ks + j->vs : j->ks));
         if (rc == EXIT_OK && j->have_vout && !kv)
             rc = output_write(&j->vout, values, m * j->vs);
@@ -407,6 +416,8 @@ static void fill_report(sort_job *j)
     const clsort_stats *s = &j->stats;
     run_report *r = &j->rep;
     r->n = s->n;
+    r->unique = a->unique;
+    r->n_out = a->unique ? j->unique.out : s->n;
     r->algorithm = s->algorithm ? s->algorithm : clsort_algorithm_name(j->spec.algorithm);
     r->device = clsort_device_name(j->ctx);
     r->key_type = clsort_key_type_name(a->layout.type);
@@ -477,11 +488,31 @@ static int report(sort_job *j)
     return j->have_jout ? write_json_report(j) : EXIT_OK;
 }
 
+/* -c: the input's order checked as it is read, a block at a time; no device, no output. */
+static int check_order(sort_job *j)
+{
+    job_spec(j, &j->spec);
+    sorted_reader r;
+    int rc = sorted_open(&r, j->input, &j->spec, &j->a.layout, 1u << 20, j->a.unique);
+    if (rc == EXIT_OK)
+        progress_phase("check", r.in.is_regular ? r.in.size : 0);
+    while (rc == EXIT_OK && (rc = sorted_fill(&r)) == EXIT_OK && r.n)
+        ;
+    if (rc == EXIT_OK)
+        msg_info("%s: %llu records in %s%s order", r.in.name,
+                 (unsigned long long)(r.in.got / r.rs), j->a.unique ? "strictly " : "",
+                 j->a.descending ? "descending" : "ascending");
+    sorted_close(&r);
+    return rc;
+}
+
 static int run(sort_job *j)
 {
     static int (*const steps[])(sort_job *) = {
         plan_files, open_outputs, plan_device, plan_budget, sort_stream, commit_outputs, report,
     };
+    if (j->a.check)
+        return check_order(j);
     int rc = EXIT_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)
         rc = steps[i](j);

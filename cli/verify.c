@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The raw bits of a key or value of size 4 or 8 (0: none), zero-extended; little-endian host. */
-static uint64_t load_word(const unsigned char *p, size_t size)
+uint64_t verify_load_word(const unsigned char *p, size_t size)
 {
     if (size == 8) {
         uint64_t v;
@@ -24,8 +23,7 @@ static uint64_t load_word(const unsigned char *p, size_t size)
     return 0;
 }
 
-/* A key as text, for messages. */
-static void format_key(char *buf, size_t cap, clsort_key_type t, uint64_t k)
+void verify_key_text(char *buf, size_t cap, clsort_key_type t, uint64_t k)
 {
     switch (t) {
     case CLSORT_KEY_I32: snprintf(buf, cap, "%d", (int)(int32_t)(uint32_t)k); break;
@@ -62,8 +60,8 @@ static uint64_t fingerprint(const unsigned char *keys, size_t ks, const unsigned
     const size_t kstep = stride ? stride : ks, vstep = stride ? stride : vs;
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t k = load_word(keys + i * kstep, ks);
-        uint64_t v = values ? load_word(values + i * vstep, vs) : 0;
+        uint64_t k = verify_load_word(keys + i * kstep, ks);
+        uint64_t v = values ? verify_load_word(values + i * vstep, vs) : 0;
         sum += mix64(mix64(k + 0x9e3779b97f4a7c15ull) ^ v);
     }
     return sum;
@@ -103,9 +101,10 @@ int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, con
             if (v->i > 0 && (seg == 0 || v->i % seg != 0) && v->prev > d) {
                 char x[64], y[64];
                 const uint64_t prev_bits =
-                    at + j > 0 ? load_word(k + (at + j - 1) * step, ks) : v->prev_key;
-                format_key(x, sizeof x, spec->key_type, prev_bits);
-                format_key(y, sizeof y, spec->key_type, load_word(k + (at + j) * step, ks));
+                    at + j > 0 ? verify_load_word(k + (at + j - 1) * step, ks) : v->prev_key;
+                verify_key_text(x, sizeof x, spec->key_type, prev_bits);
+                verify_key_text(y, sizeof y, spec->key_type,
+                                verify_load_word(k + (at + j) * step, ks));
                 msg_error("verification failed: keys %llu and %llu are out of %s order (%s, %s)",
                           (unsigned long long)(v->i - 1), (unsigned long long)v->i,
                           spec->descending ? "descending" : "ascending", x, y);
@@ -113,7 +112,7 @@ int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, con
             }
             v->prev = d;
         }
-        v->prev_key = load_word(k + (at + len - 1) * step, ks);
+        v->prev_key = verify_load_word(k + (at + len - 1) * step, ks);
     }
     v->sum += records ? verify_fingerprint_records(keys, ks, vs, m)
                       : verify_fingerprint(keys, ks, values, vs, m);

@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The raw bits of a key or value of size 4 or 8 (0: none), zero-extended; little-endian host. */
+uint64_t verify_load_word(const unsigned char *p, size_t size);
+/* A key's bits as text, for messages: the number, and a float's bits in hex. */
+void verify_key_text(char *buf, size_t cap, clsort_key_type t, uint64_t k);
+
 /* An order-independent fingerprint of the (key, value) multiset: ks-byte keys, vs-byte values
  * (values NULL: keys only). Taken before the sort and checked after it. */
 uint64_t verify_fingerprint(const unsigned char *keys, size_t ks, const unsigned char *values,

@@ -24,7 +24,23 @@ Usage: check.py COMMAND ARGS...   (exit 0 when the check passes, 1 with a messag
                                 keys in any order, each value still with its key), --values VIN
                                 VOUT (the values in separate files; IN and OUT hold keys alone)
                               Floats in IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ...
-                              < +inf < +NaN, from the mapped bits.
+                              < +inf < +NaN, from the mapped bits. --unique: of each run of equal
+                              keys (in that order) only the first record, the earliest input one
+                              (several IN files joined by commas are one input, in that order: a
+                              stable merge of sorted files is the stable sort of their concatenation)
+  disorder IN [OPTIONS]       print 'disorder IN I', I the index of IN's first record out of order
+                              (tsort's options; --strict: equal neighbours too, and 'disorder
+                              strict IN I'), or 'sorted' for I
+  firsts IN OUT [desc]        OUT holds the first record (the earliest) of each u32 key of IN's
+                              8-byte records, in key order: sort -u, for inputs too long for tsort
+  kvmerge OUT IN... [--unique] OUT holds the stable merge of the sorted u32 8-byte records of the INs
+                              (on equal keys the earlier IN's first); --unique: the first of each key
+  batch FILE                  run the commands of FILE, one per line, in this one process: print
+                              each one's output, then 'ok LINE' or 'FAIL LINE: why'
+  records OUT N SEED [OPTIONS]  write N records of --type T with --value-size V (each value its
+                              index): keys from a small pool with repeats, the type's extremes, and
+                              for floats ±0.0, ±inf and NaNs with payloads; --sorted: in tsort's
+                              order (--desc, --bits B:E), stably
 """
 import array
 import collections
@@ -154,6 +170,36 @@ def main(argv):
         zipf(args[0], float(args[1]))
     elif cmd == 'tsort':
         tsort(args)
+    elif cmd == 'batch':
+        batch(args[0])
+    elif cmd == 'firsts':
+        rec = u32(args[0])
+        first = {}
+        for i, k in enumerate(rec[0::2]):
+            first.setdefault(k, i)
+        want = array.array('I')
+        for k in sorted(first, reverse=len(args) > 2 and args[2] == 'desc'):
+            want.append(k)
+            want.append(rec[2 * first[k] + 1])
+        same(u32(args[1]), want, args[1] + ' (first records)')
+    elif cmd == 'kvmerge':
+        unique = args[-1] == '--unique'
+        ins = args[1:-1] if unique else args[1:]
+        rec = array.array('I')
+        for p in ins:
+            rec.extend(u32(p))
+        keys = rec[0::2]
+        order = sorted(range(len(keys)), key=keys.__getitem__)  # stable: runs in input order
+        want = array.array('I')
+        for n, i in enumerate(order):
+            if not unique or n == 0 or keys[order[n - 1]] != keys[i]:
+                want.append(keys[i])
+                want.append(rec[2 * i + 1])
+        same(u32(args[0]), want, args[0] + ' (merged records)')
+    elif cmd == 'disorder':
+        disorder(args)
+    elif cmd == 'records':
+        make_records(args)
     elif cmd == 'typed':
         typed(args[0], args[1], args[2], int(args[3]) if len(args) > 3 else 0)
     else:
@@ -246,15 +292,15 @@ def records(data, rs, what):
     return [data[i:i + rs] for i in range(0, len(data), rs)]
 
 
-def tsort(args):
+def order_opts(args):
+    """tsort's options: (type, key size, value size, digit function, segment, flags, values files)."""
     opts = {'type': 'u32', 'value-size': '0', 'bits': None, 'segment': '0'}
     flags = set()
     vfiles = None
-    inp, out = args[0], args[1]
-    rest = args[2:]
+    rest = list(args)
     while rest:
         o = rest.pop(0)[2:]
-        if o in ('desc', 'unstable'):
+        if o in ('desc', 'unstable', 'unique', 'strict', 'sorted'):
             flags.add(o)
         elif o == 'values':
             vfiles = (rest.pop(0), rest.pop(0))
@@ -263,9 +309,29 @@ def tsort(args):
     ty = opts['type']
     ks, vs = TYPES[ty][1], int(opts['value-size'])
     b, e = (0, 8 * ks) if not opts['bits'] else map(int, opts['bits'].split(':'))
-    seg = int(opts['segment'])
+    mask = (1 << (e - b)) - 1
     desc = 'desc' in flags
-    read = lambda p: open(p, 'rb').read()
+
+    def digit(r):
+        d = (mapped(ty, int.from_bytes(r[:ks], 'little')) >> b) & mask
+        return -d if desc else d
+
+    return ty, ks, vs, digit, int(opts['segment']), flags, vfiles
+
+
+def read_joined(paths):
+    data = b''
+    for p in paths.split(','):
+        with open(p, 'rb') as f:
+            data += f.read()
+    return data
+
+
+def tsort(args):
+    inp, out = args[0], args[1]
+    ty, ks, vs, digit, seg, flags, vfiles = order_opts(args[2:])
+    desc = 'desc' in flags
+    read = read_joined
     if vfiles:
         kin, kout = records(read(inp), ks, inp), records(read(out), ks, out)
         vin, vout = records(read(vfiles[0]), vs, vfiles[0]), records(read(vfiles[1]), vs, vfiles[1])
@@ -275,13 +341,11 @@ def tsort(args):
         rout = [k + v for k, v in zip(kout, vout)]
     else:
         rin, rout = records(read(inp), ks + vs, inp), records(read(out), ks + vs, out)
+    if 'unique' in flags:
+        ordered = sorted(rin, key=digit)
+        rin = [r for i, r in enumerate(ordered) if i == 0 or digit(ordered[i - 1]) != digit(r)]
     if len(rin) != len(rout):
         fail(f'{out}: {len(rout)} records, expected {len(rin)}')
-    mask = (1 << (e - b)) - 1
-
-    def digit(r):
-        d = (mapped(ty, int.from_bytes(r[:ks], 'little')) >> b) & mask
-        return -d if desc else d
 
     n = len(rin)
     step = seg if seg else max(n, 1)
@@ -301,6 +365,63 @@ def tsort(args):
             fail(f'{out}: record {s0 + i} is key {gk!r} value {got[i][ks:].hex()}, expected key {wk!r} '
                  f'value {want[i][ks:].hex()}')
     print(f'{out}: {n} {ty} records sorted{" descending" if desc else ""}: ok')
+
+
+def disorder(args):
+    inp = args[0]
+    ty, ks, vs, digit, seg, flags, _ = order_opts(args[1:])
+    recs = records(read_joined(inp), ks + vs, inp)
+    strict = 'strict' in flags
+    for i in range(1, len(recs)):
+        if seg and i % seg == 0:
+            continue
+        a, b = digit(recs[i - 1]), digit(recs[i])
+        if a > b or (strict and a == b):
+            print(f'disorder{" strict" if strict else ""} {inp} {i}')
+            return
+    print(f'disorder{" strict" if strict else ""} {inp} sorted')
+
+
+def batch(path):
+    import io
+    import shlex
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.strip()]
+    for line in lines:
+        err, sys.stderr = sys.stderr, io.StringIO()
+        try:
+            main(['check.py'] + shlex.split(line))
+            why = None
+        except SystemExit as e:
+            why = sys.stderr.getvalue().strip() or f'exit {e.code}' if e.code else None
+        except Exception as e:  # a broken check fails its line, not the others
+            why = repr(e)
+        finally:
+            sys.stderr = err
+        print(f'ok {line}' if why is None else f'FAIL {line}: {why}')
+
+
+def make_records(args):
+    import random
+    out, n, seed = args[0], int(args[1]), int(args[2])
+    ty, ks, vs, digit, _, flags, _ = order_opts(args[3:])
+    rnd = random.Random(seed)
+    w = 8 * ks
+    top = (1 << w) - 1
+    pool = [0, top, 1 << (w - 1), (1 << (w - 1)) - 1, 1]
+    if ty[0] == 'f':
+        sign = 1 << (w - 1)
+        inf = 0x7f800000 if w == 32 else 0x7ff0000000000000
+        qnan = 0x7fc00000 if w == 32 else 0x7ff8000000000000
+        pool += [sign, inf, inf | sign, qnan, qnan | sign, qnan | 0x123, qnan | sign | 0x123, inf | 1,
+                 0x3f800000 if w == 32 else 0x3ff0000000000000]
+    pool += [rnd.getrandbits(w) for _ in range(max(4, n // 8))]
+    keys = [rnd.choice(pool) for _ in range(n)]
+    recs = [k.to_bytes(ks, 'little') + (i.to_bytes(vs, 'little') if vs else b'') for i, k in enumerate(keys)]
+    if 'sorted' in flags:
+        recs.sort(key=digit)
+    with open(out, 'wb') as f:
+        f.write(b''.join(recs))
 
 
 if __name__ == '__main__':

@@ -24,7 +24,7 @@ for page in clsort.1 libclsort.3; do
 done
 
 # every long option in the help texts is in clsort(1)
-for cmd in sort gen devices bench; do
+for cmd in sort merge gen devices bench; do
     for opt in $("$CLSORT" help $cmd | grep -oE '(^|[ ,])--[a-z][a-z-]*' | tr -d ' ,' | sort -u); do
         check "clsort(1) documents $cmd $opt" grep -qF -- "$opt" clsort.1.txt
     done
