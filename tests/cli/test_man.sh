@@ -23,6 +23,13 @@ for page in clsort.1 libclsort.3; do
     check "man $page: rendered" test -s "$page.txt"
 done
 
+# every help text fits a terminal of 80 columns
+for cmd in sort merge gen devices bench; do
+    wide=$("$CLSORT" help $cmd | awk 'length > 80')
+    check "clsort help $cmd: lines of 80 columns at most" test -z "$wide"
+    [ -z "$wide" ] || printf '%s\n' "$wide"
+done
+
 # every long option in the help texts is in clsort(1)
 for cmd in sort merge gen devices bench; do
     for opt in $("$CLSORT" help $cmd | grep -oE '(^|[ ,])--[a-z][a-z-]*' | tr -d ' ,' | sort -u); do
