@@ -57,6 +57,21 @@ clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_me
     return clsort_enqueue_kept(ctx, spec, keys, values, n, n_wait, wait, done);
 }
 
+/* The job's commands enqueued after the caller's events; done receives the chain's end. */
+static clsort_status enqueue_job(clsort_context *ctx, clsort_job *job, cl_uint n_wait,
+                                 const cl_event *wait, cl_event *done)
+{
+    clsort_status st = clsort_dispatch(ctx, job, n_wait, wait);
+    if (st != CLSORT_OK)
+        return st;
+    if (done) {
+        *done = ctx->last_event;
+        ctx->last_event = NULL;
+    }
+    clsort_chain_drop(ctx);
+    return CLSORT_OK;
+}
+
 clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
                                   cl_mem values, size_t n, cl_uint n_wait, const cl_event *wait,
                                   cl_event *done)
@@ -76,14 +91,7 @@ clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, 
         return st;
     /* The caller's buffers: the result ends in them (no swap), and nothing may block. */
     clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done };
-    if ((st = clsort_dispatch(ctx, &job, n_wait, wait)) != CLSORT_OK)
-        return st;
-    if (done) {
-        *done = ctx->last_event;
-        ctx->last_event = NULL;
-    }
-    clsort_chain_drop(ctx);
-    return CLSORT_OK;
+    return enqueue_job(ctx, &job, n_wait, wait, done);
 }
 
 static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, size_t n,
@@ -197,4 +205,80 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
         stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
     }
     return st;
+}
+
+/* What an argsort asks: keys alone in the spec (the positions are the values), positions of 4 bytes
+ * (n up to 2^32) or 8. */
+static clsort_status check_argsort(clsort_context *ctx, const clsort_spec *spec, size_t index_size,
+                                   size_t n)
+{
+    if (spec->value_size)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "argsort: the positions are the values, so spec->value_size must be 0, "
+                           "not %zu",
+                           spec->value_size);
+    if (index_size != 4 && index_size != 8)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "argsort: index_size must be 4 or 8 bytes, not %zu", index_size);
+    if (index_size == 4 && (uint64_t)n > ((uint64_t)1 << 32))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "argsort: %zu keys have positions past 2^32 - 1: index_size 8 holds them",
+                           n);
+    return CLSORT_OK;
+}
+
+clsort_status clsort_argsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                     cl_mem index, size_t index_size, size_t n, cl_uint n_wait,
+                                     const cl_event *wait, cl_event *done)
+{
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (done)
+        *done = NULL;
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, (keys && index) || n == 0);
+    VALIDATE(ctx, (wait != NULL) == (n_wait > 0) || (wait && n_wait == 0));
+    clsort_status st = check_argsort(ctx, spec, index_size, n);
+    if (st != CLSORT_OK)
+        return st;
+    clsort_spec s = *spec;
+    s.value_size = index_size;
+    if ((st = check_sort(ctx, &s, index, n)) != CLSORT_OK ||
+        (st = clsort_dispatch_check_fits(ctx, &s, n, 0)) != CLSORT_OK)
+        return st;
+    clsort_job job = { .spec = &s, .keys = keys, .values = index, .n = n, .no_event = !done,
+                       .index_values = 1 };
+    return enqueue_job(ctx, &job, n_wait, wait, done);
+}
+
+clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *index,
+                             size_t index_size, size_t n, clsort_stats *stats)
+{
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, (keys && index) || n == 0);
+    clsort_status st = check_argsort(ctx, spec, index_size, n);
+    if (st != CLSORT_OK)
+        return st;
+    /* The host's positions go with the keys: one path for every size (chunks included). */
+    for (size_t i = 0; i < n; i++) {
+        if (index_size == 4)
+            ((uint32_t *)index)[i] = (uint32_t)i;
+        else
+            ((uint64_t *)index)[i] = (uint64_t)i;
+    }
+    clsort_spec s = *spec;
+    s.value_size = index_size;
+    return clsort_sort(ctx, &s, keys, index, n, stats);
 }

@@ -337,6 +337,33 @@ CLSORT_API clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *
                              size_t n, cl_uint n_wait, const cl_event *wait, cl_event *done);
 
 /**
+ * Argsort of device buffers: sort the keys in place and write to @p index the input position of each
+ * key of the sorted order (stable: equal keys keep their input order), so that the caller can
+ * reorder other columns with it. The positions are generated on the device: the caller uploads no
+ * index array. Same queue, scratch and event rules as clsort_enqueue(); the spec's key type, order,
+ * bit range, segments and algorithm apply (a stable algorithm gives stable positions).
+ *
+ * @param spec       what to sort; spec->value_size must be 0 (the positions are the values)
+ * @param keys       buffer of n keys, sorted in place
+ * @param index      buffer of n positions of @p index_size bytes: written, not read
+ * @param index_size 4 (cl_uint positions, n up to 2^32) or 8 (cl_ulong)
+ * @return ::CLSORT_ERROR_INVALID_ARGUMENT for a value size, an index size or an n that do not fit
+ *         (the detail names which), else as clsort_enqueue()
+ */
+CLSORT_API clsort_status clsort_argsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                     cl_mem index, size_t index_size, size_t n, cl_uint n_wait,
+                                     const cl_event *wait, cl_event *done);
+
+/**
+ * Argsort of host arrays: as clsort_argsort_enqueue(), on host memory, for any n that clsort_sort()
+ * takes (the positions are written on the host and sorted with the keys as their values).
+ *
+ * @param stats receives measurements; may be NULL
+ */
+CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *index,
+                             size_t index_size, size_t n, clsort_stats *stats);
+
+/**
  * Largest n that one device sort of this spec takes on the context's device, from its memory limits.
  * clsort_enqueue() refuses more with ::CLSORT_ERROR_TOO_LARGE before any work; clsort_sort() sorts
  * more in chunks.

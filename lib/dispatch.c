@@ -2,7 +2,7 @@
  * Dispatch: the table of algorithm families (names and ids, what each takes, scratch size, limits,
  * enqueue, the variant it runs as), `auto`'s choice from it, the checks made before any work, and
  * running a job as one chain of commands.
- * Calls: the families (radix.c, bitonic.c, oddeven.c), keys.c, chain.c, status.c.
+ * Calls: the families (radix.c, bitonic.c, oddeven.c), index.c, keys.c, chain.c, status.c.
  */
 #include "internal.h"
 
@@ -239,7 +239,9 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
 {
     clsort_chain_begin(ctx, n_wait, wait);
     clsort_status st = CLSORT_OK;
-    if (job->n > 1)
+    if (job->index_values && job->n)
+        st = clsort_index_fill(ctx, job->values, job->spec->value_size, job->n);
+    if (st == CLSORT_OK && job->n > 1)
         st = family_of(resolve(job->spec))->enqueue(ctx, job);
     /* An end marker costs a command (H100: ~8 us of host time and the wait for one more command):
      * only where an event is wanted or the queue does not order the chain. Nothing to do: a marker

@@ -433,7 +433,12 @@ typedef struct clsort_job {
     /* The caller asked for no event (clsort_enqueue with done NULL): on an in-order queue the chain
      * needs no end marker, the queue's order is the caller's wait. */
     int no_event;
+    /* An argsort: the values are first filled with the positions 0..n-1 (of value_size bytes). */
+    int index_values;
 } clsort_job;
+
+/* ---- index.c: positions out[i] = i (of index_size 4 or 8 bytes), as the chain's next command ---- */
+clsort_status clsort_index_fill(clsort_context *ctx, cl_mem out, size_t index_size, size_t n);
 
 /* ---- radix.c: LSD radix sorts (radix8, onesweep, radix8-rts; radix4) ---- */
 clsort_status clsort_radix8_enqueue(clsort_context *ctx, clsort_job *job);
@@ -511,5 +516,7 @@ extern const char clsort_cl_scan[];
 extern const size_t clsort_cl_scan_len;
 extern const char clsort_cl_records[];
 extern const size_t clsort_cl_records_len;
+extern const char clsort_cl_index[];
+extern const size_t clsort_cl_index_len;
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * Key types, orders and bit ranges against a host reference: every type (u32 i32 f32 u64 i64 f64)
  * with special values (min, max, ±0.0, ±inf, NaNs with payloads and signs, denormals), ascending and
- * descending, values of 0, 4 and 8 bytes, and bit windows, for every algorithm.
+ * descending, values of 0, 4 and 8 bytes, and bit windows, for every algorithm; argsort (positions
+ * written on the host and on the device) against the same reference.
  * Usage: test_keys ALGORITHM [quick|full]   (quick: small sizes over a few tiles, for runs under
  * oclgrind; full: every bit window with every value size)
  */
@@ -346,6 +347,117 @@ static void test_key_order(void **state)
     assert_int_equal(clsort_key_type_size((clsort_key_type)6), 0);
 }
 
+/* An argsort's keys and positions against the reference permutation idx of orig. */
+static void expect_argsort(const order *o, const void *orig, const size_t *idx, const void *keys,
+                           const void *index, size_t isz, size_t n, const char *path)
+{
+    unsigned char *seen = calloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t got = key_at(keys, o->type, i), want = key_at(orig, o->type, idx[i]);
+        const uint64_t pos = isz == 4 ? ((const uint32_t *)index)[i] : ((const uint64_t *)index)[i];
+        if (unstable ? cmp_keys(o, got, want) != 0 : got != want)
+            fail_msg("%s type %d desc %d isz %zu n %zu: key %zu is %016llx, expected %016llx", path,
+                     o->type, o->descending, isz, n, i, (unsigned long long)got,
+                     (unsigned long long)want);
+        if (pos >= n || seen[pos] || key_at(orig, o->type, pos) != got)
+            fail_msg("%s type %d n %zu: position %zu (%llu) is not its key's, or repeated", path,
+                     o->type, n, i, (unsigned long long)pos);
+        seen[pos] = 1;
+        if (!unstable && pos != idx[i])
+            fail_msg("%s type %d desc %d isz %zu n %zu: position %zu is %llu, expected %zu", path,
+                     o->type, o->descending, isz, n, i, (unsigned long long)pos, idx[i]);
+    }
+    free(seen);
+}
+
+/* clsort_argsort() on host arrays and clsort_argsort_enqueue() on device buffers (positions written
+ * on the device) against the reference's stable permutation. */
+static void check_argsort(clsort_context *ctx, const order *o, size_t isz, size_t n)
+{
+    const size_t ks = wide(o->type) ? 8 : 4;
+    unsigned char *keys = malloc(n * ks + 8), *orig = malloc(n * ks + 8);
+    unsigned char *index = malloc(n * isz + 8);
+    size_t *idx = malloc((n + 1) * sizeof *idx), *tmp = malloc((n + 1) * sizeof *tmp);
+    fill(o->type, orig, n, n * 17 + o->type);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    merge_sort(o, orig, idx, tmp, n);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = algo;
+    spec.key_type = o->type;
+    spec.descending = o->descending;
+    spec.begin_bit = o->begin;
+    spec.end_bit = o->end;
+
+    memcpy(keys, orig, n * ks);
+    memset(index, 0xa5, n * isz);
+    clsort_status st = clsort_argsort(ctx, &spec, keys, index, isz, n, NULL);
+    if (st != CLSORT_OK)
+        fail_msg("clsort_argsort n %zu: %s: %s", n, clsort_status_string(st), clsort_error_detail(ctx));
+    expect_argsort(o, orig, idx, keys, index, isz, n, "host");
+
+    cl_context cl;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &cl, &q), CLSORT_OK);
+    cl_int err;
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * ks + 8, orig, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem ib = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * isz + 8, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_event done = NULL;
+    st = clsort_argsort_enqueue(ctx, &spec, kb, ib, isz, n, 0, NULL, &done);
+    if (st != CLSORT_OK)
+        fail_msg("clsort_argsort_enqueue n %zu: %s: %s", n, clsort_status_string(st),
+                 clsort_error_detail(ctx));
+    assert_non_null(done);
+    if (n) {
+        assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * ks, keys, 1, &done, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(clEnqueueReadBuffer(q, ib, CL_TRUE, 0, n * isz, index, 0, NULL, NULL),
+                         CL_SUCCESS);
+    }
+    clReleaseEvent(done);
+    expect_argsort(o, orig, idx, keys, index, isz, n, "device");
+    clReleaseMemObject(kb);
+    clReleaseMemObject(ib);
+    free(keys);
+    free(orig);
+    free(index);
+    free(idx);
+    free(tmp);
+}
+
+static void test_argsort(void **state)
+{
+    clsort_context *ctx = *state;
+    static const size_t argsort_sizes[] = { 0, 1, 2, 1000, 4097, 70001 };
+    for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
+        for (size_t s = 0; s < (quick ? 2 : sizeof argsort_sizes / sizeof argsort_sizes[0]); s++) {
+            const size_t n = quick ? quick_sizes[s + 1] : argsort_sizes[s];
+            if (algo == CLSORT_ALGO_ODDEVEN && n > CLSORT_ODDEVEN_MAX_KEYS)
+                continue;
+            order o = { t, (int)((s + t) & 1), 0, 0 };
+            check_argsort(ctx, &o, (s + t) % 2 ? 4 : 8, n);
+        }
+    /* a bit window: positions of keys that are equal in it keep their input order */
+    order w = { CLSORT_KEY_U32, 0, 4, 12 };
+    check_argsort(ctx, &w, 4, quick ? 600 : 4097);
+
+    /* what an argsort refuses, with the reason in the detail */
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    uint32_t k[3] = { 3, 2, 1 };
+    uint64_t ix[3];
+    spec.value_size = 4;
+    assert_int_equal(clsort_argsort(ctx, &spec, k, ix, 8, 3, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clsort_error_detail(ctx), "value_size must be 0"));
+    spec.value_size = 0;
+    assert_int_equal(clsort_argsort(ctx, &spec, k, ix, 2, 3, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clsort_error_detail(ctx), "index_size must be 4 or 8"));
+    assert_int_equal(k[0], 3);
+}
+
 /* What an algorithm does not take is refused with a message that says so, nothing touched. */
 static void test_refusals(void **state)
 {
@@ -398,6 +510,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bit_ranges),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_key_order),
+        cmocka_unit_test(test_argsort),
     };
     return cmocka_run_group_tests_name(argv[1], all, setup, teardown);
 }
