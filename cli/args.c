@@ -370,6 +370,7 @@ enum {
     /* sort */
     R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY,
     R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE, R_CHECK, R_UNIQUE,
+    R_INDEX_OUT,
     /* merge */
     R_MERGE_INPUT,
     /* gen */
@@ -421,6 +422,7 @@ static const opt_row rows[N_ROWS] = {
     [R_BATCH_SIZE] = {"batch-size", 0, 1, set_count, OWN(sort_args, batch_size)},
     [R_CHECK] = {"check", 'c', 0, set_flag, OWN(sort_args, check)},
     [R_UNIQUE] = {"unique", 'u', 0, set_flag, OWN(sort_args, unique)},
+    [R_INDEX_OUT] = {"index-out", 0, 1, set_text, OWN(sort_args, index_out)},
 
     [R_MERGE_INPUT] = {"input", 0, 1, add_merge_input, IN_OWN, 0}, /* operands only */
 
@@ -453,7 +455,7 @@ static const unsigned char sort_rows[] = {
     R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
     R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE, R_TYPE,
     R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE,
-    R_CHECK, R_UNIQUE, EVERY_COMMAND,
+    R_CHECK, R_UNIQUE, R_INDEX_OUT, EVERY_COMMAND,
 };
 static const unsigned char merge_rows[] = {
     R_OUTPUT, R_TYPE, R_KV, R_VALUE_SIZE, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_UNIQUE,
@@ -511,6 +513,7 @@ static int parse_options(const subcommand *cmd, int argc, char **argv, int first
 }
 
 #define GIVEN(seen, row) (((seen) >> (row)) & 1)
+_Static_assert(N_ROWS <= 64, "the options seen are a 64-bit mask of the rows");
 
 /* -------------------------------------------------------------------------------------------------
  * The subcommands: defaults, the options, then the checks that need all of them.
@@ -540,6 +543,7 @@ static int check_check_args(uint64_t seen)
     static const struct { unsigned char row; const char *name, *why; } no[] = {
         {R_OUTPUT, "-o", "it writes nothing"},
         {R_VALUES_OUT, "--values-out", "it writes nothing"},
+        {R_INDEX_OUT, "--index-out", "it writes nothing"},
         {R_VALUES, "--values", "it checks the keys alone (give their file)"},
         {R_VERIFY, "--verify", "it sorts nothing"},
         {R_STATS, "--stats", "it sorts nothing"},
@@ -598,7 +602,18 @@ static int check_sort_args(sort_args *a, uint64_t seen)
     const char *out = a->common.output ? a->common.output : "-";
     if (layout_check_files(&a->layout, LAYOUT_SORT, in, out) != EXIT_OK)
         return EXIT_USAGE;
-    const char *vout = a->layout.values_out;
+    const char *vout = a->layout.values_out ? a->layout.values_out : a->index_out;
+    if (a->index_out && (a->layout.kv || a->layout.values || a->layout.value_size)) {
+        msg_error("--index-out writes the input position of each output key, as its value: the "
+                  "keys come alone (not with --kv, --values or --value-size); sort them with "
+                  "--index-out, then reorder the values with the positions");
+        return EXIT_USAGE;
+    }
+    if (a->index_out && strcmp(a->index_out, "-") == 0 && strcmp(out, "-") == 0) {
+        msg_error("the keys and --index-out cannot both go to stdout: give -o FILE or "
+                  "--index-out FILE");
+        return EXIT_USAGE;
+    }
     if (a->stats_json && strcmp(a->stats_json, "-") == 0 &&
         (strcmp(out, "-") == 0 || (vout && strcmp(vout, "-") == 0))) {
         msg_error("--stats-json - would mix the report with the sorted data on stdout");

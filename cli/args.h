@@ -37,6 +37,7 @@ typedef struct sort_args {
     int descending;          /* -r, --desc */
     int check;               /* -c: check the order of the input, write nothing */
     int unique;              /* -u: the first record of each run of equal keys only */
+    const char *index_out;   /* --index-out FILE: each output key's input position (u64) */
     int verify;              /* --verify */
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */

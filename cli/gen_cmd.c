@@ -16,20 +16,6 @@
 
 enum { BLOCK = 1 << 16 };
 
-/* Values 'first' to 'first + m - 1' (each key's index) as vs-byte little-endian words. */
-static void index_values(unsigned char *out, size_t stride, uint64_t first, size_t m, size_t vs)
-{
-    for (size_t j = 0; j < m; j++) {
-        uint64_t v = first + j;
-        if (vs == 4) {
-            uint32_t w = (uint32_t)v;
-            memcpy(out + j * stride, &w, 4);
-        } else {
-            memcpy(out + j * stride, &v, 8);
-        }
-    }
-}
-
 static int generate(const gen_args *a, output_file *kout, output_file *vout)
 {
     const layout_args *l = &a->layout;
@@ -52,12 +38,12 @@ static int generate(const gen_args *a, output_file *kout, output_file *vout)
         if (l->kv) {
             for (size_t j = 0; j < m; j++)
                 memcpy(buf + j * rs, keys + j * ks, ks);
-            index_values(buf + ks, rs, i, m, vs);
+            layout_index_values(buf + ks, rs, i, m, vs);
             rc = output_write(kout, buf, m * rs);
         } else {
             rc = output_write(kout, keys, m * ks);
             if (rc == EXIT_OK && vout) {
-                index_values(buf, vs, i, m, vs);
+                layout_index_values(buf, vs, i, m, vs);
                 rc = output_write(vout, buf, m * vs);
             }
         }

@@ -104,3 +104,16 @@ int layout_check_sizes(const layout_args *l, const char *kname, uint64_t kbytes,
     }
     return EXIT_OK;
 }
+
+void layout_index_values(unsigned char *out, size_t stride, uint64_t first, size_t m, size_t vs)
+{
+    for (size_t j = 0; j < m; j++) {
+        uint64_t v = first + j;
+        if (vs == 4) {
+            uint32_t w = (uint32_t)v;
+            memcpy(out + j * stride, &w, 4);
+        } else {
+            memcpy(out + j * stride, &v, 8);
+        }
+    }
+}

@@ -30,7 +30,8 @@ typedef struct sort_job {
     input_file kin, vin;
     output_file kout, vout, jout;
     int have_vin, have_kout, have_vout, have_jout;
-    int has_values;                  /* values go with the keys (--kv or --values) */
+    int has_values;                  /* values go with the keys (--kv, --values or --index-out) */
+    int index;                       /* --index-out: the values are the keys' input positions */
     clsort_context *ctx;
     clsort_spec spec;                /* what the library is asked to do */
     clsort_stats stats;              /* what it reports it did */
@@ -117,6 +118,8 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
         rc = read_items(j, &j->kin, keys, j->ks + j->vs, max, &m);
     else if ((rc = read_items(j, &j->kin, keys, j->ks, max, &m)) == EXIT_OK && j->have_vin)
         rc = read_values(j, values, m);
+    else if (rc == EXIT_OK && j->index) /* positions, counted in the keys read so far */
+        layout_index_values(values, 8, j->kin.got / j->ks - m, m, 8);
     if (rc != EXIT_OK) {
         j->io_rc = rc;
         return -1;
@@ -169,7 +172,7 @@ static void on_progress(void *user, const char *phase, uint64_t done, uint64_t t
 static int plan_files(sort_job *j)
 {
     const sort_args *a = &j->a;
-    const char *vout = a->layout.values_out;
+    const char *vout = a->layout.values_out ? a->layout.values_out : a->index_out;
     if (strcmp(j->output, "-") == 0 && !a->common.force && isatty(STDOUT_FILENO)) {
         msg_error("refusing to write binary data to a terminal "
                   "(use -o FILE, redirect stdout, or -f to force)");
@@ -307,7 +310,7 @@ static int check_outputs_spare_inputs(const sort_job *j)
 {
     const struct { const output_file *out; const char *opt; int have; } outs[] = {
         {&j->kout, "-o", j->have_kout},
-        {&j->vout, "--values-out", j->have_vout},
+        {&j->vout, j->index ? "--index-out" : "--values-out", j->have_vout},
         {&j->jout, "--stats-json", j->have_jout},
     };
     const struct { const input_file *in; const char *opt; int have; } ins[] = {
@@ -335,13 +338,15 @@ static int open_outputs(sort_job *j)
     j->have_kout = 1;
     if (rc != EXIT_OK)
         return rc;
-    if (j->a.layout.values_out) {
-        rc = output_open(&j->vout, j->a.layout.values_out, j->a.common.force);
+    const char *vout = j->index ? j->a.index_out : j->a.layout.values_out;
+    if (vout) {
+        rc = output_open(&j->vout, vout, j->a.common.force);
         j->have_vout = 1;
         if (rc != EXIT_OK)
             return rc;
         if (output_same(&j->kout, &j->vout)) {
-            msg_error("-o and --values-out name the same file (%s)", j->kout.name);
+            msg_error("-o and %s name the same file (%s)", j->index ? "--index-out" : "--values-out",
+                      j->kout.name);
             return EXIT_USAGE;
         }
     }
@@ -534,7 +539,10 @@ int cmd_sort(int argc, char **argv, int first)
     const layout_args *l = &j.a.layout;
     j.ks = layout_key_size(l);
     j.vs = l->value_size;
-    j.has_values = l->kv || l->values;
+    j.index = j.a.index_out != NULL;
+    j.has_values = l->kv || l->values || j.index;
+    if (j.index)
+        j.vs = 8;
     j.input = j.a.input ? j.a.input : "-";
     j.output = j.a.common.output ? j.a.common.output : "-";
     io_install_signal_handlers();

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# --index-out: each output key's input position (u64), as check.py's stable sort of the keys with
+# their positions as values writes it, bit for bit: every key type (floats with ±0.0, NaNs with
+# payloads, infinities), both orders, --bits, -u (the position of the record kept), in memory, in
+# runs merged in memory (CLSORT_CHUNK_KEYS), in runs spilled to files (-S), from stdin; empty input;
+# refused combinations leave nothing.
+. "$(dirname "$0")/lib.sh" "$@"
+
+N=3000
+cases=("u32" "i32 --desc" "f32" "f64 --desc" "u64 --bits 8:40" "i64 -u" "f32 -u --desc")
+"$CLSORT" gen -n $N --value-size 8 --values-out pos.bin -o /dev/null || exit 2
+: > gen.txt
+i=0
+for c in "${cases[@]}"; do
+    read -r t _ <<< "$c"
+    echo "records in$i.bin $N $i --type $t" >> gen.txt
+    i=$((i + 1))
+done
+run_batch gen.txt
+
+: > refs.txt
+i=0
+for c in "${cases[@]}"; do
+    read -r t opts <<< "$c"
+    # shellcheck disable=SC2206
+    args=(--type "$t" $opts)
+    ref=(--type "$t" ${opts//-u/--unique} --value-size 8)
+    for how in file chunks; do
+        if [ $how = file ]; then
+            check "$c: --index-out" "$CLSORT" "${args[@]}" -i in$i.bin -o out$i.$how.bin \
+                --index-out pos$i.$how.bin
+        else # runs of 500 keys merged, the keys from stdin
+            check "$c: --index-out, runs, stdin" env CLSORT_CHUNK_KEYS=500 "$CLSORT" "${args[@]}" \
+                -o out$i.$how.bin --index-out pos$i.$how.bin < in$i.bin
+        fi
+        echo "tsort in$i.bin out$i.$how.bin ${ref[*]} --values pos.bin pos$i.$how.bin" >> refs.txt
+    done
+    i=$((i + 1))
+done
+run_batch refs.txt
+
+# runs spilled to temporary files (-S: what clsort holds, plus 8 MiB), with --verify
+mkdir runs
+"$CLSORT" gen -n 1000 -o tiny.bin || exit 2
+"$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
+least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+S=$((least + 8))Mi
+"$CLSORT" gen -n 1200k --dist few:5000 --seed 5 -o big.bin || exit 2
+"$CLSORT" gen -n 1200k --value-size 8 --values-out bigpos.bin -o /dev/null || exit 2
+check "--index-out -S $S" env CLSORT_CHUNK_KEYS=100000 "$CLSORT" -i big.bin -o big.out \
+    --index-out big.pos -S "$S" -T runs --verify --stats-json big.json
+check "--index-out -S $S: runs spilled" $PYTHON -c 'import json,sys; r=json.load(open(sys.argv[1]))
+sys.exit(0 if r["runs_spilled"] > 1 else 1)' big.json
+expect_only runs "--index-out -S: runs removed"
+echo "tsort big.bin big.out --value-size 8 --values bigpos.bin big.pos" > big.txt
+run_batch big.txt
+
+# empty input: empty outputs
+: > empty.bin
+check "--index-out, empty input" "$CLSORT" -i empty.bin -o empty.out --index-out empty.pos
+check "--index-out, empty input: empty positions" test -f empty.pos -a ! -s empty.pos
+
+# refused, nothing written: with values, both outputs on stdout, with -c, over the input
+mkdir out
+cp in0.bin in0.copy
+run_clsort --kv -i in0.bin -o out/x --index-out out/y
+expect_status "--index-out --kv" 1
+expect_message "--index-out --kv" "the keys come alone"
+run_clsort -i in0.bin --index-out - > /dev/null
+expect_status "--index-out - with the keys on stdout" 1
+expect_message "--index-out - with the keys on stdout" "cannot both go to stdout"
+run_clsort -c -i in0.bin --index-out out/y
+expect_status "-c --index-out" 1
+expect_message "-c --index-out" "options -c and --index-out are incompatible"
+run_clsort -i in0.bin -o out/x --index-out in0.bin
+expect_status "--index-out over the input" 1
+expect_message "--index-out over the input" "--index-out"
+expect_only out "refused --index-out"
+same_file "the input intact" in0.copy in0.bin
+
+finish
