@@ -116,8 +116,12 @@ static int set_algorithm(parse_ctx *p, void *field, const char *arg)
 static int set_type(parse_ctx *p, void *field, const char *arg)
 {
     (void)p;
+    if (strcmp(arg, "bytes") == 0) {
+        *(clsort_key_type *)field = LAYOUT_KEY_BYTES;
+        return -1;
+    }
     if (clsort_key_type_from_name(arg, field) != CLSORT_OK) {
-        msg_error("unknown key type '%s' (u32, i32, f32, u64, i64, f64)", arg);
+        msg_error("unknown key type '%s' (u32, i32, f32, u64, i64, f64; sort: bytes)", arg);
         return EXIT_USAGE;
     }
     return -1;
@@ -370,7 +374,7 @@ enum {
     /* sort */
     R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY,
     R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE, R_CHECK, R_UNIQUE,
-    R_INDEX_OUT,
+    R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE,
     /* merge */
     R_MERGE_INPUT,
     /* gen */
@@ -423,6 +427,9 @@ static const opt_row rows[N_ROWS] = {
     [R_CHECK] = {"check", 'c', 0, set_flag, OWN(sort_args, check)},
     [R_UNIQUE] = {"unique", 'u', 0, set_flag, OWN(sort_args, unique)},
     [R_INDEX_OUT] = {"index-out", 0, 1, set_text, OWN(sort_args, index_out)},
+    [R_RECORD_SIZE] = {"record-size", 0, 1, set_count, OWN(sort_args, record_size)},
+    [R_KEY_OFFSET] = {"key-offset", 0, 1, set_count, OWN(sort_args, key_offset)},
+    [R_KEY_SIZE] = {"key-size", 0, 1, set_count, OWN(sort_args, key_size)},
 
     [R_MERGE_INPUT] = {"input", 0, 1, add_merge_input, IN_OWN, 0}, /* operands only */
 
@@ -455,7 +462,7 @@ static const unsigned char sort_rows[] = {
     R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
     R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE, R_TYPE,
     R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE,
-    R_CHECK, R_UNIQUE, R_INDEX_OUT, EVERY_COMMAND,
+    R_CHECK, R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, EVERY_COMMAND,
 };
 static const unsigned char merge_rows[] = {
     R_OUTPUT, R_TYPE, R_KV, R_VALUE_SIZE, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_UNIQUE,
@@ -522,6 +529,11 @@ _Static_assert(N_ROWS <= 64, "the options seen are a 64-bit mask of the rows");
 /* The layout and the order, as sort and merge take them. */
 static int check_order_args(sort_args *a, uint64_t seen)
 {
+    if (a->layout.type == LAYOUT_KEY_BYTES) {
+        msg_error("--type bytes: keys of bytes are sorted in records (clsort sort --type bytes "
+                  "--key-size K); here the keys are numbers (u32, i32, f32, u64, i64, f64)");
+        return EXIT_USAGE;
+    }
     if (layout_settle(&a->layout, LAYOUT_SORT, GIVEN(seen, R_VALUE_SIZE)) != EXIT_OK)
         return EXIT_USAGE;
     if (a->bits.given) {
@@ -577,8 +589,73 @@ static int check_unique_args(const sort_args *a)
     return EXIT_OK;
 }
 
+/* Records sorted by a key field: --record-size R, --key-offset O, --type bytes with --key-size K.
+ * The records are sorted in memory, by themselves: options for values, the external sort and the
+ * checks of order are refused with them. */
+static int check_fields_args(sort_args *a, uint64_t seen)
+{
+    if (a->layout.type == LAYOUT_KEY_BYTES) {
+        a->bytes_key = 1;
+        a->layout.type = CLSORT_KEY_U32; /* not used: the key is K bytes */
+        if (!GIVEN(seen, R_KEY_SIZE) || a->key_size == 0) {
+            msg_error("--type bytes needs --key-size K: the key's length in bytes (1 or more)");
+            return EXIT_USAGE;
+        }
+    } else if (GIVEN(seen, R_KEY_SIZE)) {
+        msg_error("--key-size gives the length of a --type bytes key; a number's size is its "
+                  "type's (%s: %zu bytes)", clsort_key_type_name(a->layout.type),
+                  clsort_key_type_size(a->layout.type));
+        return EXIT_USAGE;
+    }
+    if (GIVEN(seen, R_KEY_OFFSET) && !GIVEN(seen, R_RECORD_SIZE) && !a->bytes_key) {
+        msg_error("--key-offset needs --record-size: where is the key in which records?");
+        return EXIT_USAGE;
+    }
+    if (!GIVEN(seen, R_RECORD_SIZE) && !a->bytes_key)
+        return EXIT_OK;
+    const uint64_t ks = a->bytes_key ? a->key_size : clsort_key_type_size(a->layout.type);
+    if (!GIVEN(seen, R_RECORD_SIZE))
+        a->record_size = a->key_offset + ks; /* keys of bytes alone */
+    if (a->record_size == 0 || a->key_offset > a->record_size ||
+        ks > a->record_size - a->key_offset) {
+        msg_error("a key of %llu bytes at --key-offset %llu does not fit in records of %llu bytes "
+                  "(--record-size)", (unsigned long long)ks, (unsigned long long)a->key_offset,
+                  (unsigned long long)a->record_size);
+        return EXIT_USAGE;
+    }
+    static const struct { unsigned char row; const char *name; } no[] = {
+        {R_KV, "--kv"}, {R_VALUES, "--values"}, {R_VALUES_OUT, "--values-out"},
+        {R_VALUE_SIZE, "--value-size"}, {R_CHECK, "-c"}, {R_UNIQUE, "-u"}, {R_VERIFY, "--verify"},
+        {R_BUFFER_SIZE, "-S"}, {R_TEMP_DIR, "-T"}, {R_PARALLEL, "--parallel"},
+        {R_BATCH_SIZE, "--batch-size"},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        if (GIVEN(seen, no[i].row)) {
+            msg_error("records sorted by a key field (--record-size, --type bytes) carry their own "
+                      "data and are sorted in memory: %s does not apply to them", no[i].name);
+            return EXIT_USAGE;
+        }
+    if (a->bytes_key && a->bits.given) {
+        msg_error("--bits with --type bytes: a key of bytes is compared whole");
+        return EXIT_USAGE;
+    }
+    if (a->algorithm == CLSORT_ALGO_BITONIC || a->algorithm == CLSORT_ALGO_ODDEVEN) {
+        msg_error("records are sorted by stable passes over their keys; %s is not stable: use "
+                  "radix8, radix4 or auto", clsort_algorithm_name((clsort_algorithm)a->algorithm));
+        return EXIT_USAGE;
+    }
+    if ((uint64_t)(size_t)a->record_size != a->record_size) {
+        msg_error("--record-size %llu is too large for this machine",
+                  (unsigned long long)a->record_size);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 static int check_sort_args(sort_args *a, uint64_t seen)
 {
+    if (check_fields_args(a, seen) != EXIT_OK)
+        return EXIT_USAGE;
     if (check_order_args(a, seen) != EXIT_OK)
         return EXIT_USAGE;
     if (a->check && check_check_args(seen) != EXIT_OK)
@@ -603,7 +680,8 @@ static int check_sort_args(sort_args *a, uint64_t seen)
     if (layout_check_files(&a->layout, LAYOUT_SORT, in, out) != EXIT_OK)
         return EXIT_USAGE;
     const char *vout = a->layout.values_out ? a->layout.values_out : a->index_out;
-    if (a->index_out && (a->layout.kv || a->layout.values || a->layout.value_size)) {
+    if (a->index_out && !a->record_size &&
+        (a->layout.kv || a->layout.values || a->layout.value_size)) {
         msg_error("--index-out writes the input position of each output key, as its value: the "
                   "keys come alone (not with --kv, --values or --value-size); sort them with "
                   "--index-out, then reorder the values with the positions");
@@ -677,6 +755,10 @@ int parse_gen_args(int argc, char **argv, int first, gen_args *a)
     int rc = parse_options(&gen_cmd, argc, argv, first, base, &seen);
     if (rc >= 0)
         return rc;
+    if (a->layout.type == LAYOUT_KEY_BYTES) {
+        msg_error("--type bytes: gen writes numbers (u32, i32, f32, u64, i64, f64)");
+        return EXIT_USAGE;
+    }
     if (dist_check_type(&a->dist, a->layout.type) != 0 ||
         layout_settle(&a->layout, LAYOUT_GEN, GIVEN(seen, R_VALUE_SIZE)) != EXIT_OK)
         return EXIT_USAGE;

@@ -38,6 +38,11 @@ typedef struct sort_args {
     int check;               /* -c: check the order of the input, write nothing */
     int unique;              /* -u: the first record of each run of equal keys only */
     const char *index_out;   /* --index-out FILE: each output key's input position (u64) */
+    /* records sorted by a key field */
+    uint64_t record_size;    /* --record-size R; 0: keys, or records of key and value */
+    uint64_t key_offset;     /* --key-offset O */
+    uint64_t key_size;       /* --key-size K, of a --type bytes key */
+    int bytes_key;           /* --type bytes: the key is K bytes compared as memcmp does */
     int verify;              /* --verify */
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */

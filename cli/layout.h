@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* --type bytes (sort only): a key of --key-size bytes in memcmp order; not a key type of the
+ * library's (sort turns it into a records sort, the other commands refuse it). */
+#define LAYOUT_KEY_BYTES ((clsort_key_type)0x100)
+
 typedef struct layout_args {
     clsort_key_type type;    /* -t, --type */
     size_t value_size;       /* --value-size, or 4 with --kv / values apart; 0: keys only */

@@ -10,6 +10,7 @@
  */
 #include "args.h"
 #include "cli.h"
+#include "fields.h"
 #include "io.h"
 #include "progress.h"
 #include "report.h"
@@ -186,6 +187,14 @@ static int plan_files(sort_job *j)
     int rc = input_open(&j->kin, j->input);
     if (rc != EXIT_OK)
         return rc;
+    if (a->record_size) { /* records by a key field: whole records */
+        if (j->kin.is_regular && j->kin.size % a->record_size) {
+            msg_error("%s: %llu bytes is not a multiple of the %llu-byte record size", j->kin.name,
+                      (unsigned long long)j->kin.size, (unsigned long long)a->record_size);
+            return EXIT_USAGE;
+        }
+        return EXIT_OK;
+    }
     if (a->layout.values) {
         j->have_vin = 1;
         rc = input_open(&j->vin, a->layout.values);
@@ -310,7 +319,7 @@ static int check_outputs_spare_inputs(const sort_job *j)
 {
     const struct { const output_file *out; const char *opt; int have; } outs[] = {
         {&j->kout, "-o", j->have_kout},
-        {&j->vout, j->index ? "--index-out" : "--values-out", j->have_vout},
+        {&j->vout, j->a.index_out ? "--index-out" : "--values-out", j->have_vout},
         {&j->jout, "--stats-json", j->have_jout},
     };
     const struct { const input_file *in; const char *opt; int have; } ins[] = {
@@ -338,14 +347,14 @@ static int open_outputs(sort_job *j)
     j->have_kout = 1;
     if (rc != EXIT_OK)
         return rc;
-    const char *vout = j->index ? j->a.index_out : j->a.layout.values_out;
+    const char *vout = j->a.index_out ? j->a.index_out : j->a.layout.values_out;
     if (vout) {
         rc = output_open(&j->vout, vout, j->a.common.force);
         j->have_vout = 1;
         if (rc != EXIT_OK)
             return rc;
         if (output_same(&j->kout, &j->vout)) {
-            msg_error("-o and %s name the same file (%s)", j->index ? "--index-out" : "--values-out",
+            msg_error("-o and %s name the same file (%s)", j->a.index_out ? "--index-out" : "--values-out",
                       j->kout.name);
             return EXIT_USAGE;
         }
@@ -425,9 +434,11 @@ static void fill_report(sort_job *j)
     r->n_out = a->unique ? j->unique.out : s->n;
     r->algorithm = s->algorithm ? s->algorithm : clsort_algorithm_name(j->spec.algorithm);
     r->device = clsort_device_name(j->ctx);
-    r->key_type = clsort_key_type_name(a->layout.type);
+    static char bytes_type[32];
+    snprintf(bytes_type, sizeof bytes_type, "%llu-byte", (unsigned long long)a->key_size);
+    r->key_type = a->bytes_key ? bytes_type : clsort_key_type_name(a->layout.type);
     r->value_size = j->spec.value_size;
-    r->layout = a->layout.kv ? "kv" : a->layout.values ? "separate" : "keys";
+    r->layout = a->record_size ? "records" : a->layout.kv ? "kv" : a->layout.values ? "separate" : "keys";
     r->descending = a->descending;
     r->begin_bit = a->bits.given ? a->bits.begin : 0;
     r->end_bit = a->bits.given ? a->bits.end : (unsigned)j->ks * 8;
@@ -511,13 +522,33 @@ static int check_order(sort_job *j)
     return rc;
 }
 
+/* Step 5 of records sorted by a key field: read whole, sorted by the library, written. */
+static int sort_fields(sort_job *j)
+{
+    const sort_args *a = &j->a;
+    const fields_args f = { (size_t)a->record_size, (size_t)a->key_offset,
+                            a->bytes_key ? (size_t)a->key_size : 0 };
+    j->t_read = now_ms();
+    return fields_sort(j->ctx, &j->spec, &f, &j->kin, &j->kout, j->have_vout ? &j->vout : NULL,
+                       &j->stats);
+}
+
 static int run(sort_job *j)
 {
     static int (*const steps[])(sort_job *) = {
         plan_files, open_outputs, plan_device, plan_budget, sort_stream, commit_outputs, report,
     };
+    static int (*const field_steps[])(sort_job *) = {
+        plan_files, open_outputs, plan_device, sort_fields, commit_outputs, report,
+    };
     if (j->a.check)
         return check_order(j);
+    if (j->a.record_size) {
+        int rc = EXIT_OK;
+        for (size_t i = 0; i < sizeof field_steps / sizeof field_steps[0] && rc == EXIT_OK; i++)
+            rc = field_steps[i](j);
+        return rc;
+    }
     int rc = EXIT_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)
         rc = steps[i](j);
@@ -537,9 +568,9 @@ int cmd_sort(int argc, char **argv, int first)
         return EXIT_USAGE;
     }
     const layout_args *l = &j.a.layout;
-    j.ks = layout_key_size(l);
+    j.ks = j.a.bytes_key ? (size_t)j.a.key_size : layout_key_size(l);
     j.vs = l->value_size;
-    j.index = j.a.index_out != NULL;
+    j.index = j.a.index_out != NULL && !j.a.record_size; /* records: the library's positions */
     j.has_values = l->kv || l->values || j.index;
     if (j.index)
         j.vs = 8;

@@ -364,6 +364,31 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *
                              size_t index_size, size_t n, clsort_stats *stats);
 
 /**
+ * Sort fixed-size records in place by a key field, stably (equal keys keep their input order); the
+ * rest of each record goes with its key.
+ *
+ * The key is either a number of spec->key_type at @p key_offset (@p key_size 0), ordered as
+ * clsort_sort() orders keys (spec->descending and the bit range apply), or a string of @p key_size
+ * bytes at @p key_offset compared as unsigned bytes, as memcmp() does (spec->descending applies; a
+ * bit range does not). Keys of any length: each 8 bytes cost one 64-bit sort (a 10-byte key: one
+ * sort on its last 2 bytes, of 2 digit passes, then one on its first 8). Only the keys and a
+ * permutation go to the device; the records are gathered by the permutation on the host, which
+ * needs a second copy of them. spec->segment sorts each run of that many records on its own.
+ *
+ * @param records     n records of @p record_size bytes, sorted in place
+ * @param key_offset  where the key starts in a record
+ * @param key_size    0: the key is of spec->key_type; else its length in bytes (memcmp order)
+ * @param index       receives the input position of each output record (may be NULL)
+ * @param stats       receives measurements (kernel_ms: all the sorts); may be NULL
+ * @return ::CLSORT_ERROR_INVALID_ARGUMENT for a key that does not fit in the record, a value size,
+ *         or a bit range with a key of bytes; ::CLSORT_ERROR_UNSUPPORTED for an algorithm that is not
+ *         stable (bitonic, oddeven); else as clsort_sort()
+ */
+CLSORT_API clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, void *records,
+                                  size_t n, size_t record_size, size_t key_offset, size_t key_size,
+                                  uint64_t *index, clsort_stats *stats);
+
+/**
  * Largest n that one device sort of this spec takes on the context's device, from its memory limits.
  * clsort_enqueue() refuses more with ::CLSORT_ERROR_TOO_LARGE before any work; clsort_sort() sorts
  * more in chunks.

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Records sorted by a key field (--record-size, --key-offset, --type bytes --key-size) against
+# fields.py's stable sort, bit for bit, whole records and --index-out positions: keys of bytes of 1
+# to 17 bytes at offsets (ties and shared prefixes), the Sort Benchmark's 100-byte records with
+# 10-byte keys, numbers at odd offsets (floats, both orders, --bits), stdin; empty input; bad
+# inputs and refused combinations: exit 1, a message, nothing written, the input intact.
+. "$(dirname "$0")/lib.sh" "$@"
+
+REF=$TESTS/fields.py
+# name, records, record size, key offset, key (bytes:K or a type), options
+cases=(
+    "gensort 3001 100 0 bytes:10"
+    "short 2000 5 2 bytes:1 --desc"
+    "prefix 1999 40 7 bytes:17 --desc"
+    "word 2500 8 0 bytes:8"
+    "i32 3000 12 3 i32 --desc"
+    "f64 2000 16 5 f64"
+    "u64bits 2000 20 9 u64 --bits 8:40 --desc"
+)
+for c in "${cases[@]}"; do
+    read -r name n rs off key opts <<< "$c"
+    ks=${key#bytes:}
+    [ "$ks" = "$key" ] && { case $key in *64) ks=8 ;; *) ks=4 ;; esac; }
+    $PYTHON "$REF" gen $name.in "$n" "$rs" "${#name}" "$off" "$ks" || exit 2
+    # shellcheck disable=SC2206
+    args=(--record-size "$rs" --key-offset "$off" $opts)
+    if [ "${key#bytes:}" != "$key" ]; then
+        args+=(--type bytes --key-size "$ks")
+    else
+        args+=(--type "$key")
+    fi
+    check "$c" "$CLSORT" "${args[@]}" -i $name.in -o $name.out --index-out $name.idx
+    # shellcheck disable=SC2086
+    check "$c: the reference" $PYTHON "$REF" check $name.in $name.out "$rs" "$off" "$key" $opts \
+        --index $name.idx
+done
+
+# keys of bytes alone (no --record-size), from stdin to stdout
+$PYTHON "$REF" gen alone.in 1000 12 3 || exit 2
+check "bytes keys alone, stdin" sh -c '"$0" --type bytes --key-size 12 < alone.in > alone.out' \
+    "$CLSORT"
+check "bytes keys alone: the reference" $PYTHON "$REF" check alone.in alone.out 12 0 bytes:12
+
+# empty input
+: > empty.in
+check "empty input" "$CLSORT" --record-size 100 --type bytes --key-size 10 -i empty.in -o empty.out
+check "empty input: empty output" test -f empty.out -a ! -s empty.out
+
+# refused, nothing written, the input intact
+mkdir out
+cp gensort.in gensort.copy
+head -c 250 gensort.in > odd.in
+run_clsort --record-size 100 --type bytes --key-size 10 -i odd.in -o out/x
+expect_status "a size that is not whole records" 1
+expect_message "a size that is not whole records" "odd.in: 250 bytes is not a multiple of the 100-byte record size"
+run_clsort --record-size 100 --key-offset 95 --type bytes --key-size 10 -i gensort.in -o out/x
+expect_status "a key past the record's end" 1
+expect_message "a key past the record's end" "does not fit in records of 100 bytes"
+run_clsort --record-size 100 --key-size 10 -i gensort.in -o out/x
+expect_status "--key-size without --type bytes" 1
+expect_message "--key-size without --type bytes" "--key-size gives the length of a --type bytes key"
+run_clsort --record-size 100 --type bytes -i gensort.in -o out/x
+expect_status "--type bytes without --key-size" 1
+expect_message "--type bytes without --key-size" "--type bytes needs --key-size K"
+run_clsort --key-offset 4 -i gensort.in -o out/x
+expect_status "--key-offset without --record-size" 1
+expect_message "--key-offset without --record-size" "--key-offset needs --record-size"
+run_clsort --record-size 100 --type bytes --key-size 10 -u -i gensort.in -o out/x
+expect_status "records with -u" 1
+expect_message "records with -u" "-u does not apply to them"
+run_clsort --record-size 100 --type bytes --key-size 10 --algo bitonic -i gensort.in -o out/x
+expect_status "records with an unstable algorithm" 1
+expect_message "records with an unstable algorithm" "bitonic is not stable"
+run_clsort merge --type bytes gensort.in -o out/x
+expect_status "merge --type bytes" 1
+expect_message "merge --type bytes" "keys of bytes are sorted in records"
+expect_only out "refused records"
+same_file "the input intact" gensort.copy gensort.in
+
+finish
