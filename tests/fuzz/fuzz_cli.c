@@ -40,8 +40,8 @@ static void fuzz_args(const uint8_t *data, size_t size)
     buf[len] = '\0';
     char *argv[MAX_ARGS + 3];
     int argc = 0;
-    static const char *const cmds[] = { "sort", "gen", "devices", "bench" };
-    const int which = data[0] % 4;
+    static const char *const cmds[] = { "sort", "gen", "devices", "bench", "merge" };
+    const int which = data[0] % 5;
     argv[argc++] = (char *)cmds[which];
     char *p = buf;
     while (argc < MAX_ARGS && p < buf + len) {
@@ -68,6 +68,13 @@ static void fuzz_args(const uint8_t *data, size_t size)
         devices_args a;
         memset(&a, 0, sizeof a);
         parse_devices_args(argc, argv, 1, &a);
+        break;
+    }
+    case 4: {
+        merge_args a;
+        memset(&a, 0, sizeof a);
+        parse_merge_args(argc, argv, 1, &a);
+        free(a.inputs);
         break;
     }
     default: {
