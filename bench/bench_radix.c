@@ -1,8 +1,10 @@
 /*
  * Radix sort benchmark: median kernel throughput of clsort's sorts over sizes and key distributions.
  *
- *   bench_radix gen DIST LOG2N FILE      write 2^LOG2N keys of a distribution (uniform, q2..q16, constant)
- *   bench_radix run [OPTIONS] FILE...    time sorts of key files named DIST-LOG2N.u32
+ *   bench_radix gen DIST LOG2N FILE      write 2^LOG2N keys of a distribution (uniform, q2..q16, constant);
+ *                                        u64 keys when FILE ends in .u64 (two keys of the band each)
+ *   bench_radix run [OPTIONS] FILE...    time sorts of key files named DIST-LOG2N.u32 or .u64 (pairs:
+ *                                        4-byte values with either)
  *   bench_radix sweep [OPTIONS]          the same on keys generated in memory
  * Options: --algos a,b (default radix8)  --kinds keys,pairs (default both)  --reps N (default 10)
  *          --sizes 16,20,24 (sweep; log2)  --dists uniform,q2,... (sweep)  --cpu-ref (also time a
@@ -33,6 +35,16 @@ static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Bytes per key of the file being timed: 4 (u32) or 8 (u64, named *.u64). Values are 4 bytes. */
+static size_t g_ks = 4;
+
+static clsort_key_type key_type(void) { return g_ks == 8 ? CLSORT_KEY_U64 : CLSORT_KEY_U32; }
+
+static uint64_t key_at(const void *keys, size_t i)
+{
+    return g_ks == 8 ? ((const uint64_t *)keys)[i] : ((const uint32_t *)keys)[i];
 }
 
 static double now_ms(void)
@@ -108,14 +120,14 @@ typedef struct opts {
     char sizes[256], dists[256];
 } opts;
 
-static int sorted_ok(const uint32_t *orig, const uint32_t *keys, const uint32_t *vals, size_t n)
+static int sorted_ok(const void *orig, const void *keys, const uint32_t *vals, size_t n)
 {
     for (size_t i = 1; i < n; i++)
-        if (keys[i - 1] > keys[i])
+        if (key_at(keys, i - 1) > key_at(keys, i))
             return 0;
     if (vals)
         for (size_t i = 0; i < n; i++)
-            if (vals[i] >= n || orig[vals[i]] != keys[i])
+            if (vals[i] >= n || key_at(orig, vals[i]) != key_at(keys, i))
                 return 0;
     return 1;
 }
@@ -138,7 +150,7 @@ static double time_wall(clsort_context *ctx, cl_command_queue q, const clsort_sp
     double *ms = calloc((size_t)reps + 1, sizeof *ms), result = -1;
     double *host = calloc((size_t)reps + 1, sizeof *host);
     for (int r = 0; r <= reps; r++) {
-        clEnqueueCopyBuffer(q, pristine, kb, 0, 0, n * 4, 0, NULL, NULL);
+        clEnqueueCopyBuffer(q, pristine, kb, 0, 0, n * g_ks, 0, NULL, NULL);
         if (vb)
             clEnqueueCopyBuffer(q, iota, vb, 0, 0, n * 4, 0, NULL, NULL);
         clFinish(q);
@@ -160,11 +172,11 @@ out:
 
 /* Time one (algorithm, kind) on keys already in `pristine`; returns the median ms or < 0. */
 static double time_clsort(clsort_context *ctx, cl_command_queue q, cl_context cl, clsort_algorithm a,
-                          int pairs, cl_mem pristine, cl_mem iota, const uint32_t *host_keys,
+                          int pairs, cl_mem pristine, cl_mem iota, const void *host_keys,
                           size_t n, int reps)
 {
     cl_int err;
-    cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * g_ks, NULL, &err);
     cl_mem vb = pairs ? clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 4, NULL, &err) : NULL;
     if (!kb || (pairs && !vb)) {
         fprintf(stderr, "bench: cannot allocate %zu keys\n", n);
@@ -173,6 +185,7 @@ static double time_clsort(clsort_context *ctx, cl_command_queue q, cl_context cl
     clsort_spec spec;
     clsort_spec_default(&spec);
     spec.algorithm = a;
+    spec.key_type = key_type();
     spec.value_size = pairs ? 4 : 0;
     double *ms = calloc((size_t)reps + 1, sizeof *ms);
     double result = -1;
@@ -182,7 +195,7 @@ static double time_clsort(clsort_context *ctx, cl_command_queue q, cl_context cl
     for (int r = 0; r <= reps; r++) {
         cl_event gate = clCreateUserEvent(cl, &err), cp[2], done = NULL;
         cl_uint ncp = 0;
-        clEnqueueCopyBuffer(q, pristine, kb, 0, 0, n * 4, gated, gated ? &gate : NULL, &cp[ncp++]);
+        clEnqueueCopyBuffer(q, pristine, kb, 0, 0, n * g_ks, gated, gated ? &gate : NULL, &cp[ncp++]);
         if (pairs)
             clEnqueueCopyBuffer(q, iota, vb, 0, 0, n * 4, gated, gated ? &gate : NULL, &cp[ncp++]);
         clsort_status st = clsort_enqueue(ctx, &spec, kb, vb, n, ncp, cp, &done);
@@ -206,8 +219,9 @@ static double time_clsort(clsort_context *ctx, cl_command_queue q, cl_context cl
     }
     /* Check the last result. */
     {
-        uint32_t *k = malloc(n * 4), *v = pairs ? malloc(n * 4) : NULL;
-        clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL);
+        void *k = malloc(n * g_ks);
+        uint32_t *v = pairs ? malloc(n * 4) : NULL;
+        clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * g_ks, k, 0, NULL, NULL);
         if (pairs)
             clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL);
         int ok = sorted_ok(host_keys, k, v, n);
@@ -290,8 +304,9 @@ static double time_cpu(const uint32_t *keys, size_t n, int pairs, int reps)
 
 static void report(const char *impl, const char *dist, int log2n, size_t n, int pairs, double ms)
 {
-    printf("RESULT impl=%s dist=%s log2n=%d n=%zu kind=%s gkeys=%.3f ms=%.4f", impl, dist, log2n, n,
-           pairs ? "pairs" : "keys", ms > 0 ? (double)n / (ms * 1e6) : 0.0, ms);
+    printf("RESULT impl=%s dist=%s log2n=%d n=%zu type=%s kind=%s gkeys=%.3f ms=%.4f", impl, dist,
+           log2n, n, g_ks == 8 ? "u64" : "u32", pairs ? "pairs" : "keys",
+           ms > 0 ? (double)n / (ms * 1e6) : 0.0, ms);
     if (last_wall_ms > 0)
         printf(" wall_ms=%.4f wgkeys=%.3f host_ms=%.4f", last_wall_ms,
                (double)n / (last_wall_ms * 1e6), last_host_ms);
@@ -301,10 +316,14 @@ static void report(const char *impl, const char *dist, int log2n, size_t n, int 
 }
 
 static int bench_keys(clsort_context *ctx, cl_command_queue q, cl_context cl, const opts *o,
-                      const uint32_t *keys, size_t n, const char *dist, int log2n)
+                      const void *keys, size_t n, const char *dist, int log2n)
 {
     cl_int err;
-    cl_mem pristine = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4,
+    if (g_ks != 4 && (o->host || o->cpu_ref)) {
+        fprintf(stderr, "bench: --host and --cpu-ref time u32 keys only\n");
+        return 1;
+    }
+    cl_mem pristine = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * g_ks,
                                      (void *)keys, &err);
     cl_mem iota = NULL;
     if (err != CL_SUCCESS) {
@@ -368,10 +387,13 @@ int main(int argc, char **argv)
         if (q < 0 || lg < 0 || lg > 34)
             return usage();
         size_t n = (size_t)1 << lg;
-        uint32_t *keys = malloc(n * 4);
-        generate(keys, n, (unsigned)q);
+        const size_t len = strlen(argv[4]);
+        const int wide = len > 4 && !strcmp(argv[4] + len - 4, ".u64");
+        /* u64 keys: two u32 keys of the band each, so that every bit keeps its probability */
+        uint32_t *keys = malloc(n * (wide ? 8 : 4));
+        generate(keys, wide ? 2 * n : n, (unsigned)q);
         FILE *f = fopen(argv[4], "wb");
-        if (!f || fwrite(keys, 4, n, f) != n || fclose(f)) {
+        if (!f || fwrite(keys, wide ? 8 : 4, n, f) != n || fclose(f)) {
             perror(argv[4]);
             return 1;
         }
@@ -488,7 +510,7 @@ int main(int argc, char **argv)
             int lg = 0;
             const char *dash = strrchr(base, '-');
             if (!dash || (size_t)(dash - base) >= sizeof dist) {
-                fprintf(stderr, "bench: %s: name must be DIST-LOG2N.u32\n", path);
+                fprintf(stderr, "bench: %s: name must be DIST-LOG2N.u32 or .u64\n", path);
                 rc = 1;
                 continue;
             }
@@ -501,11 +523,13 @@ int main(int argc, char **argv)
                 rc = 1;
                 continue;
             }
+            const size_t len = strlen(base);
+            g_ks = len > 4 && !strcmp(base + len - 4, ".u64") ? 8 : 4;
             fseek(f, 0, SEEK_END);
-            size_t n = (size_t)ftell(f) / 4;
+            size_t n = (size_t)ftell(f) / g_ks;
             fseek(f, 0, SEEK_SET);
-            uint32_t *keys = malloc(n * 4);
-            if (fread(keys, 4, n, f) != n) {
+            void *keys = malloc(n * g_ks);
+            if (fread(keys, g_ks, n, f) != n) {
                 perror(path);
                 rc = 1;
             } else

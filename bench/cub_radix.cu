@@ -1,6 +1,7 @@
 /*
  * CUB reference for bench_radix: times cub::DeviceRadixSort::SortKeys / SortPairs on key files named
- * DIST-LOG2N.u32 (as bench_radix gen writes them), with CUDA events around each sort, after one
+ * DIST-LOG2N.u32 or .u64 (as bench_radix gen writes them; pairs: 4-byte values with either), with
+ * CUDA events around each sort, after one
  * untimed run, and by wall time (host clock around the call + cudaDeviceSynchronize()); prints the
  * medians in bench_radix's RESULT format (impl=cub, gkeys from the events, wgkeys from wall time).
  *   cub_radix [--reps N] [--kinds keys,pairs] FILE...
@@ -25,8 +26,9 @@
         }                                                                                          \
     } while (0)
 
-/* Sort only bits [0, end_bit) (--end-bit): what a caller who knows the key range can ask CUB for. */
-static int end_bit = 32;
+/* Sort only bits [0, end_bit) (--end-bit): what a caller who knows the key range can ask CUB for;
+ * 0: every bit of the key type. */
+static int end_bit = 0;
 
 /* Wall time of the last time_one(): the host clock around the call + cudaDeviceSynchronize(), temp
  * storage allocated once beforehand, as clsort's bench times clsort_enqueue() + clFinish(). */
@@ -46,12 +48,14 @@ static double median_of(std::vector<double> v)
     return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
-static double time_one(const uint32_t *host, size_t n, bool pairs, int reps)
+template <typename K> static double time_one(const K *host, size_t n, bool pairs, int reps)
 {
-    uint32_t *kin, *kout, *vin = nullptr, *vout = nullptr;
-    CK(cudaMalloc(&kin, n * 4));
-    CK(cudaMalloc(&kout, n * 4));
-    CK(cudaMemcpy(kin, host, n * 4, cudaMemcpyHostToDevice));
+    const int end_bit = ::end_bit ? ::end_bit : (int)sizeof(K) * 8;
+    K *kin, *kout;
+    uint32_t *vin = nullptr, *vout = nullptr;
+    CK(cudaMalloc(&kin, n * sizeof(K)));
+    CK(cudaMalloc(&kout, n * sizeof(K)));
+    CK(cudaMemcpy(kin, host, n * sizeof(K), cudaMemcpyHostToDevice));
     std::vector<uint32_t> iota;
     if (pairs) {
         iota.resize(n);
@@ -98,8 +102,9 @@ static double time_one(const uint32_t *host, size_t n, bool pairs, int reps)
             wall.push_back(host_ms() - t0);
     }
     last_wall_ms = median_of(wall);
-    std::vector<uint32_t> out(n), vals(pairs ? n : 0);
-    CK(cudaMemcpy(out.data(), kout, n * 4, cudaMemcpyDeviceToHost));
+    std::vector<K> out(n);
+    std::vector<uint32_t> vals(pairs ? n : 0);
+    CK(cudaMemcpy(out.data(), kout, n * sizeof(K), cudaMemcpyDeviceToHost));
     if (pairs)
         CK(cudaMemcpy(vals.data(), vout, n * 4, cudaMemcpyDeviceToHost));
     bool ok = true;
@@ -124,7 +129,7 @@ static double time_one(const uint32_t *host, size_t n, bool pairs, int reps)
 int main(int argc, char **argv)
 {
     int reps = 10;
-    end_bit = 32;
+    end_bit = 0;
     bool keys = true, pairs = true;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -154,11 +159,13 @@ int main(int argc, char **argv)
             rc = 1;
             continue;
         }
+        const bool wide = base.size() > 4 && base.compare(base.size() - 4, 4, ".u64") == 0;
+        const size_t ks = wide ? 8 : 4;
         fseek(f, 0, SEEK_END);
-        size_t n = (size_t)ftell(f) / 4;
+        size_t n = (size_t)ftell(f) / ks;
         fseek(f, 0, SEEK_SET);
-        std::vector<uint32_t> host(n);
-        if (fread(host.data(), 4, n, f) != n) {
+        std::vector<unsigned char> host(n * ks);
+        if (fread(host.data(), ks, n, f) != n) {
             perror(path.c_str());
             fclose(f);
             rc = 1;
@@ -168,14 +175,15 @@ int main(int argc, char **argv)
         for (int p = 0; p < 2; p++) {
             if ((p && !pairs) || (!p && !keys))
                 continue;
-            double ms = time_one(host.data(), n, p, reps);
+            double ms = wide ? time_one((const uint64_t *)host.data(), n, p, reps)
+                             : time_one((const uint32_t *)host.data(), n, p, reps);
             if (ms < 0)
                 rc = 1;
-            printf("RESULT impl=%s dist=%s log2n=%d n=%zu kind=%s gkeys=%.3f ms=%.4f wall_ms=%.4f "
-                   "wgkeys=%.3f\n",
-                   end_bit == 32 ? "cub" : ("cub-end" + std::to_string(end_bit)).c_str(), dist.c_str(), lg,
-                   n, p ? "pairs" : "keys", ms > 0 ? n / (ms * 1e6) : 0.0, ms, last_wall_ms,
-                   last_wall_ms > 0 ? n / (last_wall_ms * 1e6) : 0.0);
+            printf("RESULT impl=%s dist=%s log2n=%d n=%zu type=%s kind=%s gkeys=%.3f ms=%.4f "
+                   "wall_ms=%.4f wgkeys=%.3f\n",
+                   end_bit == 0 ? "cub" : ("cub-end" + std::to_string(end_bit)).c_str(), dist.c_str(), lg,
+                   n, wide ? "u64" : "u32", p ? "pairs" : "keys", ms > 0 ? n / (ms * 1e6) : 0.0, ms,
+                   last_wall_ms, last_wall_ms > 0 ? n / (last_wall_ms * 1e6) : 0.0);
             fflush(stdout);
         }
     }
