@@ -141,6 +141,11 @@ typedef struct clsort_tuning {
             unsigned wg, items;           /* keys only */
             unsigned pair_wg, pair_items; /* with values */
         } large;
+        /* radix8 of 64-bit keys there (0: the shapes above, items halved until the tile fits in
+         * local memory) */
+        struct {
+            unsigned wg, items;
+        } large64;
         /* radix4 there (0: the radix8 shapes above) */
         struct {
             unsigned wg, items, pair_wg, pair_items;

@@ -75,11 +75,21 @@ static int serial_shape(const clsort_context *ctx, size_t n, int lookback, radix
  * 7.30), 384 x 28 9.34 (but 10.51, 10.04 and 8.02), 256 x 32 9.40 (9.47, 8.91, 7.49), 448 x 20
  * 9.75, 512 x 16 10.93 (84 registers: one work-group per compute unit).
  */
-static void large_shape(const clsort_tuning *t, size_t value_size, radix_shape *s)
+static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_size, radix_shape *s)
 {
     s->wg = value_size ? t->radix.large.pair_wg : t->radix.large.wg;
     s->items = value_size ? t->radix.large.pair_items : t->radix.large.items;
     s->lb_at = t->radix.lb_at;
+    /* 64-bit keys: the tiles above do not fit in local memory; halving their items (448 x 12,
+     * 320 x 14 with values) is not the best that does. H100, u64 keys (ms at 2^27 / 2^24; pairs
+     * with u32 values): 384 x 14 keys 8.47 / 1.18, pairs 13.54 / 1.74; 448 x 12 8.49 / 1.17,
+     * 14.03 / 1.80; 256 x 20 8.68 / 1.15, 13.60 / 1.72; 320 x 16 8.70 / 1.18, 13.73 / 1.76;
+     * 512 x 10 8.64 / 1.19, 13.68 / 1.74; 384 x 12 8.84 / 1.18, 13.95 / 1.79; 256 x 16 9.25 /
+     * 1.20, 14.13 / 1.78 (CUB: 8.50 / 1.21, 12.71 / 1.65). */
+    if (key_size == 8 && t->radix.large64.wg) {
+        s->wg = t->radix.large64.wg;
+        s->items = t->radix.large64.items;
+    }
     /* 4-bit digits: 16 counters per warp and 16 look-back chains per tile leave the tile's
      * ranking cheaper, so the best shapes differ. Twice the passes make the values' second
      * reorder in local memory cost more than halving the tile does, so with values the keys
@@ -121,7 +131,7 @@ radix_shape clsort_radix_shape(const clsort_context *ctx, unsigned digit_bits, s
     if (serial_shape(ctx, n, lookback, &s))
         return s;
     if (s.ptx && n >= LARGE_N && t->radix.large.wg)
-        large_shape(t, value_size, &s);
+        large_shape(t, key_size, value_size, &s);
     /* Below 2^19 keys, halve them: more tiles to spread over the compute units. On an H100 at 2^18
      * keys 256 x 8 took 0.099 ms against 0.110 for 256 x 16 (pairs 0.100 against 0.114); at 2^20
      * 256 x 16 was faster (0.116 against 0.122). */

@@ -25,14 +25,15 @@ static const clsort_tuning table[] = {
      * passes of 64 elements per work-item measured best at 2^24 keys among 64..512 x 8..64 and
      * 16..64 (H100: 1.66 ms against 2.61 ms with the odd-even shape and 16 per pass). radix8 from
      * 2^23 keys: 448 x 24 keys and 320 x 28 with values, with the counts published before the
-     * reorder; radix4 there 256 x 24 keys and 384 x 15 with values reordered with the keys
-     * (lib/radix_shape.c has the numbers). */
+     * reorder; radix4 there 256 x 24 keys and 384 x 15 with values reordered with the keys;
+     * 64-bit keys 384 x 14, keys and pairs (lib/radix_shape.c has the numbers). */
     {
         .match_vendor = "NVIDIA",
         .match_type = CL_DEVICE_TYPE_GPU,
         .scan = { .wg = 256, .items = 8 },
         .radix = { .wg = 256, .items = 16, .lookback = 1, .ptx = 1, .hist_copies = 1, .lb_at = 1,
                    .large = { .wg = 448, .items = 24, .pair_wg = 320, .pair_items = 28 },
+                   .large64 = { .wg = 384, .items = 14 },
                    .large4 = { .wg = 256, .items = 24, .pair_wg = 384, .pair_items = 15,
                                .pair_kv = 1 } },
         .oddeven = { .wg = 256, .items = 16 },
