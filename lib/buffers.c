@@ -76,6 +76,11 @@ int clsort_scratch_zeroed(const clsort_context *ctx, clsort_slot slot, cl_mem m)
     return m && ctx->scratch[slot] == m && ctx->scratch_zero[slot];
 }
 
+size_t clsort_scratch_kept_bytes(const clsort_context *ctx, clsort_slot slot, cl_mem m)
+{
+    return m && ctx->scratch[slot] == m ? ctx->scratch_bytes[slot] : 0;
+}
+
 void clsort_scratch_set_zeroed(clsort_context *ctx, clsort_slot slot, cl_mem m)
 {
     if (m && ctx->scratch[slot] == m && !ctx->reserving)

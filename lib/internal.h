@@ -333,6 +333,9 @@ void clsort_scratch_release(clsort_context *ctx);
  * clsort_reserve() never know: each call gets new buffers, or nothing runs. */
 int clsort_scratch_zeroed(const clsort_context *ctx, clsort_slot slot, cl_mem m);
 void clsort_scratch_set_zeroed(clsort_context *ctx, clsort_slot slot, cl_mem m);
+/* The size of the slot's kept buffer when m is it (it may be larger than asked: a buffer that is
+ * to hold zeros only is filled whole), else 0. */
+size_t clsort_scratch_kept_bytes(const clsort_context *ctx, clsort_slot slot, cl_mem m);
 /* Release each non-NULL buffer of a list. */
 void clsort_release_mems(cl_mem *list, size_t count);
 

@@ -72,8 +72,11 @@ static clsort_status count(clsort_context *ctx, const radix_run *r, onesweep *o)
     if ((st = clsort_create_kernel(ctx, r->prog, "radix8_histogram", &hist_k)) != CLSORT_OK ||
         (st = alloc_buffers(ctx, r, o)) != CLSORT_OK)
         goto done;
+    /* A new kept buffer is filled whole, slack included: a larger sort later uses more of it. */
+    const size_t need = (1 + o->hist_words) * 4;
+    const size_t kept = clsort_scratch_kept_bytes(ctx, CLSORT_SLOT_COUNTERS, o->counters);
     if (!clsort_scratch_zeroed(ctx, CLSORT_SLOT_COUNTERS, o->counters) &&
-        (st = clsort_fill(ctx, o->counters, 0, (1 + o->hist_words) * 4)) != CLSORT_OK)
+        (st = clsort_fill(ctx, o->counters, 0, kept > need ? kept / 4 * 4 : need)) != CLSORT_OK)
         goto done;
     const cl_mem status = o->regions > 1 ? o->work : o->status;
     if ((st = clsort_set_args(ctx, hist_k, "radix8_histogram", 9, ARG(r->job->keys), ARG(n),
