@@ -390,12 +390,17 @@ static void check_argsort(clsort_context *ctx, const order *o, size_t isz, size_
     spec.begin_bit = o->begin;
     spec.end_bit = o->end;
 
-    memcpy(keys, orig, n * ks);
-    memset(index, 0xa5, n * isz);
-    clsort_status st = clsort_argsort(ctx, &spec, keys, index, isz, n, NULL);
-    if (st != CLSORT_OK)
-        fail_msg("clsort_argsort n %zu: %s: %s", n, clsort_status_string(st), clsort_error_detail(ctx));
-    expect_argsort(o, orig, idx, keys, index, isz, n, "host");
+    /* Under the simulator only the device path: the host one runs the sorts test_types runs. */
+    clsort_status st;
+    if (!quick) {
+        memcpy(keys, orig, n * ks);
+        memset(index, 0xa5, n * isz);
+        st = clsort_argsort(ctx, &spec, keys, index, isz, n, NULL);
+        if (st != CLSORT_OK)
+            fail_msg("clsort_argsort n %zu: %s: %s", n, clsort_status_string(st),
+                     clsort_error_detail(ctx));
+        expect_argsort(o, orig, idx, keys, index, isz, n, "host");
+    }
 
     cl_context cl;
     cl_command_queue q;
@@ -432,9 +437,10 @@ static void test_argsort(void **state)
 {
     clsort_context *ctx = *state;
     static const size_t argsort_sizes[] = { 0, 1, 2, 1000, 4097, 70001 };
-    for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
-        for (size_t s = 0; s < (quick ? 2 : sizeof argsort_sizes / sizeof argsort_sizes[0]); s++) {
-            const size_t n = quick ? quick_sizes[s + 1] : argsort_sizes[s];
+    /* under the simulator: both index sizes, a 32- and a 64-bit key, one size each */
+    for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t += quick ? 3 : 1)
+        for (size_t s = 0; s < (quick ? 1 : sizeof argsort_sizes / sizeof argsort_sizes[0]); s++) {
+            const size_t n = quick ? quick_sizes[1 + t % 2] : argsort_sizes[s];
             if (algo == CLSORT_ALGO_ODDEVEN && n > CLSORT_ODDEVEN_MAX_KEYS)
                 continue;
             order o = { t, (int)((s + t) & 1), 0, 0 };
