@@ -1,7 +1,8 @@
 /*
  * Radix sort benchmark: median kernel throughput of clsort's sorts over sizes and key distributions.
  *
- *   bench_radix gen DIST LOG2N FILE      write 2^LOG2N keys of a distribution (uniform, q2..q16, constant);
+ *   bench_radix gen DIST LOG2N FILE      write 2^LOG2N keys of a distribution (uniform, q2..q16, constant,
+ *                                        low16, nearly (sorted, 1% at random), skew);
  *                                        u64 keys when FILE ends in .u64 (two keys of the band each)
  *   bench_radix run [OPTIONS] FILE...    time sorts of key files named DIST-LOG2N.u32 or .u64 (pairs:
  *                                        4-byte values with either)
@@ -57,7 +58,7 @@ static double now_ms(void)
 /* ---- generation, in parallel slices ---- */
 typedef struct gen_job {
     uint32_t *keys;
-    size_t begin, end;
+    size_t begin, end, n;
     unsigned q;
 } gen_job;
 
@@ -65,7 +66,7 @@ static void *gen_slice(void *arg)
 {
     gen_job *j = arg;
     for (size_t i = j->begin; i < j->end; i++)
-        j->keys[i] = benchgen_key(i, j->q);
+        j->keys[i] = benchgen_key(i, j->n, j->q);
     return NULL;
 }
 
@@ -75,7 +76,7 @@ static void generate(uint32_t *keys, size_t n, unsigned q)
     pthread_t th[T];
     gen_job jobs[T];
     for (int t = 0; t < T; t++) {
-        jobs[t] = (gen_job){ keys, n * t / T, n * (t + 1) / T, q };
+        jobs[t] = (gen_job){ keys, n * t / T, n * (t + 1) / T, n, q };
         pthread_create(&th[t], NULL, gen_slice, &jobs[t]);
     }
     for (int t = 0; t < T; t++)

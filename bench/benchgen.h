@@ -15,12 +15,31 @@ static inline uint64_t benchgen_mix(uint64_t z)
 
 /* Key i of a distribution: the AND of q uniform words (Thearling-Smith entropy bands; q = 1 is
  * uniform); q = 0 gives constant keys. Key i depends only on i, so slices can be made in parallel. */
-#define BENCHGEN_LOW16 100 /* "low16": uniform keys below 2^16 */
+#define BENCHGEN_LOW16 100  /* "low16": uniform keys below 2^16 */
+#define BENCHGEN_NEARLY 101 /* "nearly": ascending keys spread over the range, 1% replaced at random */
+#define BENCHGEN_SKEW 102   /* "skew": 2^20 distinct keys, the r-th most frequent about r^-0.7 */
 
-static inline uint32_t benchgen_key(uint64_t i, unsigned q)
+/* Key i of n. */
+static inline uint32_t benchgen_key(uint64_t i, uint64_t n, unsigned q)
 {
     if (q == 0)
         return 0x12345678u;
+    if (q == BENCHGEN_NEARLY) {
+        const uint64_t r = benchgen_mix(7 * 0x9e3779b97f4a7c15ull + i);
+        return r % 100 == 0 ? (uint32_t)(r >> 32) : (uint32_t)((i << 32) / (n ? n : 1));
+    }
+    if (q == BENCHGEN_SKEW) {
+        /* rank = 2^(20 u^3) for u uniform in [0, 1): most keys take a few small ranks, the rest
+         * a long tail; a rank's key is a hash of it, so the heavy keys are spread over the range */
+        const double u = (double)(benchgen_mix(9 * 0x9e3779b97f4a7c15ull + i) >> 11) / 9007199254740992.0;
+        double rank = 1.0, e = 20.0 * u * u * u;
+        while (e >= 1.0) {
+            rank *= 2.0;
+            e -= 1.0;
+        }
+        rank *= 1.0 + e * (0.6931471805599453 + e * (0.2402265069591007 + e * 0.0555041086648216));
+        return (uint32_t)benchgen_mix((uint64_t)rank);
+    }
     if (q == BENCHGEN_LOW16)
         return (uint32_t)benchgen_mix(42 * 0x9e3779b97f4a7c15ull + i * 32 + 1) & 0xffffu;
     uint64_t s = 42 * 0x9e3779b97f4a7c15ull + i * 32;
@@ -30,7 +49,8 @@ static inline uint32_t benchgen_key(uint64_t i, unsigned q)
     return k;
 }
 
-/* Distribution names: "uniform" (q = 1), "q2".."q16", "constant", "low16". Returns -1 when unknown. */
+/* Distribution names: "uniform" (q = 1), "q2".."q16", "constant", "low16", "nearly", "skew". Returns
+ * -1 when unknown. */
 static inline int benchgen_q(const char *name)
 {
     if (!strcmp(name, "uniform"))
@@ -39,6 +59,10 @@ static inline int benchgen_q(const char *name)
         return 0;
     if (!strcmp(name, "low16"))
         return BENCHGEN_LOW16;
+    if (!strcmp(name, "nearly"))
+        return BENCHGEN_NEARLY;
+    if (!strcmp(name, "skew"))
+        return BENCHGEN_SKEW;
     if (name[0] == 'q' && name[1] >= '1' && name[1] <= '9') {
         int q = 0;
         for (const char *p = name + 1; *p; p++) {

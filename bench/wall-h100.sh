@@ -5,12 +5,12 @@
 # storage allocated once (cub_radix), both with kernel time beside, median of REPS after a warm-up,
 # each file timed clsort, CUB, clsort, CUB. Prints a markdown table (both runs as a range) to
 # $OUT/wall.md.
-#   SIZES (u32, uniform)  BANDS (at 2^28: q2 q3 q4 q8 q16 constant low16)  WIDE ("24 27": u64 uniform)
+#   SIZES (u32, uniform)  BANDS (at 2^28: q2..q16, constant, low16, nearly, skew)  WIDE ("24 27": u64)
 #   REPS  CUB (a prebuilt cub_radix; default build-gpu/bench/cub_radix)
 set -euo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 SIZES=${SIZES-"16 20 24 26 28"}
-BANDS=${BANDS-"q2 q3 q4 q8 q16 constant"}
+BANDS=${BANDS-"q2 q3 q4 q8 q16 constant nearly skew"}
 WIDE=${WIDE-"24 27"}
 REPS=${REPS:-10}
 CUB=${CUB:-build-gpu/bench/cub_radix}
