@@ -37,6 +37,7 @@ typedef struct sort_args {
     int descending;          /* -r, --desc */
     int check;               /* -c: check the order of the input, write nothing */
     int unique;              /* -u: the first record of each run of equal keys only */
+    uint64_t top;            /* --top K: the first K records of the sorted order only; 0: all */
     int verify;              /* --verify */
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */
