@@ -89,6 +89,9 @@ __kernel void top_pass(__global const key_t *keys, ulong n, __global uint *st,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     const ulong stride = (ulong)get_num_groups(0) * TILE;
+    /* Counts of a work-item's run of equal next digits go to the local histogram at once: skewed
+     * and equal keys would otherwise all hit one counter. */
+    uint run_digit = 0, run = 0;
     for (ulong base = (ulong)get_group_id(0) * TILE; base < count; base += stride) {
         key_t bits[ITEMS];
         uint idx[ITEMS], slot[ITEMS], kind[ITEMS]; /* kind: 0 none, 1 result, 2 next buffer */
@@ -121,8 +124,15 @@ __kernel void top_pass(__global const key_t *keys, ulong n, __global uint *st,
                 }
             }
             if (stays) {
-                if (nxt_width)
-                    atomic_inc(&hist[digit_at(bits[j], idx[j], nxt_shift, nxt_width, nxt_index)]);
+                if (nxt_width) {
+                    const uint d = digit_at(bits[j], idx[j], nxt_shift, nxt_width, nxt_index);
+                    if (run && d != run_digit) {
+                        atomic_add(&hist[run_digit], run);
+                        run = 0;
+                    }
+                    run_digit = d;
+                    run++;
+                }
                 if (compact) {
                     kind[j] = 2;
                     slot[j] = atomic_inc(&n_next);
@@ -147,6 +157,8 @@ __kernel void top_pass(__global const key_t *keys, ulong n, __global uint *st,
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* out_base and next_base read before the next step sets them */
     }
+    if (run)
+        atomic_add(&hist[run_digit], run);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < BINS; i += WG)
         if (hist[i])
