@@ -374,7 +374,7 @@ enum {
     /* sort */
     R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY,
     R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE, R_CHECK, R_UNIQUE,
-    R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE,
+    R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
     /* merge */
     R_MERGE_INPUT,
     /* gen */
@@ -430,6 +430,7 @@ static const opt_row rows[N_ROWS] = {
     [R_RECORD_SIZE] = {"record-size", 0, 1, set_count, OWN(sort_args, record_size)},
     [R_KEY_OFFSET] = {"key-offset", 0, 1, set_count, OWN(sort_args, key_offset)},
     [R_KEY_SIZE] = {"key-size", 0, 1, set_count, OWN(sort_args, key_size)},
+    [R_TOP] = {"top", 0, 1, set_count, OWN(sort_args, top)},
 
     [R_MERGE_INPUT] = {"input", 0, 1, add_merge_input, IN_OWN, 0}, /* operands only */
 
@@ -462,7 +463,8 @@ static const unsigned char sort_rows[] = {
     R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
     R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE, R_TYPE,
     R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE,
-    R_CHECK, R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, EVERY_COMMAND,
+    R_CHECK, R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
+    EVERY_COMMAND,
 };
 static const unsigned char merge_rows[] = {
     R_OUTPUT, R_TYPE, R_KV, R_VALUE_SIZE, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_UNIQUE,
@@ -627,7 +629,7 @@ static int check_fields_args(sort_args *a, uint64_t seen)
         {R_KV, "--kv"}, {R_VALUES, "--values"}, {R_VALUES_OUT, "--values-out"},
         {R_VALUE_SIZE, "--value-size"}, {R_CHECK, "-c"}, {R_UNIQUE, "-u"}, {R_VERIFY, "--verify"},
         {R_BUFFER_SIZE, "-S"}, {R_TEMP_DIR, "-T"}, {R_PARALLEL, "--parallel"},
-        {R_BATCH_SIZE, "--batch-size"},
+        {R_BATCH_SIZE, "--batch-size"}, {R_TOP, "--top"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         if (GIVEN(seen, no[i].row)) {
@@ -652,9 +654,33 @@ static int check_fields_args(sort_args *a, uint64_t seen)
     return EXIT_OK;
 }
 
+/* --top K: K records of at least one; the options that need the whole sorted output refused. */
+static int check_top_args(const sort_args *a, uint64_t seen)
+{
+    if (a->top == 0) {
+        msg_error("--top 0: expected a number of records of at least 1");
+        return EXIT_USAGE;
+    }
+    static const struct { unsigned char row; const char *name, *why; } no[] = {
+        {R_CHECK, "-c", "-c checks the input's order and writes nothing"},
+        {R_UNIQUE, "-u", "-u filters the whole sorted output"},
+        {R_SEGMENT, "--segment", "--top takes the first records of the whole input"},
+        {R_VERIFY, "--verify", "--verify checks a whole sorted output"},
+        {R_INDEX_OUT, "--index-out", "the positions are those of a whole sorted output"},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        if (GIVEN(seen, no[i].row)) {
+            msg_error("options --top and %s are incompatible: %s", no[i].name, no[i].why);
+            return EXIT_USAGE;
+        }
+    return EXIT_OK;
+}
+
 static int check_sort_args(sort_args *a, uint64_t seen)
 {
     if (check_fields_args(a, seen) != EXIT_OK)
+        return EXIT_USAGE;
+    if (GIVEN(seen, R_TOP) && check_top_args(a, seen) != EXIT_OK)
         return EXIT_USAGE;
     if (check_order_args(a, seen) != EXIT_OK)
         return EXIT_USAGE;

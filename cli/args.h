@@ -43,6 +43,7 @@ typedef struct sort_args {
     uint64_t key_offset;     /* --key-offset O */
     uint64_t key_size;       /* --key-size K, of a --type bytes key */
     int bytes_key;           /* --type bytes: the key is K bytes compared as memcmp does */
+    uint64_t top;            /* --top K: the first K records of the sorted order only; 0: all */
     int verify;              /* --verify */
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */

@@ -402,6 +402,164 @@ static int sort_stream(sort_job *j)
     return EXIT_OK;
 }
 
+/*
+ * --top K: the input read a block at a time behind the K first records of what came before, and the
+ * library's top-k taken of the two together whenever they hold more than K records. The records
+ * kept come first and are the earlier input, so ties keep their input order and the result is the
+ * first K records of the stable sort, for an input of any size. A block is what -S allows (a third
+ * of the budget, for the block, its split and the result), else 2^24 records, and at most what
+ * one device run takes beside the K.
+ */
+typedef struct top_buffers {
+    unsigned char *keys, *values; /* the K kept records, then the block */
+    unsigned char *records;       /* --kv: the block as read, and the result joined */
+    unsigned char *out_keys, *out_values;
+} top_buffers;
+
+static void top_free(top_buffers *b)
+{
+    free(b->keys);
+    free(b->values);
+    free(b->records);
+    free(b->out_keys);
+    free(b->out_values);
+}
+
+/* Records per block. */
+static int top_block(sort_job *j, uint64_t k, size_t *block)
+{
+    const uint64_t rs = j->ks + j->vs;
+    uint64_t b = (uint64_t)1 << 24;
+    if (j->set.memory_bytes && j->set.memory_bytes / 3 / rs < b)
+        b = j->set.memory_bytes / 3 / rs;
+    size_t max_n = 0;
+    clsort_status st = clsort_max_keys(j->ctx, &j->spec, &max_n);
+    if (st != CLSORT_OK) {
+        msg_lib_error("cannot take the top records this way", st, clsort_error_detail(j->ctx));
+        return exit_for_status(st);
+    }
+    if (max_n > UINT32_MAX)
+        max_n = UINT32_MAX;
+    if (k >= max_n || b < 1024) {
+        msg_error("--top %llu: the device takes %llu records at once and -S leaves room for %llu: "
+                  "expected K well below both",
+                  (unsigned long long)k, (unsigned long long)max_n, (unsigned long long)b);
+        return EXIT_USAGE;
+    }
+    if (b > max_n - k)
+        b = max_n - k;
+    *block = (size_t)b;
+    return EXIT_OK;
+}
+
+/* Up to max records into the keys and values after `at`: whole blocks, as a pipe gives them. */
+static int top_read(sort_job *j, top_buffers *b, size_t at, size_t max, size_t *got)
+{
+    *got = 0;
+    while (*got < max) {
+        const size_t pos = at + *got;
+        long long m;
+        if (j->a.layout.kv) {
+            m = source_read(j, b->records, NULL, max - *got);
+            for (long long i = 0; i < m; i++) { /* split on the host: blocks are small */
+                const unsigned char *r = b->records + (size_t)i * (j->ks + j->vs);
+                memcpy(b->keys + (pos + (size_t)i) * j->ks, r, j->ks);
+                memcpy(b->values + (pos + (size_t)i) * j->vs, r + j->ks, j->vs);
+            }
+        } else {
+            m = source_read(j, b->keys + pos * j->ks, j->has_values ? b->values + pos * j->vs : NULL,
+                            max - *got);
+        }
+        if (m < 0)
+            return j->io_rc;
+        if (m == 0)
+            break;
+        *got += (size_t)m;
+    }
+    return EXIT_OK;
+}
+
+/* The top k of the `have` records kept and read, moved to the front. */
+static int top_take(sort_job *j, top_buffers *b, size_t have, size_t k)
+{
+    clsort_status st = clsort_top(j->ctx, &j->spec, b->keys, j->vs ? b->values : NULL, have, k,
+                                  b->out_keys, j->vs ? b->out_values : NULL, &j->stats);
+    if (st != CLSORT_OK) {
+        msg_lib_error("top-k failed", st, clsort_error_detail(j->ctx));
+        return exit_for_status(st);
+    }
+    memcpy(b->keys, b->out_keys, k * j->ks);
+    if (j->vs)
+        memcpy(b->values, b->out_values, k * j->vs);
+    return EXIT_OK;
+}
+
+static int top_write(sort_job *j, top_buffers *b, size_t k)
+{
+    if (!j->a.layout.kv)
+        return sink_write(j, b->keys, j->vs ? b->values : NULL, k) ? j->io_rc : EXIT_OK;
+    for (size_t i = 0; i < k; i++) {
+        unsigned char *r = b->records + i * (j->ks + j->vs);
+        memcpy(r, b->keys + i * j->ks, j->ks);
+        memcpy(r + j->ks, b->values + i * j->vs, j->vs);
+    }
+    return sink_write(j, b->records, NULL, k) ? j->io_rc : EXIT_OK;
+}
+
+static int top_stream(sort_job *j)
+{
+    const uint64_t k64 = j->a.top;
+    size_t block = 0;
+    int rc = top_block(j, k64, &block);
+    if (rc != EXIT_OK)
+        return rc;
+    const size_t k = (size_t)k64, cap = k + block, rs = j->ks + j->vs;
+    top_buffers b = {
+        malloc(cap * j->ks), j->vs ? malloc(cap * j->vs) : NULL,
+        j->a.layout.kv ? malloc(cap * rs) : NULL,
+        malloc(k * j->ks), j->vs ? malloc(k * j->vs) : NULL,
+    };
+    if (!b.keys || !b.out_keys || (j->vs && (!b.values || !b.out_values)) ||
+        (j->a.layout.kv && !b.records)) {
+        top_free(&b);
+        msg_error("out of memory for --top %zu (blocks of %zu records)", k, block);
+        return EXIT_DEVICE;
+    }
+    j->t_read = now_ms();
+    progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
+                               ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
+    uint64_t n = 0;
+    size_t have = 0; /* records at the front: the top k so far (taken) and those read since */
+    int taken = 0;
+    for (;;) {
+        size_t got;
+        if ((rc = top_read(j, &b, have, cap - have, &got)) != EXIT_OK)
+            break;
+        n += got;
+        have += got;
+        if (got)
+            taken = 0;
+        if (have == cap || (!got && have >= k && !taken)) {
+            if ((rc = top_take(j, &b, have, k)) != EXIT_OK)
+                break;
+            have = k;
+            taken = 1;
+        }
+        if (!got)
+            break;
+    }
+    if (rc == EXIT_OK && n < k64) {
+        msg_error("--top %llu: the input has %llu records: expected K <= %llu",
+                  (unsigned long long)k64, (unsigned long long)n, (unsigned long long)n);
+        rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_OK)
+        rc = top_write(j, &b, k);
+    j->stats.n = n;
+    top_free(&b);
+    return rc;
+}
+
 /* Step 6: the outputs synced (where the policy says) and committed. */
 static int commit_outputs(sort_job *j)
 {
@@ -431,7 +589,7 @@ static void fill_report(sort_job *j)
     run_report *r = &j->rep;
     r->n = s->n;
     r->unique = a->unique;
-    r->n_out = a->unique ? j->unique.out : s->n;
+    r->n_out = a->unique ? j->unique.out : a->top ? a->top : s->n;
     r->algorithm = s->algorithm ? s->algorithm : clsort_algorithm_name(j->spec.algorithm);
     r->device = clsort_device_name(j->ctx);
     static char bytes_type[32];
@@ -535,7 +693,7 @@ static int sort_fields(sort_job *j)
 
 static int run(sort_job *j)
 {
-    static int (*const steps[])(sort_job *) = {
+    int (*steps[])(sort_job *) = {
         plan_files, open_outputs, plan_device, plan_budget, sort_stream, commit_outputs, report,
     };
     static int (*const field_steps[])(sort_job *) = {
@@ -549,6 +707,8 @@ static int run(sort_job *j)
             rc = field_steps[i](j);
         return rc;
     }
+    if (j->a.top)
+        steps[4] = top_stream;
     int rc = EXIT_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)
         rc = steps[i](j);

@@ -389,6 +389,57 @@ CLSORT_API clsort_status clsort_sort_records(clsort_context *ctx, const clsort_s
                                   uint64_t *index, clsort_stats *stats);
 
 /**
+ * Top-k: the first k records of the sorted order of n records (the k smallest keys, or the largest
+ * with clsort_spec::descending), in order: exactly what the first k records of clsort_sort()'s stable
+ * sort of the same input would be, equal keys in their input order, values with their keys. Every
+ * key type (floats in the IEEE total order of ::clsort_key_type), order, bit range and value size
+ * of the spec is honoured; its algorithm is not used (top-k is a radix select of its own, then a
+ * stable radix sort of the k records found) and segments are refused with
+ * ::CLSORT_ERROR_UNSUPPORTED.
+ *
+ * The select reads the keys far fewer times than a sort: a histogram of the most significant 8 bits
+ * of the bit range, then one pass that takes the records of the buckets below the k-th record's and
+ * keeps that bucket's as candidates; later digits (and then the input index, which breaks ties)
+ * read only the candidates. Where one bucket holds more than a sixteenth of the input (skewed keys,
+ * equal keys), the next digit re-reads the input instead, at most once per 8 bits. Every decision is
+ * made on the device: nothing is read back, and clsort_top_enqueue() returns without waiting.
+ *
+ * Scratch (kept like a sort's, see clsort_reserve()): two candidate buffers of n / 16 + 256 records
+ * (keys and 4-byte indices), k indices, a small state buffer, and the radix sort's for k records.
+ *
+ * @param ctx        context
+ * @param spec       key type, order, bit range, value size; NULL means the defaults
+ * @param keys       buffer of n keys, not modified
+ * @param values     buffer of n values, or NULL when spec->value_size is 0; not modified
+ * @param n          number of records, at most 2^32 - 1 (indices are 32 bits; more is
+ *                   ::CLSORT_ERROR_LIMIT: take the top k of parts, then the top k of their results
+ *                   placed one after the other in input order)
+ * @param k          records wanted: 1 <= k <= n, else ::CLSORT_ERROR_INVALID_ARGUMENT (the detail
+ *                   names k and n)
+ * @param out_keys   buffer of at least k keys, not @p keys: receives the result
+ * @param out_values buffer of at least k values, not @p values, or NULL without values
+ * @param n_wait, wait, done   as for clsort_enqueue()
+ */
+CLSORT_API clsort_status clsort_top_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                            cl_mem values, size_t n, size_t k, cl_mem out_keys,
+                                            cl_mem out_values, cl_uint n_wait, const cl_event *wait,
+                                            cl_event *done);
+
+/**
+ * clsort_top_enqueue() on host arrays: the n records uploaded to the context's kept buffers, the k
+ * first of their sorted order written to @p out_keys and @p out_values (k keys, k values); blocks
+ * until done. The inputs are not modified. n must fit one device buffer
+ * (::CLSORT_ERROR_TOO_LARGE otherwise: take the top k of parts that fit, then of their results in
+ * input order; the clsort tool does so for files of any size).
+ *
+ * @param stats  receives n, algorithm "radix-select", kernel, upload, download and total times;
+ *               may be NULL
+ */
+CLSORT_API clsort_status clsort_top(clsort_context *ctx, const clsort_spec *spec, const void *keys,
+                                    const void *values, size_t n, size_t k, void *out_keys,
+                                    void *out_values, clsort_stats *stats);
+
+/**
  * Largest n that one device sort of this spec takes on the context's device, from its memory limits.
  * clsort_enqueue() refuses more with ::CLSORT_ERROR_TOO_LARGE before any work; clsort_sort() sorts
  * more in chunks.

@@ -1,7 +1,8 @@
 /*
  * Internal declarations of libclsort. Its layers, top down (calls flow downwards only; the sections
  * below go bottom up):
- *   entry points   api.c (sorts, specs), context.c (open/close)
+ *   entry points   api.c (sorts, specs), top.c (top-k: entries and the radix select over
+ *                  radix.c's sorts), context.c (open/close)
  *   host runs      stream.c (callbacks to callbacks; spill.c: runs in memory or in files,
  *                  runmerge.c: their parallel merge, runfile.c: temporary files), chunk.c (bigger
  *                  than the device: runs + merge.c), run.c (one device sort of host arrays: upload,
@@ -182,6 +183,12 @@ typedef enum clsort_slot {
     CLSORT_SLOT_OFFSETS,    /* digit offsets, tile counts */
     CLSORT_SLOT_STATUS,     /* look-back status words of large sorts */
     CLSORT_SLOT_SCAN,       /* partial sums of the device scan */
+    CLSORT_SLOT_TOP_CAND_KEYS,  /* top-k: the two candidate buffers' keys */
+    CLSORT_SLOT_TOP_CAND_INDEX, /* ... and input indices */
+    CLSORT_SLOT_TOP_INDEX,      /* the K records' input indices */
+    CLSORT_SLOT_TOP_STATE,      /* the select's histogram, counters and prefix */
+    CLSORT_SLOT_TOP_OUT_KEYS,   /* clsort_top()'s device copy of the result */
+    CLSORT_SLOT_TOP_OUT_VALUES,
     CLSORT_SLOTS
 } clsort_slot;
 
@@ -526,5 +533,7 @@ extern const char clsort_cl_records[];
 extern const size_t clsort_cl_records_len;
 extern const char clsort_cl_index[];
 extern const size_t clsort_cl_index_len;
+extern const char clsort_cl_top[];
+extern const size_t clsort_cl_top_len;
 
 #endif

@@ -329,7 +329,13 @@ def read_joined(paths):
 
 def tsort(args):
     inp, out = args[0], args[1]
-    ty, ks, vs, digit, seg, flags, vfiles = order_opts(args[2:])
+    rest = list(args[2:])
+    top = None  # --top K: the first K records of the stable sort
+    if '--top' in rest:
+        at = rest.index('--top')
+        top = int(rest[at + 1])
+        del rest[at:at + 2]
+    ty, ks, vs, digit, seg, flags, vfiles = order_opts(rest)
     desc = 'desc' in flags
     read = read_joined
     if vfiles:
@@ -341,6 +347,8 @@ def tsort(args):
         rout = [k + v for k, v in zip(kout, vout)]
     else:
         rin, rout = records(read(inp), ks + vs, inp), records(read(out), ks + vs, out)
+    if top is not None:
+        rin = sorted(rin, key=digit)[:top]
     if 'unique' in flags:
         ordered = sorted(rin, key=digit)
         rin = [r for i, r in enumerate(ordered) if i == 0 or digit(ordered[i - 1]) != digit(r)]

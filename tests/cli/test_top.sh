@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# sort --top K: the first K records of the stable sort, as check.py's stable sort writes them, bit
+# for bit, values included: every key type (floats with ±0.0, NaNs with payloads, infinities), both
+# orders, --bits, records and values apart; K = 1, K = n, K between; from files and from stdin; an
+# input larger than a block under -S (the top of each block behind the top so far); K = 0, K > n,
+# a non-number and refused combinations: exit 1, a message naming --top, no output.
+. "$(dirname "$0")/lib.sh" "$@"
+
+N=3000
+# key type, value size, layout, options of order
+cases=(
+    "u32 0 keys" "i32 4 kv --desc" "f32 8 kv" "f32 0 keys --desc" "u64 8 kv --desc"
+    "i64 0 keys" "f64 4 kv" "f64 0 keys --desc" "u64 0 keys --bits 8:40" "i32 8 kv --bits 4:20 --desc"
+    "f32 4 values" "i64 8 values --desc"
+)
+: > gen.txt
+i=0
+for c in "${cases[@]}"; do
+    read -r t vs layout opts <<< "$c"
+    if [ "$layout" = values ]; then
+        echo "records in$i.bin $N $i --type $t" >> gen.txt
+        echo "records in$i.val $N $((i + 50)) --type $([ "$vs" = 4 ] && echo u32 || echo u64)" >> gen.txt
+    else
+        echo "records in$i.bin $N $i --type $t --value-size $vs" >> gen.txt
+    fi
+    i=$((i + 1))
+done
+# larger than a block under the -S below: u32 keys with 4-byte values (their input index)
+echo "records big.bin 1500000 99 --type u32 --value-size 4" >> gen.txt
+run_batch gen.txt
+
+: > refs.txt
+i=0
+for c in "${cases[@]}"; do
+    read -r t vs layout opts <<< "$c"
+    # shellcheck disable=SC2206
+    args=(--type "$t" $opts)
+    ref=(--type "$t" $opts)
+    case $layout in
+        kv) args+=(--value-size "$vs"); ref+=(--value-size "$vs") ;;
+        values) args+=(--value-size "$vs" --values in$i.val); ref+=(--value-size "$vs") ;;
+    esac
+    for k in 1 $((i * 97 + 5)) $N; do
+        out=(-o out$i.$k.bin)
+        refv=()
+        if [ "$layout" = values ]; then
+            out+=(--values-out out$i.$k.val)
+            refv=(--values in$i.val out$i.$k.val)
+        fi
+        if [ "$k" = 1 ]; then # from stdin
+            check "$c: --top $k, stdin" "$CLSORT" --top "$k" "${args[@]}" "${out[@]}" < in$i.bin
+        else
+            check "$c: --top $k" "$CLSORT" --top "$k" "${args[@]}" -i in$i.bin "${out[@]}"
+        fi
+        echo "tsort in$i.bin out$i.$k.bin --top $k ${ref[*]} ${refv[*]}" >> refs.txt
+    done
+    i=$((i + 1))
+done
+
+# blocks: -S leaves room for a few hundred thousand records at a time
+"$CLSORT" -i in0.bin -o /dev/null -S 1Mi 2>err.txt
+least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+S=$((${least:-100} + 6))Mi
+for k in 1 1000 400000; do
+    check "blocks: --top $k -S $S" "$CLSORT" --top $k --value-size 4 --kv -S "$S" -i big.bin \
+        -o big.$k.bin
+    echo "tsort big.bin big.$k.bin --top $k --type u32 --value-size 4" >> refs.txt
+done
+check "blocks: --top 1000 -S $S --desc, stdin" "$CLSORT" --top 1000 --desc --value-size 4 --kv \
+    -S "$S" -o big.desc.bin < big.bin
+echo "tsort big.bin big.desc.bin --top 1000 --type u32 --value-size 4 --desc" >> refs.txt
+run_batch refs.txt
+
+# refusals: exit 1, --top named, no output
+mkdir -p none
+for bad in "0|expected a number of records of at least 1" "abc|option '--top': 'abc' is not a count" \
+           "3001|the input has 3000 records: expected K <= 3000"; do
+    k=${bad%%|*}
+    run_clsort --top "$k" -i in0.bin -o none/out.bin
+    expect_status "--top $k" 1
+    expect_message "--top $k" "${bad#*|}"
+done
+for opt in -u -c --verify "--segment 10"; do
+    # shellcheck disable=SC2086
+    run_clsort --top 5 $opt -i in0.bin -o none/out.bin
+    expect_status "--top with $opt" 1
+    expect_message "--top with $opt" "options --top and ${opt%% *} are incompatible"
+done
+expect_only none "refusals"
+
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]
