@@ -104,8 +104,7 @@ void dsort_read(job *j)
     const char *in = j->a->input;
     struct stat st;
     if (stat(in, &st) != 0)
-        dsort_fail(j, errno == ENOENT ? EXIT_USAGE : EXIT_IO, "%s: cannot open: %s", in,
-                   strerror(errno));
+        dsort_fail(j, EXIT_USAGE, "%s: cannot open: %s", in, strerror(errno));
     else if (!S_ISREG(st.st_mode))
         dsort_fail(j, EXIT_USAGE, "%s: not a regular file (every rank reads its own part of it)",
                    in);
@@ -115,7 +114,8 @@ void dsort_read(job *j)
     char text[MPI_MAX_ERROR_STRING];
     int rc = MPI_File_open(MPI_COMM_WORLD, in, MPI_MODE_RDONLY, MPI_INFO_NULL, &f);
     if (rc != MPI_SUCCESS) {
-        dsort_fail(j, EXIT_IO, "%s: cannot open for reading: %s", in, mpi_error_text(rc, text));
+        dsort_fail(j, EXIT_USAGE, "%s: cannot open for reading: %s", in,
+                   mpi_error_text(rc, text));
         return;
     }
     MPI_Offset size = 0;
@@ -135,6 +135,22 @@ void dsort_read(job *j)
         const unsigned __int128 n = j->n;
         j->lo = (uint64_t)(n * (unsigned)j->rank / (unsigned)j->size);
         j->m = (uint64_t)(n * (unsigned)(j->rank + 1) / (unsigned)j->size) - j->lo;
+        /* Linux grants allocations it may not back (overcommit): a share that cannot fit is
+         * refused here, clearly, rather than ended later by the kernel's OOM killer. The peak is
+         * in the local sort: the slice, its gathered copy, the keys, positions (twice) and orders */
+        const unsigned __int128 need = (unsigned __int128)j->m * (2 * j->rs + 8 + 24);
+        const uint64_t host = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+        const uint64_t part = host / (uint64_t)(j->local_size > 0 ? j->local_size : 1);
+        if (host > 0 && need > part) {
+            dsort_fail(j, EXIT_DEVICE, "this rank's share of %llu records of %zu bytes needs about "
+                       "%.1f GiB of host memory (the records twice, their keys, orders and "
+                       "positions), more than its part of this host's, %.1f GiB of %.1f GiB for %d "
+                       "ranks: run on more hosts, or fewer ranks a host",
+                       (unsigned long long)j->m, j->rs, (double)need / (1 << 30),
+                       (double)part / (1 << 30), (double)host / (1 << 30), j->local_size);
+            MPI_File_close(&f);
+            return;
+        }
         j->data = malloc(j->m ? j->m * j->rs : 1);
         if (!j->data || (j->m && j->m > SIZE_MAX / j->rs))
             dsort_fail(j, EXIT_DEVICE, "cannot allocate %llu bytes for this rank's %llu records "

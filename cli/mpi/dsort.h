@@ -24,7 +24,7 @@ enum { PH_READ, PH_SORT, PH_SAMPLE, PH_EXCHANGE, PH_MERGE, PH_WRITE, N_PHASES };
 
 typedef struct job {
     const mpi_args *a;
-    int rank, size, local_rank;
+    int rank, size, local_rank, local_size; /* local: the ranks of this host */
     size_t rs;                 /* bytes of a record */
     clsort_spec spec;
     uint64_t n;                /* records in the input */

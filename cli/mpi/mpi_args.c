@@ -46,9 +46,9 @@ static void help(void)
 {
     printf("Usage: mpirun -n P clsort-mpi -i INPUT -o OUTPUT [options]\n"
            "\n"
-           "Sort a file of binary keys (or records of a key and a value) on P processes, each\n"
-           "sorting its share on an OpenCL device with libclsort: a sample sort whose output is\n"
-           "byte for byte what 'clsort' writes with the same options (stable).\n"
+           "Sort a file of binary keys (or records of a key and a value) on P processes,\n"
+           "each sorting its share on an OpenCL device with libclsort: a sample sort whose\n"
+           "output is byte for byte what 'clsort' writes with the same options (stable).\n"
            "\n"
            "  -i, --input FILE      the input (a file every rank can read)\n"
            "  -o, --output FILE     the output, replaced only when every rank succeeded\n"
@@ -57,15 +57,16 @@ static void help(void)
            "      --value-size V    bytes of each record's value: 0, 4 or 8\n"
            "  -r, --desc, --reverse descending order (equal keys keep their input order)\n"
            "      --bits B:E        sort by bits B to E-1 of the key only\n"
-           "  -d, --device DEV      OpenCL device of every rank (default: $CLSORT_DEVICE, else\n"
-           "                        the ranks of a host spread over its GPUs by local rank)\n"
-           "      --stats           each phase's time (the slowest rank's) and each rank's share\n"
+           "  -d, --device DEV      OpenCL device of every rank (default: $CLSORT_DEVICE,\n"
+           "                        else a host's GPUs dealt out to its ranks)\n"
+           "      --stats           each phase's time (the slowest rank's) and each rank's\n"
+           "                        share of the output\n"
            "  -h, --help            this text\n"
            "      --version         the version\n"
            "\n"
-           "Exit status: 0 sorted; 1 invalid usage or input; 2 device, library or memory error;\n"
-           "3 I/O error. Every rank exits with the same status; rank 0 prints the first failing\n"
-           "rank's message. See clsort-mpi(1).\n");
+           "Exit status: 0 sorted; 1 invalid usage or input; 2 device, library or memory\n"
+           "error; 3 I/O error. Every rank exits with the first failing rank's status,\n"
+           "which rank 0 prints. See clsort-mpi(1).\n");
 }
 
 enum { O_INPUT = 1, O_OUTPUT, O_TYPE, O_KV, O_VALUE_SIZE, O_DESC, O_REVERSE, O_BITS, O_DEVICE,

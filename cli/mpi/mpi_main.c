@@ -118,6 +118,7 @@ int main(int argc, char **argv)
     MPI_Comm local;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &local);
     MPI_Comm_rank(local, &j.local_rank);
+    MPI_Comm_size(local, &j.local_size);
     MPI_Comm_free(&local);
 
     mpi_args a;

@@ -96,6 +96,16 @@ expect_only fail "input not whole records" odd.bin
 run_mpi 2 -i fail/missing.bin -o fail/out.bin
 expect_status "missing input" 1
 expect_message "missing input" "fail/missing.bin: cannot open: No such file or directory"
+# a share that cannot fit this host's memory is refused before anything is allocated (a sparse
+# file of 1 TiB: 2^39 records of u32 keys on 2 ranks)
+if truncate -s 1T fail/huge.bin 2> /dev/null; then
+    run_mpi 2 -i fail/huge.bin -o fail/out.bin
+    expect_status "a share larger than memory" 2
+    every_rank "a share larger than memory" 2 2
+    expect_message "a share larger than memory" "GiB of host memory"
+    rm -f fail/huge.bin
+    expect_only fail "a share larger than memory" odd.bin
+fi
 cp two.bin fail/in.bin
 cp bits.bin fail/kept.bin
 for phase in sort write; do
