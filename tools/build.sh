@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(build-essential pkg-config meson ninja-build ocl-icd-opencl-dev opencl-headers
-      pocl-opencl-icd libcmocka-dev clinfo oclgrind)
+      pocl-opencl-icd libcmocka-dev clinfo oclgrind openmpi-bin libopenmpi-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${pkgs[@]}"; do

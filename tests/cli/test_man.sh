@@ -10,7 +10,7 @@ if ! command -v man > /dev/null; then
     echo "skip: no man(1)"
     finish
 fi
-for page in clsort.1 libclsort.3; do
+for page in clsort.1 libclsort.3 clsort-mpi.1; do
     MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$MAN_DIR/$page" > "$page.txt" 2> warnings.txt
     status=$?
     expect_status "man $page" 0
@@ -39,6 +39,20 @@ done
 for word in "EXIT STATUS" CLSORT_DEVICE zipf --plot --json; do
     check "clsort(1) mentions $word" grep -qF -- "$word" clsort.1.txt
 done
+
+# clsort-mpi(1), where clsort-mpi is built: its help within 80 columns, every long option and
+# every variable it reads documented (it runs here as a single rank, without mpirun)
+MPI_EXE=$(dirname "$CLSORT")/mpi/clsort-mpi
+if [ -x "$MPI_EXE" ]; then
+    wide=$("$MPI_EXE" --help | awk 'length > 80')
+    check "clsort-mpi --help: lines of 80 columns at most" test -z "$wide"
+    for opt in $("$MPI_EXE" --help | grep -oE '(^|[ ,])--[a-z][a-z-]*' | tr -d ' ,' | sort -u); do
+        check "clsort-mpi(1) documents $opt" grep -qF -- "$opt" clsort-mpi.1.txt
+    done
+    for name in $(grep -ohE 'getenv\("[A-Z_]+"\)' "$TESTS"/../../cli/mpi/*.c | grep -oE '[A-Z_]{3,}' | sort -u); do
+        check "clsort-mpi(1) documents $name" grep -qF -- "$name" clsort-mpi.1.txt
+    done
+fi
 
 # every environment variable the tool reads itself is in clsort(1)
 for name in $(grep -ohE 'getenv\("[A-Z_]+"\)' "$TESTS"/../../cli/*.c | grep -oE '[A-Z_]{3,}' | sort -u); do

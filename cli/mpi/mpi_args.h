@@ -1,0 +1,35 @@
+/*
+ * clsort-mpi: its options (mpi_args.c), its messages, and the steps of the distributed sort
+ * (dsort.c). Every rank parses the same command line; only rank 0 prints what parsing finds.
+ */
+#ifndef CLSORT_MPI_ARGS_H
+#define CLSORT_MPI_ARGS_H
+
+#include "clsort.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mpi_args {
+    const char *input;       /* -i */
+    const char *output;      /* -o */
+    const char *device;      /* -d; NULL: $CLSORT_DEVICE, else a device by local rank */
+    clsort_key_type type;    /* -t, --type */
+    size_t value_size;       /* --value-size, or 4 with --kv; 0: keys only */
+    int descending;          /* -r, --desc */
+    unsigned begin_bit, end_bit; /* --bits B:E; 0, 0: every bit */
+    int stats;               /* --stats */
+} mpi_args;
+
+/* -1 to go on, or an exit status to end with (after --help, --version or an error). */
+int parse_mpi_args(int argc, char **argv, mpi_args *a);
+
+/* Bytes of one record: the key and its value. */
+size_t mpi_record_size(const mpi_args *a);
+
+/* Rank 0 prints (the others are silent), prefixed "clsort-mpi: ". Declared in cli.h for opt.c. */
+extern int g_mpi_rank;
+/* Copy text into out (cap bytes, at least 6) with control characters and non-ASCII bytes as \xNN. */
+void mpi_sanitize(char *out, size_t cap, const char *text);
+
+#endif

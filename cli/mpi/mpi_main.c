@@ -1,0 +1,148 @@
+/*
+ * clsort-mpi: a file of keys or records sorted by P processes, each with libclsort on a device of
+ * its own (or a share of one): see dsort.h for the steps and clsort-mpi(1) for the use.
+ */
+#include "dsort.h"
+#include "../cli.h"
+
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *phase_label[N_PHASES] = {"read", "local sort", "sample", "exchange", "merge",
+                                            "write"};
+
+/* The testing variables, the same on every rank: CLSORT_MPI_FAIL_RANK=R[:PHASE] and
+ * CLSORT_MPI_PIECE_BYTES=N. Returns an exit status. */
+static int read_environment(job *j)
+{
+    static const char *names[N_PHASES] = {"read", "sort", "sample", "exchange", "merge", "write"};
+    j->fail_rank = -1;
+    j->fail_phase = PH_WRITE;
+    j->piece_bytes = 1u << 30; /* MPI counts are ints: messages and file accesses of 1 GiB */
+    const char *v = getenv("CLSORT_MPI_FAIL_RANK");
+    if (v && *v) {
+        char *end;
+        long r = strtol(v, &end, 10);
+        int ok = end != v && r >= 0 && r < j->size;
+        if (ok && *end == ':') {
+            ok = 0;
+            for (int ph = 0; ph < N_PHASES; ph++)
+                if (strcmp(end + 1, names[ph]) == 0) {
+                    j->fail_phase = ph;
+                    ok = 1;
+                }
+        } else if (*end) {
+            ok = 0;
+        }
+        if (!ok) {
+            msg_error("CLSORT_MPI_FAIL_RANK='%s': expected RANK (0 to %d) or RANK:PHASE (read, "
+                      "sort, sample, exchange, merge, write)", v, j->size - 1);
+            return EXIT_USAGE;
+        }
+        j->fail_rank = (int)r;
+    }
+    v = getenv("CLSORT_MPI_PIECE_BYTES");
+    if (v && *v) {
+        char *end;
+        unsigned long long b = strtoull(v, &end, 10);
+        if (*end || b < 1 || b > 1u << 30) {
+            msg_error("CLSORT_MPI_PIECE_BYTES='%s': expected bytes from 1 to 1073741824", v);
+            return EXIT_USAGE;
+        }
+        j->piece_bytes = b;
+    }
+    return EXIT_OK;
+}
+
+static void print_stats(job *j)
+{
+    double slowest[N_PHASES];
+    MPI_Reduce(j->ms, slowest, N_PHASES, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    uint64_t *shares = j->rank == 0 ? malloc((size_t)j->size * sizeof *shares) : NULL;
+    char *devices = j->rank == 0 ? malloc((size_t)j->size * sizeof j->device) : NULL;
+    MPI_Gather(&j->out_n, 1, MPI_UINT64_T, shares, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gather(j->device, (int)sizeof j->device, MPI_CHAR, devices, (int)sizeof j->device,
+               MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (j->rank == 0 && shares && devices) {
+        double total = 0;
+        fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys)\n", j->size,
+                (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type));
+        for (int ph = 0; ph < N_PHASES; ph++) {
+            fprintf(stderr, "  %-10s %10.3f ms (slowest rank)\n", phase_label[ph], slowest[ph]);
+            total += slowest[ph];
+        }
+        fprintf(stderr, "  %-10s %10.3f ms (sum of the phases)\n", "total", total);
+        const double fair = (double)j->n / j->size;
+        for (int r = 0; r < j->size; r++) {
+            char safe[512];
+            mpi_sanitize(safe, sizeof safe, devices + (size_t)r * sizeof j->device);
+            fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s\n", r,
+                    (unsigned long long)shares[r], fair > 0 ? 100.0 * shares[r] / fair : 0.0,
+                    safe);
+        }
+    }
+    free(shares);
+    free(devices);
+}
+
+static int run(job *j)
+{
+    void (*steps[])(job *) = {dsort_read, dsort_local, dsort_sample, dsort_exchange, dsort_merge};
+    int code;
+    for (int ph = 0; ph < PH_WRITE; ph++) {
+        double t0 = MPI_Wtime();
+        steps[ph](j);
+        j->ms[ph] = (MPI_Wtime() - t0) * 1e3;
+        if ((code = dsort_agree(j)))
+            return code;
+    }
+    double t0 = MPI_Wtime();
+    code = dsort_write(j);
+    j->ms[PH_WRITE] = (MPI_Wtime() - t0) * 1e3;
+    if (!code && j->a->stats)
+        print_stats(j);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    static job j;
+    MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &j.size);
+    g_mpi_rank = j.rank;
+    /* the ranks of one host share its devices, dealt out by rank within the host */
+    MPI_Comm local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &local);
+    MPI_Comm_rank(local, &j.local_rank);
+    MPI_Comm_size(local, &j.local_size);
+    MPI_Comm_free(&local);
+
+    mpi_args a;
+    int code = parse_mpi_args(argc, argv, &a); /* -1: go on; else --help, --version, an error */
+    if (code < 0 && (code = read_environment(&j)) == EXIT_OK) {
+        j.a = &a;
+        j.rs = mpi_record_size(&a);
+        clsort_spec_default(&j.spec);
+        j.spec.key_type = a.type;
+        j.spec.descending = a.descending;
+        j.spec.begin_bit = a.begin_bit;
+        j.spec.end_bit = a.end_bit;
+        code = run(&j);
+    }
+    if (j.out != j.recv)
+        free(j.out);
+    free(j.recv);
+    free(j.data);
+    free(j.ord);
+    free(j.pos);
+    free(j.splitters);
+    free(j.send_n);
+    free(j.recv_n);
+    clsort_close(&j.ctx);
+    MPI_Finalize();
+    return code;
+}

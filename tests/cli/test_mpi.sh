@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# clsort-mpi on 1 to 4 ranks (sharing the default device) against clsort with the same options:
+# the same bytes for key types and record layouts, on uniform, constant, few-unique and skewed
+# keys, for sizes that P does not divide and for fewer records than ranks; each rank's share of
+# skewed and constant keys close to n/P; a failure on one rank (an input that is not whole records,
+# or a failure made on purpose with CLSORT_MPI_FAIL_RANK) ends every rank with the same status,
+# one message, no output and no temporary file.
+# Arguments: CLSORT SCRATCH CLSORT_MPI; $MPIRUN is mpirun.
+MPI_EXE=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
+. "$(dirname "$0")/lib.sh" "$@"
+
+MPIRUN=${MPIRUN:-mpirun}
+# Open MPI refuses to start as root without these; the test may run in a container as root
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# two cores: no binding, more ranks than cores; a rank that fails does not end the others, so that
+# each one's own exit status is seen
+MPI_FLAGS=(--oversubscribe --bind-to none --mca orte_abort_on_non_zero_status 0)
+N=19999 # not a multiple of 2, 3 or 4
+
+# run_mpi P ARGS...: clsort-mpi on P ranks, stderr to err.txt; each rank's own exit status lands
+# in rank-status.R, and $status is rank 0's (mpirun's when that is missing)
+run_mpi() {
+    local p=$1
+    shift
+    rm -f rank-status.*
+    # Under AddressSanitizer, no leak check of the ranks: Open MPI leaves thousands of allocations
+    # at MPI_Finalize from components it has unloaded by then, which no suppression can name;
+    # memory errors and undefined behaviour still end the run
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$MPIRUN" "${MPI_FLAGS[@]}" -n "$p" bash -c \
+        '"$0" "$@"; s=$?; echo $s > rank-status.$OMPI_COMM_WORLD_RANK; exit $s' \
+        "$MPI_EXE" "$@" > out.txt 2> err.txt
+    status=$?
+    [ -f rank-status.0 ] && status=$(cat rank-status.0)
+}
+
+# every_rank NAME P WANT: every rank of the last run exited with WANT
+every_rank() {
+    local r bad=""
+    for ((r = 0; r < $2; r++)); do
+        [ "$(cat rank-status.$r 2> /dev/null)" = "$3" ] || bad="$bad $r"
+    done
+    if [ -z "$bad" ]; then ok "$1: every rank exits $3"; else not_ok "$1: ranks$bad did not exit $3"; fi
+}
+
+# layouts: name, gen options, sort options
+layouts=("u32|-t u32|-t u32"
+         "f64-desc|-t f64|-t f64 --desc"
+         "u64-v8|-t u64 --value-size 8|-t u64 --value-size 8"
+         "i32-kv|-t i32 --kv|-t i32 --kv")
+dists=(uniform constant few:3 zipf:1.5)
+
+# each rank count meets every layout, and each layout every distribution
+for p in 1 2 3 4; do
+    for li in 0 1 2 3; do
+        IFS='|' read -r name gopts sopts <<< "${layouts[$li]}"
+        dist=${dists[$(((li + p) % 4))]}
+        in=$name.${dist%%:*}.bin
+        [ -f "$in" ] || "$CLSORT" gen -n $N --dist "$dist" --seed $((li + 7)) $gopts -o "$in" || exit 2
+        [ -f "$in.ref" ] || "$CLSORT" $sopts -i "$in" -o "$in.ref" 2> err.txt ||
+            { not_ok "clsort $sopts -i $in"; continue; }
+        # shellcheck disable=SC2086
+        run_mpi $p $sopts -i "$in" -o out.$p.bin --stats
+        expect_status "$p ranks, $name, $dist" 0
+        same_file "$p ranks, $name, $dist: as clsort sorts it" out.$p.bin "$in.ref"
+        if [ $p -gt 1 ] && [ "$dist" != uniform ] && [ $status -eq 0 ]; then
+            # the largest share against n/P (a little over from the sample's resolution)
+            max=$(sed -n 's/^ *rank [0-9]*: \([0-9]*\) records out.*/\1/p' err.txt | sort -n | tail -1)
+            limit=$((N * 105 / 100 / p + p))
+            check "$p ranks, $name, $dist: largest share ${max:-?} <= $limit" test "${max:-999999999}" -le $limit
+        fi
+        rm -f out.$p.bin
+    done
+done
+
+# fewer records than ranks, and none
+"$CLSORT" gen -n 2 -t i32 --kv -o two.bin
+for n in 0 1 2; do
+    head -c $((n * 8)) two.bin > small.bin
+    "$CLSORT" -t i32 --kv -i small.bin -o small.ref
+    run_mpi 4 -t i32 --kv -i small.bin -o small.out
+    expect_status "4 ranks, $n records" 0
+    same_file "4 ranks, $n records: sorted" small.out small.ref
+done
+
+# a bit range, and the exchange in messages of at most 1000 bytes (the path of pieces past 1 GiB)
+"$CLSORT" gen -n $N --dist few:40 -t u64 --kv -o bits.bin
+"$CLSORT" -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.ref
+CLSORT_MPI_PIECE_BYTES=1000 run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.out
+expect_status "3 ranks, --bits 8:40 -r, pieces of 1000 bytes" 0
+same_file "3 ranks, --bits 8:40 -r, pieces of 1000 bytes: as clsort sorts it" bits.out bits.ref
+
+# failures: every rank exits with the same status, one message, nothing left behind
+mkdir fail && head -c 10 two.bin > fail/odd.bin
+run_mpi 3 -t u64 -i fail/odd.bin -o fail/out.bin
+expect_status "input not whole records" 1
+every_rank "input not whole records" 3 1
+expect_message "input not whole records" "fail/odd.bin: 10 bytes is not a multiple of the 8-byte key size (u64 keys)"
+expect_only fail "input not whole records" odd.bin
+run_mpi 2 -i fail/missing.bin -o fail/out.bin
+expect_status "missing input" 1
+expect_message "missing input" "fail/missing.bin: cannot open: No such file or directory"
+# a share that cannot fit this host's memory is refused before anything is allocated (a sparse
+# file of 1 TiB: 2^39 records of u32 keys on 2 ranks)
+if truncate -s 1T fail/huge.bin 2> /dev/null; then
+    run_mpi 2 -i fail/huge.bin -o fail/out.bin
+    expect_status "a share larger than memory" 2
+    every_rank "a share larger than memory" 2 2
+    expect_message "a share larger than memory" "GiB of host memory"
+    rm -f fail/huge.bin
+    expect_only fail "a share larger than memory" odd.bin
+fi
+cp two.bin fail/in.bin
+cp bits.bin fail/kept.bin
+for phase in sort write; do
+    CLSORT_MPI_FAIL_RANK=1:$phase run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o fail/kept.bin
+    expect_status "rank 1 fails at $phase" 3
+    every_rank "rank 1 fails at $phase" 3 3
+    expect_message "rank 1 fails at $phase" "rank 1 of 3: $phase failed on purpose"
+    check "rank 1 fails at $phase: one message" test "$(grep -c '^clsort-mpi:' err.txt)" -eq 1
+    same_file "rank 1 fails at $phase: the old output kept" fail/kept.bin bits.bin
+    expect_only fail "rank 1 fails at $phase" odd.bin in.bin kept.bin
+done
+
+# usage errors: one message, before any work
+run_mpi 2 -i two.bin
+expect_status "no -o" 1
+expect_message "no -o" "-o OUTPUT is missing"
+check "no -o: one message" test "$(grep -c '^clsort-mpi:' err.txt)" -eq 1
+run_mpi 2 -i two.bin -o x --bits 0:40
+expect_status "--bits past the key" 1
+expect_message "--bits past the key" "--bits 0:40 is not a bit range of u32 keys"
+run_mpi 1 --value-size 3 -i two.bin -o x
+expect_status "--value-size 3" 1
+expect_message "--value-size 3" "3 is not a value size (0, 4 or 8 bytes)"
+check "usage errors: no output" test ! -e x
+
+finish
