@@ -173,6 +173,35 @@ static clsort_status sort_keys(clsort_context *ctx, const clsort_spec *spec, ste
     return st;
 }
 
+/* The permutation that sorts the records: every key word (or number) read, then the stable sorts. */
+static clsort_status find_permutation(clsort_context *ctx, const clsort_spec *spec, step *sp,
+                                      void *perm, clsort_stats *stats)
+{
+    const size_t n = sp->n;
+    void *keys = malloc(n * sp->ks * sp->words);
+    uint64_t *spare = sp->words > 1 ? malloc(n * 8) : NULL;
+    clsort_status st = CLSORT_OK;
+    if (!keys || (sp->words > 1 && !spare)) {
+        st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                         "out of host memory for the keys of %zu records", n);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            if (sp->ps == 4)
+                ((uint32_t *)perm)[i] = (uint32_t)i;
+            else
+                ((uint64_t *)perm)[i] = i;
+        }
+        sp->dst = keys;
+        sp->fn = extract;
+        parallel(sp);
+        sp->perm = perm;
+        st = sort_keys(ctx, spec, sp, keys, spare, perm, stats);
+    }
+    free(keys);
+    free(spare);
+    return st;
+}
+
 clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, void *records,
                                   size_t n, size_t record_size, size_t key_offset, size_t key_size,
                                   uint64_t *index, clsort_stats *stats)
@@ -192,56 +221,35 @@ clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, 
     if (st != CLSORT_OK || n == 0)
         return st;
     const size_t ps = (uint64_t)n <= ((uint64_t)1 << 32) ? 4 : 8;
-    step stp = { .rec = records, .rs = record_size, .off = key_offset, .key_size = key_size,
-                 .ks = key_size ? 8 : clsort_key_size(spec->key_type), .n = n, .ps = ps };
-    stp.words = key_size ? (key_size + 7) / 8 : 1;
-    void *perm = malloc(n * ps), *keys = malloc(n * stp.ks * stp.words);
-    uint64_t *spare = stp.words > 1 ? malloc(n * 8) : NULL;
+    step sp = { .rec = records, .rs = record_size, .off = key_offset, .key_size = key_size,
+                .ks = key_size ? 8 : clsort_key_size(spec->key_type), .n = n, .ps = ps,
+                .words = key_size ? (key_size + 7) / 8 : 1 };
+    void *perm = malloc(n * ps);
     unsigned char *out = NULL;
-    if (!perm || !keys || (stp.words > 1 && !spare)) {
+    if (!perm)
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
-                         "out of host memory for the keys and positions of %zu records", n);
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (ps == 4)
-            ((uint32_t *)perm)[i] = (uint32_t)i;
-        else
-            ((uint64_t *)perm)[i] = i;
-    }
-    stp.dst = keys;
-    stp.fn = extract;
-    parallel(&stp);
-    stp.perm = perm;
-    st = sort_keys(ctx, spec, &stp, keys, spare, perm, stats);
-    free(keys);
-    free(spare);
-    keys = spare = NULL;
-    if (st != CLSORT_OK)
-        goto done;
+                         "out of host memory for the positions of %zu records", n);
+    else
+        st = find_permutation(ctx, spec, &sp, perm, stats);
     /* the gather: a copy of the records in the permutation's order, then back in place */
-    if (!(out = malloc(n * record_size))) {
+    if (st == CLSORT_OK && !(out = malloc(n * record_size)))
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                          "out of host memory for a copy of %zu records of %zu bytes", n,
                          record_size);
-        goto done;
-    }
-    stp.out = out;
-    stp.fn = gather_records;
-    parallel(&stp);
-    memcpy(records, out, n * record_size);
-    if (index)
-        for (size_t i = 0; i < n; i++)
+    if (st == CLSORT_OK) {
+        sp.out = out;
+        sp.fn = gather_records;
+        parallel(&sp);
+        memcpy(records, out, n * record_size);
+        for (size_t i = 0; index && i < n; i++)
             index[i] = perm_at(perm, ps, i);
-    if (stats) {
+    }
+    if (stats && st == CLSORT_OK) {
         stats->total_ms = clsort_now_ms() - t0;
         const double ms = stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
         stats->gkeys_per_s = ms > 0 ? (double)n / (ms * 1e6) : 0.0;
     }
-done:
     free(perm);
-    free(keys);
-    free(spare);
     free(out);
     return st;
 }
