@@ -145,7 +145,7 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
  * segment tag is the segment's start within the group's range (empty segments need none).
  *
  * Keys are read from keys_in and written to keys_out (the radix passes' result buffer, or the same
- * buffer); values follow by their positions, each work-item reading all of its own before the group
+ * buffer), lone keys too; values follow by their positions, each work-item reading all of its own before the group
  * writes any, so that the same buffer works.
  */
 #define TAG_SHIFT 16
@@ -179,12 +179,18 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
     ulong b = first_start_at(off, a, n_seg, w + HALF, n, bad);
     if (b > a && seg_off(off, b, n, bad) - seg_off(off, b - 1, n, bad) > HALF)
         b--; /* a long segment: the radix passes' */
-    if (b == a)
-        return;
     const ulong lo = seg_off(off, a, n, bad);
-    const uint len = (uint)(seg_off(off, b, n, bad) - lo);
-    if (len < 2)
+    const uint len = b > a ? (uint)(seg_off(off, b, n, bad) - lo) : 0;
+    if (len < 2) {
+        /* A lone key still goes to keys_out (the radix passes' result may be another buffer). */
+        if (len == 1 && lid == 0) {
+            keys_out[lo] = keys_in[lo];
+#if HAS_VALUES
+            vals_out[lo] = vals_in[lo];
+#endif
+        }
         return;
+    }
     uint p2 = 2;
     while (p2 < len)
         p2 <<= 1;

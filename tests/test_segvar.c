@@ -315,6 +315,14 @@ static void test_edges(void **state)
     check(ctx, &s, 3000, off, n_seg, 2);
     n_seg = make_offsets(off, lens_a, 4, 500);
     check(ctx, &s, 500, off, n_seg, 3);
+    /* one pass (an odd number: the result in the radix's other buffer) with lone keys between
+     * long segments: every short segment must reach it */
+    const size_t lone[] = { 1, 2000, 1, 1, 3000 };
+    n_seg = make_offsets(off, lone, 5, big);
+    s.begin_bit = 8;
+    s.end_bit = 16;
+    check(ctx, &s, big, off, n_seg, 5);
+    s.begin_bit = s.end_bit = 0;
     /* empty segments before, between and after a long one and a 2-key one */
     const uint64_t o2[] = { 0, 0, 0, big - 2, big - 2, big, big, big };
     s.key_type = CLSORT_KEY_F64;
