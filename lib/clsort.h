@@ -32,7 +32,8 @@ extern "C" {
  * A context (::clsort_context) holds one OpenCL device, its context, a command queue and the kernel
  * programs built for it. Open one with clsort_open() (the library picks or looks up a device) or with
  * clsort_open_with_queue() (the library borrows the caller's queue), sort host arrays with
- * clsort_sort() or the caller's own buffers with clsort_enqueue(), and release everything with
+ * clsort_sort() or the caller's own buffers with clsort_enqueue() (segments of different lengths,
+ * given by offsets: clsort_sort_segments(), clsort_enqueue_segments()), and release everything with
  * clsort_close().
  *
  * Kernel programs are compiled for the device the first time a sort needs them and their binaries are
