@@ -63,11 +63,14 @@ static clsort_status short_shape(const clsort_context *ctx, const clsort_spec *s
 }
 
 /* Radix tiles for the long segments: the exact count when the offsets are on the host, else the
- * most there can be (each long segment has more than `half` keys and wastes at most one tile). */
+ * most there can be (each long segment has more than `half` keys and wastes at most one tile).
+ * The spare tiles of that bound cost each radix pass an empty work-group and BINS zeros to scan. */
 static size_t radix_tiles(const uint64_t *off, size_t n_seg, size_t n, size_t half, size_t tile)
 {
-    if (!off)
-        return (n + tile - 1) / tile + n / (half + 1);
+    if (!off) {
+        const size_t longs = n / (half + 1);
+        return (n + tile - 1) / tile + (n_seg < longs ? n_seg : longs);
+    }
     size_t tiles = 0;
     for (size_t i = 0; i < n_seg; i++) {
         const size_t len = (size_t)(off[i + 1] - off[i]);
