@@ -228,7 +228,8 @@ void radix8_serial_count(__global const key_t *keys, ulong n, uint shift, __glob
 {
     ulong count;
     tile_ref ref;
-    const ulong start = rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &ref VSEG_ARG);
+    const ulong start =
+        rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &ref VSEG_ARG);
     __global const key_t *in = keys + start;
     gpos_t c[BINS];
     for (uint d = 0; d < BINS; d++)
@@ -249,7 +250,8 @@ void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_o
 {
     ulong count;
     tile_ref ref;
-    const ulong start = rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &ref VSEG_ARG);
+    const ulong start =
+        rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &ref VSEG_ARG);
     gpos_t next[BINS];
     for (uint d = 0; d < BINS; d++)
         next[d] = (gpos_t)(table[ref.row + d * ref.stride] + ref.delta);
@@ -569,7 +571,8 @@ inline uint bins_exclusive_scan(uint v, __local uint *wsum)
 #define BIN_PARAMS                                                                                 \
     __global const key_t *keys_in, __global key_t *keys_out, VALUE_PARAMS ulong base,              \
         ulong portion_n, uint shift, __global uint *status_buf, ulong status_off,                  \
-        __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles, ulong seg_len VSEG_PARAM
+        __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles,                 \
+        ulong seg_len VSEG_PARAM
 
 /* How the values travel: by the index each key carries (portable ranking), reordered with the keys
  * (warp ranking, KV_TOGETHER) or reordered after the keys have gone out (warp ranking). */

@@ -145,8 +145,8 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
  * segment tag is the segment's start within the group's range (empty segments need none).
  *
  * Keys are read from keys_in and written to keys_out (the radix passes' result buffer, or the same
- * buffer), lone keys too; values follow by their positions, each work-item reading all of its own before the group
- * writes any, so that the same buffer works.
+ * buffer), lone keys too; values follow by their positions, each work-item reading all of its own
+ * before the group writes any, so that the same buffer works.
  */
 #define TAG_SHIFT 16
 #define POS_MASK 0xffffu
