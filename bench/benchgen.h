@@ -75,4 +75,52 @@ static inline int benchgen_q(const char *name)
     return -1;
 }
 
+/*
+ * Segment offsets (CSR: n_seg + 1 of them, the first 0, the last n) of a mix of lengths, for the
+ * segmented-sort benchmarks; off needs room for 2 n + 2 entries (an empty segment only follows one
+ * with keys). Mixes:
+ *   "mixed":  in one call empty segments, single keys, tens, hundreds, thousands, tens of thousands
+ *             and up to two million keys (by keys, mostly the long ones)
+ *   "small":  1 to 128 keys; "medium": 129 to 4096; "large": n/16 to n/4
+ * Returns the number of segments, or -1 for an unknown mix.
+ */
+static inline long long benchgen_segments(const char *mix, uint64_t n, uint64_t *off)
+{
+    int kind = !strcmp(mix, "mixed") ? 0 : !strcmp(mix, "small") ? 1 : !strcmp(mix, "medium") ? 2
+             : !strcmp(mix, "large") ? 3 : -1;
+    if (kind < 0)
+        return -1;
+    uint64_t at = 0, k = 0;
+    int last_empty = 1;
+    off[0] = 0;
+    while (at < n) {
+        const uint64_t r = benchgen_mix(7 * 0x9e3779b97f4a7c15ull + k * 2 + 1), u = r % 1000;
+        uint64_t len;
+        if (kind == 1)
+            len = 1 + r % 128;
+        else if (kind == 2)
+            len = 129 + r % 3968;
+        else if (kind == 3)
+            len = 1 + n / 16 + r % (n / 16 * 3 + 1);
+        else if (u < 50)
+            len = last_empty ? 1 : 0;
+        else if (u < 150)
+            len = 1;
+        else if (u < 550)
+            len = 2 + r % 127;
+        else if (u < 900)
+            len = 129 + r % 3968;
+        else if (u < 990)
+            len = 4097 + r % 61440;
+        else
+            len = 65537 + r % (2u << 20);
+        if (len > n - at)
+            len = n - at;
+        last_empty = len == 0;
+        at += len;
+        off[++k] = at;
+    }
+    return (long long)k;
+}
+
 #endif

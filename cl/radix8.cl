@@ -161,25 +161,57 @@ inline uint lb_walk(__global uint *status, ulong tile, uint d, uint own)
  * The digit counts table is ordered (segment, digit, tile of the segment): its exclusive scan gives
  * each tile the destination of its first key of each digit, since earlier segments come first and
  * keys never leave their segment. Returns the tile's first key; *count its keys (0 for the tiles past
- * a short last segment), *row the table index of its digit 0 (digit d: + d * tps). rts_tile is the
- * same for tiles of TILE keys.
+ * a short last segment), ref->row the table index of its digit 0 (digit d: + d * ref->stride, the
+ * tiles of its segment) and ref->delta what to add to a scanned entry to get a position. rts_tile is
+ * the same for tiles of TILE keys.
+ *
+ * VARSEG=1: variable segments (cl/segments.cl). The tiles of the segments too long for the tile sort
+ * are described one by one in vseg (VSEG_WORDS words each: start, count, row, stride, delta): the
+ * table holds only their keys, so a scanned entry is a position among those keys, and delta (the
+ * segment's offset less the keys of such segments before it) makes it an index of the array.
  */
+typedef struct tile_ref {
+    ulong row, stride, delta;
+} tile_ref;
+#ifndef VARSEG
+#define VARSEG 0
+#endif
+#define VSEG_WORDS 5
+#if VARSEG
+#define VSEG_PARAM , __global const ulong *vseg
+#define VSEG_ARG , vseg
+#else
+#define VSEG_PARAM
+#define VSEG_ARG , 0
+#endif
 inline ulong rts_tile_len(ulong tile, ulong n, ulong seg_len, ulong tps, ulong tile_len, ulong *count,
-                         ulong *row)
+                         tile_ref *ref, __global const ulong *vseg)
 {
+#if VARSEG
+    __global const ulong *d = vseg + tile * VSEG_WORDS;
+    *count = d[1];
+    ref->row = d[2];
+    ref->stride = d[3];
+    ref->delta = d[4];
+    return d[0];
+#else
     const ulong seg = tile / tps, part = tile - seg * tps;
     const ulong start = seg * seg_len + part * tile_len;
     /* part * tile_len < seg_len always; a tile of a short last segment may start past n. (The builtin
      * sub_sat, not a conditional that LLVM folds into an intrinsic Oclgrind cannot run.) */
     const ulong in_seg = seg_len - part * tile_len, left = sub_sat(n, start);
     *count = min(tile_len, min(in_seg, left));
-    *row = seg * BINS * tps + part;
+    ref->row = seg * BINS * tps + part;
+    ref->stride = tps;
+    ref->delta = 0;
     return start;
+#endif
 }
-inline ulong rts_tile(ulong tile, ulong n, ulong seg_len, ulong tps, uint *count, ulong *row)
+inline ulong rts_tile(ulong tile, ulong n, ulong seg_len, ulong tps, uint *count, tile_ref *ref,
+                      __global const ulong *vseg)
 {
     ulong c;
-    const ulong start = rts_tile_len(tile, n, seg_len, tps, TILE, &c, row);
+    const ulong start = rts_tile_len(tile, n, seg_len, tps, TILE, &c, ref, vseg);
     *count = (uint)c;
     return start;
 }
@@ -192,10 +224,12 @@ inline ulong rts_tile(ulong tile, ulong n, ulong seg_len, ulong tps, uint *count
  * the next free position of its digit: a stable counting pass, each tile on a core of its own. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void radix8_serial_count(__global const key_t *keys, ulong n, uint shift, __global ulong *table,
-                         ulong tps, ulong seg_len, ulong tile_len)
+                         ulong tps, ulong seg_len, ulong tile_len VSEG_PARAM)
 {
-    ulong count, row;
-    const ulong start = rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &row);
+    ulong count;
+    tile_ref ref;
+    const ulong start =
+        rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &ref VSEG_ARG);
     __global const key_t *in = keys + start;
     gpos_t c[BINS];
     for (uint d = 0; d < BINS; d++)
@@ -203,7 +237,7 @@ void radix8_serial_count(__global const key_t *keys, ulong n, uint shift, __glob
     for (ulong p = 0; p < count; p++)
         c[digit_of(key_to_bits(in[p]), shift, DIGIT_MASK)]++;
     for (uint d = 0; d < BINS; d++)
-        table[row + d * tps] = c[d];
+        table[ref.row + d * ref.stride] = c[d];
 }
 
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
@@ -212,13 +246,15 @@ void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_o
                            __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
 #endif
                            ulong n, uint shift, __global const ulong *table, ulong tps, ulong seg_len,
-                           ulong tile_len)
+                           ulong tile_len VSEG_PARAM)
 {
-    ulong count, row;
-    const ulong start = rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &row);
+    ulong count;
+    tile_ref ref;
+    const ulong start =
+        rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &ref VSEG_ARG);
     gpos_t next[BINS];
     for (uint d = 0; d < BINS; d++)
-        next[d] = (gpos_t)table[row + d * tps];
+        next[d] = (gpos_t)(table[ref.row + d * ref.stride] + ref.delta);
     for (ulong p = start; p < start + count; p++) {
         const key_t k = keys_in[p];
         const gpos_t dst = next[digit_of(key_to_bits(k), shift, DIGIT_MASK)]++;
@@ -394,7 +430,7 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_upsweep(__global const key_t *keys, ulong n, uint shift, __global ulong *table,
-                    ulong tps, ulong seg_len)
+                    ulong tps, ulong seg_len VSEG_PARAM)
 {
     __local uint h[BINS];
     const uint lid = get_local_id(0);
@@ -402,13 +438,13 @@ void radix8_upsweep(__global const key_t *keys, ulong n, uint shift, __global ul
         h[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint count;
-    ulong row;
-    const ulong start = rts_tile(get_group_id(0), n, seg_len, tps, &count, &row);
+    tile_ref ref;
+    const ulong start = rts_tile(get_group_id(0), n, seg_len, tps, &count, &ref VSEG_ARG);
     for (uint p = lid; p < count; p += WG)
         atomic_inc(&h[digit_of(key_to_bits(keys[start + p]), shift, DIGIT_MASK)]);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint d = lid; d < BINS; d += WG)
-        table[row + d * tps] = h[d];
+        table[ref.row + d * ref.stride] = h[d];
 }
 
 /* ---- ranking ---- */
@@ -535,7 +571,8 @@ inline uint bins_exclusive_scan(uint v, __local uint *wsum)
 #define BIN_PARAMS                                                                                 \
     __global const key_t *keys_in, __global key_t *keys_out, VALUE_PARAMS ulong base,              \
         ulong portion_n, uint shift, __global uint *status_buf, ulong status_off,                  \
-        __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles, ulong seg_len
+        __global ulong *offsets, ulong off_index, ulong off_next, ulong num_tiles,                 \
+        ulong seg_len VSEG_PARAM
 
 /* How the values travel: by the index each key carries (portable ranking), reordered with the keys
  * (warp ranking, KV_TOGETHER) or reordered after the keys have gone out (warp ranking). */
@@ -566,9 +603,10 @@ inline void stall_tile(__global uint *counter, ulong tile) {}
 
 #if LOOKBACK
 /* Onesweep: tile ids come from the counter in the order work-groups start (see the top of the
- * file); the tile's digit counts go through the look-back, so *row is not used. */
+ * file); the tile's digit counts go through the look-back, so *ref is not used. */
 inline ulong bin_tile(__global uint *counter, __local uint *ltile, ulong base, ulong portion_n,
-                      ulong seg_len, ulong num_tiles, ulong *tstart, uint *count, ulong *row)
+                      ulong seg_len, ulong num_tiles, ulong *tstart, uint *count, tile_ref *ref,
+                      __global const ulong *vseg)
 {
     const uint lid = get_local_id(0);
     if (lid == 0)
@@ -578,7 +616,7 @@ inline ulong bin_tile(__global uint *counter, __local uint *ltile, ulong base, u
     stall_tile(counter, tile);
     *tstart = base + tile * TILE;
     *count = (uint)min((ulong)TILE, portion_n - tile * TILE);
-    *row = 0;
+    ref->row = ref->stride = ref->delta = 0;
     return tile;
 }
 
@@ -587,7 +625,7 @@ inline ulong bin_tile(__global uint *counter, __local uint *ltile, ulong base, u
  * tile leaves the next portion's offset of d. */
 inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __global uint *status,
                         ulong tile, __global ulong *offsets, ulong off_index, ulong off_next,
-                        ulong num_tiles, ulong row)
+                        ulong num_tiles, const tile_ref *ref)
 {
     const uint own = lcount[d];
     uint excl;
@@ -606,19 +644,20 @@ inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __g
 #else
 /* Reduce-then-scan: tiles of rts_tile(), in launch order. */
 inline ulong bin_tile(__global uint *counter, __local uint *ltile, ulong base, ulong portion_n,
-                      ulong seg_len, ulong num_tiles, ulong *tstart, uint *count, ulong *row)
+                      ulong seg_len, ulong num_tiles, ulong *tstart, uint *count, tile_ref *ref,
+                      __global const ulong *vseg)
 {
     const ulong tile = get_group_id(0);
-    *tstart = rts_tile(tile, portion_n, seg_len, num_tiles, count, row);
+    *tstart = rts_tile(tile, portion_n, seg_len, num_tiles, count, ref, vseg);
     return tile;
 }
 
 /* Where the tile's first key of digit d goes: the scanned table's entry. */
 inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __global uint *status,
                         ulong tile, __global ulong *offsets, ulong off_index, ulong off_next,
-                        ulong num_tiles, ulong row)
+                        ulong num_tiles, const tile_ref *ref)
 {
-    return offsets[row + d * num_tiles];
+    return offsets[ref->row + d * ref->stride] + ref->delta;
 }
 #endif
 
@@ -626,12 +665,12 @@ inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __g
  * ldelta[its digit] + p. */
 inline void tile_offsets(__local const uint *lcount, __local const uint *lstart, __local gpos_t *ldelta,
                          uint early_excl, __global uint *status, ulong tile, __global ulong *offsets,
-                         ulong off_index, ulong off_next, ulong num_tiles, ulong row)
+                         ulong off_index, ulong off_next, ulong num_tiles, const tile_ref *ref)
 {
     const uint lid = get_local_id(0);
     for (uint d = lid; d < BINS; d += WG) {
         const ulong gbase = digit_base(d, lcount, early_excl, status, tile, offsets, off_index,
-                                       off_next, num_tiles, row);
+                                       off_next, num_tiles, ref);
         ldelta[d] = (gpos_t)(gbase - lstart[d]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -965,10 +1004,13 @@ void radix8_bin(BIN_PARAMS)
     __local uint ltile;
     __local uint wsum[WARPS];
     __global uint *const status = status_buf + status_off + BINS;
-    ulong tstart, row;
+    ulong tstart;
+    tile_ref ref;
     uint count;
     const ulong tile = bin_tile(status_buf + status_off, &ltile, base, portion_n, seg_len, num_tiles,
-                                &tstart, &count, &row);
+                                &tstart, &count, &ref VSEG_ARG);
+    if (VARSEG && count == 0)
+        return; /* a spare tile of variable segments (uniform over the group) */
 
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const uint wbase = warp * 32 * ITEMS + lane;
@@ -989,7 +1031,7 @@ void radix8_bin(BIN_PARAMS)
     reorder_striped(bits, vals, ranks, lkeys, lvals);
 
     tile_offsets(lcount, lstart, ldelta, lb_excl, status, tile, offsets, off_index, off_next,
-                 num_tiles, row);
+                 num_tiles, &ref);
     scatter_keys(lkeys, ldelta, count, shift, keys_out, vals_in, vals_out, tstart, 0, lvals, dig4);
     if (VALUES_AFTER_KEYS)
         scatter_values_after_keys(vals, ranks, dig4, lvals, ldelta, count, vals_out);
@@ -1013,10 +1055,13 @@ void radix8_bin(BIN_PARAMS)
     __local uint *const lidx = 0;
 #endif
     __global uint *const status = status_buf + status_off + BINS;
-    ulong tstart, row;
+    ulong tstart;
+    tile_ref ref;
     uint count;
     const ulong tile = bin_tile(status_buf + status_off, &ltile, base, portion_n, seg_len, num_tiles,
-                                &tstart, &count, &row);
+                                &tstart, &count, &ref VSEG_ARG);
+    if (VARSEG && count == 0)
+        return; /* a spare tile of variable segments (uniform over the group) */
 
     key_t bits[ITEMS];
     uint idx[HAS_VALUES ? ITEMS : 1];
@@ -1026,7 +1071,7 @@ void radix8_bin(BIN_PARAMS)
     tile_bounds(lkeys, count, shift, lcount, lstart, lend);
 
     tile_offsets(lcount, lstart, ldelta, 0, status, tile, offsets, off_index, off_next, num_tiles,
-                 row);
+                 &ref);
     scatter_keys(lkeys, ldelta, count, shift, keys_out, vals_in, vals_out, tstart, lidx, 0, 0);
 }
 #endif

@@ -372,9 +372,9 @@ enum {
     R_OUTPUT, R_DEVICE, R_SEED, R_FORCE, R_NO_PROGRESS, R_SYNC,
     R_TYPE, R_VALUE_SIZE, R_KV, R_VALUES, R_VALUES_OUT,
     /* sort */
-    R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY,
-    R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE, R_CHECK, R_UNIQUE,
-    R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
+    R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_SEGMENTS,
+    R_VERIFY, R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE, R_CHECK,
+    R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
     /* merge */
     R_MERGE_INPUT,
     /* gen */
@@ -417,6 +417,7 @@ static const opt_row rows[N_ROWS] = {
     [R_DESCENDING] = {"descending", 0, 0, set_flag, OWN(sort_args, descending)},
     [R_BITS] = {"bits", 0, 1, set_bits, OWN(sort_args, bits)},
     [R_SEGMENT] = {"segment", 0, 1, set_count, OWN(sort_args, segment)},
+    [R_SEGMENTS] = {"segments", 0, 1, set_text, OWN(sort_args, segments)},
     [R_VERIFY] = {"verify", 0, 0, set_flag, OWN(sort_args, verify)},
     [R_STATS] = {"stats", 's', 0, set_flag, OWN(sort_args, stats)},
     [R_STATS_JSON] = {"stats-json", 0, 1, set_text, OWN(sort_args, stats_json)},
@@ -461,9 +462,9 @@ static const opt_row rows[N_ROWS] = {
 
 static const unsigned char sort_rows[] = {
     R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
-    R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE, R_TYPE,
-    R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE,
-    R_CHECK, R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
+    R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_SEGMENTS, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE,
+    R_TYPE, R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL,
+    R_BATCH_SIZE, R_CHECK, R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
     EVERY_COMMAND,
 };
 static const unsigned char merge_rows[] = {
@@ -629,7 +630,7 @@ static int check_fields_args(sort_args *a, uint64_t seen)
         {R_KV, "--kv"}, {R_VALUES, "--values"}, {R_VALUES_OUT, "--values-out"},
         {R_VALUE_SIZE, "--value-size"}, {R_CHECK, "-c"}, {R_UNIQUE, "-u"}, {R_VERIFY, "--verify"},
         {R_BUFFER_SIZE, "-S"}, {R_TEMP_DIR, "-T"}, {R_PARALLEL, "--parallel"},
-        {R_BATCH_SIZE, "--batch-size"}, {R_TOP, "--top"},
+        {R_BATCH_SIZE, "--batch-size"}, {R_TOP, "--top"}, {R_SEGMENTS, "--segments"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         if (GIVEN(seen, no[i].row)) {
@@ -676,11 +677,38 @@ static int check_top_args(const sort_args *a, uint64_t seen)
     return EXIT_OK;
 }
 
+/* --segments sorts the whole input in host memory in one device run, per segment: options of
+ * the whole-array order, of fixed segments or of the external sort are refused, not ignored. */
+static int check_segments_args(uint64_t seen)
+{
+    static const struct { unsigned char row; const char *name, *why; } no[] = {
+        {R_SEGMENT, "--segment", "give the segments one way"},
+        {R_CHECK, "-c", "-c checks the order of the whole input"},
+        {R_UNIQUE, "-u", "-u keeps one record per key of the whole sorted output"},
+        {R_VERIFY, "--verify", "--verify checks the whole output's order"},
+        {R_BUFFER_SIZE, "-S", "the input is sorted in memory, in one device run"},
+        {R_TEMP_DIR, "-T", "the input is sorted in memory, in one device run"},
+        {R_PARALLEL, "--parallel", "the input is sorted in memory, in one device run"},
+        {R_BATCH_SIZE, "--batch-size", "the input is sorted in memory, in one device run"},
+        {R_TOP, "--top", "--top takes the first records of the whole input"},
+        {R_INDEX_OUT, "--index-out", "the positions are those of a whole sorted output"},
+        {R_RECORD_SIZE, "--record-size", "records by a key field are sorted whole"},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        if (GIVEN(seen, no[i].row)) {
+            msg_error("options --segments and %s are incompatible: %s", no[i].name, no[i].why);
+            return EXIT_USAGE;
+        }
+    return EXIT_OK;
+}
+
 static int check_sort_args(sort_args *a, uint64_t seen)
 {
     if (check_fields_args(a, seen) != EXIT_OK)
         return EXIT_USAGE;
     if (GIVEN(seen, R_TOP) && check_top_args(a, seen) != EXIT_OK)
+        return EXIT_USAGE;
+    if (a->segments && check_segments_args(seen) != EXIT_OK)
         return EXIT_USAGE;
     if (check_order_args(a, seen) != EXIT_OK)
         return EXIT_USAGE;

@@ -33,6 +33,7 @@ typedef struct sort_args {
     const char *input;       /* -i; NULL: the operand, else stdin */
     key_bits bits;           /* --bits B:E */
     uint64_t segment;        /* --segment N; 0: the whole array */
+    const char *segments;    /* --segments FILE: CSR offsets of variable segments; NULL: none */
     int algorithm;           /* clsort_algorithm */
     int descending;          /* -r, --desc */
     int check;               /* -c: check the order of the input, write nothing */

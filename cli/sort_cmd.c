@@ -14,6 +14,7 @@
 #include "io.h"
 #include "progress.h"
 #include "report.h"
+#include "segments.h"
 #include "sorted.h"
 #include "unique.h"
 #include "verify.h"
@@ -46,6 +47,7 @@ typedef struct sort_job {
     clsort_stream_settings set;      /* -S, -T, --parallel, --batch-size */
     uint64_t resident;               /* bytes the process held before the data (with -S) */
     int merging;                     /* the library reports a merge into a run file */
+    seg_offsets segs;                /* --segments */
     run_report rep;
 } sort_job;
 
@@ -61,6 +63,7 @@ static void job_cleanup(sort_job *j)
     if (j->have_vin)
         input_close(&j->vin);
     unique_free(&j->unique);
+    segments_free(&j->segs);
     clsort_close(&j->ctx);
 }
 
@@ -184,7 +187,9 @@ static int plan_files(sort_job *j)
                   "force)");
         return EXIT_USAGE;
     }
-    int rc = input_open(&j->kin, j->input);
+    int rc = a->segments ? segments_load(&j->segs, a->segments) : EXIT_OK;
+    if (rc == EXIT_OK)
+        rc = input_open(&j->kin, j->input);
     if (rc != EXIT_OK)
         return rc;
     if (a->record_size) { /* records by a key field: whole records */
@@ -201,9 +206,15 @@ static int plan_files(sort_job *j)
         if (rc != EXIT_OK)
             return rc;
     }
-    return layout_check_sizes(&a->layout, j->kin.name, j->kin.size, j->kin.is_regular,
-                              j->have_vin ? j->vin.name : NULL, j->vin.size,
-                              j->have_vin && j->vin.is_regular);
+    rc = layout_check_sizes(&a->layout, j->kin.name, j->kin.size, j->kin.is_regular,
+                            j->have_vin ? j->vin.name : NULL, j->vin.size,
+                            j->have_vin && j->vin.is_regular);
+    /* The offsets against the input's size where a regular file tells it, else in order only
+     * (the rest once the input is read). */
+    if (rc == EXIT_OK && a->segments)
+        rc = segments_check(&j->segs, j->kin.size / layout_record_size(&a->layout),
+                            j->kin.is_regular);
+    return rc;
 }
 
 /* The job as the library's spec. */
@@ -373,11 +384,91 @@ static int open_outputs(sort_job *j)
     return check_outputs_spare_inputs(j);
 }
 
+/* Grow a buffer of records to hold cap of size bytes each. */
+static int grow(unsigned char **buf, size_t cap, size_t size)
+{
+    unsigned char *b = cap <= SIZE_MAX / 2 / size ? realloc(*buf, cap * size) : NULL;
+    if (!b) {
+        msg_error("out of memory for %zu records of the input", cap);
+        return EXIT_DEVICE;
+    }
+    *buf = b;
+    return EXIT_OK;
+}
+
+/* --segments: the input read whole into host memory through the stream's source, its offsets
+ * checked against its size, sorted per segment by clsort_sort_segments() in one device run, and
+ * written a block at a time through the stream's sink. Records (--kv) are split and joined here. */
+static int sort_segments(sort_job *j)
+{
+    const int kv = j->a.layout.kv;
+    const size_t ks = j->ks, vs = j->has_values ? j->vs : 0, rs = kv ? ks + vs : ks;
+    unsigned char *in = NULL, *vin = NULL, *keys = NULL, *vals = NULL;
+    size_t n = 0, cap = (size_t)1 << 16;
+    int rc = grow(&in, cap, rs);
+    if (rc == EXIT_OK && vs && !kv)
+        rc = grow(&vin, cap, vs);
+    j->t_read = now_ms();
+    progress_phase("read", 0);
+    while (rc == EXIT_OK) {
+        const long long m = source_read(j, in + n * rs, vin ? vin + n * vs : NULL, cap - n);
+        if (m < 0)
+            rc = j->io_rc;
+        else if (m == 0)
+            break;
+        else if ((n += (size_t)m) == cap && (rc = grow(&in, cap *= 2, rs)) == EXIT_OK && vin)
+            rc = grow(&vin, cap, vs);
+    }
+    if (rc == EXIT_OK)
+        rc = segments_check(&j->segs, n, 1);
+    keys = in;
+    vals = vin;
+    if (rc == EXIT_OK && kv && vs) { /* split */
+        keys = malloc(n * ks + 1);
+        vals = malloc(n * vs + 1);
+        if (!keys || !vals) {
+            msg_error("out of memory for %zu records of the input", n);
+            rc = EXIT_DEVICE;
+        }
+        for (size_t i = 0; rc == EXIT_OK && i < n; i++) {
+            memcpy(keys + i * ks, in + i * rs, ks);
+            memcpy(vals + i * vs, in + i * rs + ks, vs);
+        }
+    }
+    if (rc == EXIT_OK) {
+        clsort_status st = clsort_sort_segments(j->ctx, &j->spec, keys, vals, n, j->segs.off,
+                                                j->segs.n_seg, &j->stats);
+        if (st != CLSORT_OK) {
+            msg_lib_error("sort failed", st, clsort_error_detail(j->ctx));
+            rc = exit_for_status(st);
+        }
+    }
+    for (size_t i = 0; rc == EXIT_OK && kv && vs && i < n; i++) { /* join */
+        memcpy(in + i * rs, keys + i * ks, ks);
+        memcpy(in + i * rs + ks, vals + i * vs, vs);
+    }
+    const size_t block = (size_t)1 << 20;
+    for (size_t at = 0; rc == EXIT_OK && at < n; at += block) {
+        const size_t m = n - at < block ? n - at : block;
+        if (sink_write(j, in + at * rs, vin ? vin + at * vs : NULL, m))
+            rc = j->io_rc;
+    }
+    if (keys != in)
+        free(keys);
+    if (vals != vin)
+        free(vals);
+    free(in);
+    free(vin);
+    return rc;
+}
+
 /* Steps 4 and 5: the data read, sorted and written, as one stream through the device (the library
  * overlaps the reads with the uploads and the downloads with the writes); --verify checks the
  * records as they are written. Nothing is in place until the commit. */
 static int sort_stream(sort_job *j)
 {
+    if (j->a.segments)
+        return sort_segments(j);
     const layout_args *l = &j->a.layout;
     const uint64_t rs = layout_record_size(l);
     clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN, l->kv };

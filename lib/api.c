@@ -282,3 +282,77 @@ clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *spec, void 
     s.value_size = index_size;
     return clsort_sort(ctx, &s, keys, index, n, stats);
 }
+
+/* The checks of both segment entries before any work; offsets on the host are checked whole. */
+static clsort_status check_segments(clsort_context *ctx, const clsort_spec *spec,
+                                    const void *values, size_t n, size_t n_seg, int with_data)
+{
+    clsort_status st = check_sort(ctx, spec, values, n);
+    if (st == CLSORT_OK)
+        st = clsort_dispatch_check_segments(ctx, spec, n, n_seg, with_data);
+    return st;
+}
+
+clsort_status clsort_sort_segments(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                                   void *values, size_t n, const uint64_t *offsets, size_t n_seg,
+                                   clsort_stats *stats)
+{
+    const double t0 = clsort_now_ms();
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, keys || n == 0);
+    VALIDATE(ctx, offsets);
+    VALIDATE(ctx, n_seg < SIZE_MAX);
+    clsort_status st;
+    if ((st = check_segments(ctx, spec, values, n, n_seg, 1)) != CLSORT_OK ||
+        (st = clsort_segments_check(ctx, offsets, n_seg, n)) != CLSORT_OK)
+        return st;
+    st = clsort_run_host_segments(ctx, spec, keys, values, n, offsets, n_seg, stats);
+    if (stats && st == CLSORT_OK) {
+        stats->total_ms = clsort_now_ms() - t0;
+        const double ms = stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
+        stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
+    }
+    return st;
+}
+
+clsort_status clsort_enqueue_segments(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                      cl_mem values, size_t n, cl_mem offsets, size_t n_seg,
+                                      cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    clsort_spec def;
+    if (!spec) {
+        clsort_spec_default(&def);
+        spec = &def;
+    }
+    if (done)
+        *done = NULL;
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, keys || n == 0);
+    VALIDATE(ctx, offsets);
+    VALIDATE(ctx, (wait != NULL) == (n_wait > 0) || (wait && n_wait == 0));
+    VALIDATE(ctx, n_seg < SIZE_MAX / sizeof(cl_ulong) - 1);
+    size_t bytes = 0;
+    cl_int err = clGetMemObjectInfo(offsets, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(ctx, err, "clGetMemObjectInfo(offsets, CL_MEM_SIZE)");
+    if (bytes < (n_seg + 1) * sizeof(cl_ulong))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "the offsets buffer holds %zu bytes; n_seg + 1 = %zu offsets need %zu",
+                           bytes, n_seg + 1, (n_seg + 1) * sizeof(cl_ulong));
+    clsort_status st = check_segments(ctx, spec, values, n, n_seg, 0);
+    if (st != CLSORT_OK)
+        return st;
+    clsort_varseg v = { .offsets = offsets, .n_seg = n_seg };
+    clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done,
+                       .varseg = &v };
+    return enqueue_job(ctx, &job, n_wait, wait, done);
+}

@@ -32,7 +32,8 @@ extern "C" {
  * A context (::clsort_context) holds one OpenCL device, its context, a command queue and the kernel
  * programs built for it. Open one with clsort_open() (the library picks or looks up a device) or with
  * clsort_open_with_queue() (the library borrows the caller's queue), sort host arrays with
- * clsort_sort() or the caller's own buffers with clsort_enqueue(), and release everything with
+ * clsort_sort() or the caller's own buffers with clsort_enqueue() (segments of different lengths,
+ * given by offsets: clsort_sort_segments(), clsort_enqueue_segments()), and release everything with
  * clsort_close().
  *
  * Kernel programs are compiled for the device the first time a sort needs them and their binaries are
@@ -191,6 +192,7 @@ typedef struct clsort_spec {
      * every bit (equal keys are then identical, so their order cannot be seen) and radix8, stable,
      * for longer ones and all others;
      * ::CLSORT_ALGO_RADIX4 and ::CLSORT_ALGO_ONESWEEP return ::CLSORT_ERROR_UNSUPPORTED.
+     * Segments of different lengths: clsort_sort_segments() and clsort_enqueue_segments().
      */
     size_t segment;
     /**
@@ -438,6 +440,49 @@ CLSORT_API clsort_status clsort_top_enqueue(clsort_context *ctx, const clsort_sp
 CLSORT_API clsort_status clsort_top(clsort_context *ctx, const clsort_spec *spec, const void *keys,
                                     const void *values, size_t n, size_t k, void *out_keys,
                                     void *out_values, clsort_stats *stats);
+
+/**
+ * Sort variable-length segments of host arrays, each on its own: upload, sort, download; blocks
+ * until done. The segments are given CSR style, as CUB's DeviceSegmentedSort takes them: n_seg + 1
+ * offsets, the first 0, the last n, none smaller than the one before; segment i is the keys
+ * [offsets[i], offsets[i + 1]) (empty when the two are equal). Each segment is sorted stably, with
+ * its values, in spec's key type, order and bit range; keys never leave their segment.
+ *
+ * Offsets that are not CSR are refused with ::CLSORT_ERROR_INVALID_ARGUMENT before any work, the
+ * detail naming the first bad entry, its value and what was expected ("segment offsets: entry 3 is
+ * 7, below entry 2 (9): expected at least 9 (offsets never decrease)").
+ *
+ * How: segments of up to half a tile of the comparison sorts (about a thousand keys, depending on the
+ * device and the key and value sizes) are sorted in local memory, the short segments that start in
+ * one stretch of that length by one work-group, in one launch; longer ones by the radix8
+ * reduce-then-scan passes of their bit range, all of them in the same launches, their tiles cut
+ * within each segment. Nothing is launched per segment. spec->algorithm must be ::CLSORT_ALGO_AUTO,
+ * ::CLSORT_ALGO_RADIX8 or ::CLSORT_ALGO_RADIX8_RTS (others: ::CLSORT_ERROR_UNSUPPORTED) and
+ * spec->segment 0 (else ::CLSORT_ERROR_INVALID_ARGUMENT). Not chunked: more than one device sort
+ * takes is refused with ::CLSORT_ERROR_TOO_LARGE. stats->algorithm is "radix8-rts".
+ *
+ * @param offsets n_seg + 1 offsets (never NULL: n = 0 takes n_seg 0 and offsets {0})
+ * @param n_seg   number of segments
+ */
+CLSORT_API clsort_status clsort_sort_segments(clsort_context *ctx, const clsort_spec *spec,
+                                              void *keys, void *values, size_t n,
+                                              const uint64_t *offsets, size_t n_seg,
+                                              clsort_stats *stats);
+
+/**
+ * clsort_sort_segments() on device buffers, enqueued like clsort_enqueue(): the keys and values are
+ * sorted in place, and @p offsets is a buffer of at least n_seg + 1 offsets (cl_ulong, CSR as
+ * above; a smaller buffer is refused with ::CLSORT_ERROR_INVALID_ARGUMENT). The offsets are not
+ * read on the host: the device checks them before it sorts, and if they are not CSR it sorts all n
+ * keys as one segment instead. No error is reported then (the call has returned), but nothing is
+ * read or written outside the buffers, nothing hangs, and the keys and values stay a permutation of
+ * the input. Scratch grows with n and n_seg and is kept as clsort_enqueue()'s is (clsort_reserve()
+ * does not reserve it).
+ */
+CLSORT_API clsort_status clsort_enqueue_segments(clsort_context *ctx, const clsort_spec *spec,
+                                                 cl_mem keys, cl_mem values, size_t n,
+                                                 cl_mem offsets, size_t n_seg, cl_uint n_wait,
+                                                 const cl_event *wait, cl_event *done);
 
 /**
  * Largest n that one device sort of this spec takes on the context's device, from its memory limits.

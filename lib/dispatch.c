@@ -218,6 +218,35 @@ clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec 
     return CLSORT_OK;
 }
 
+clsort_status clsort_dispatch_check_segments(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                                             size_t n_seg, int with_data)
+{
+    const clsort_algorithm a = spec->algorithm;
+    if (spec->segment)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "segment offsets and a fixed segment length (segment = %zu) exclude "
+                           "each other: set segment to 0", spec->segment);
+    if (a != CLSORT_ALGO_AUTO && a != CLSORT_ALGO_RADIX8 && a != CLSORT_ALGO_RADIX8_RTS)
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "%s does not sort segments given by offsets: use auto, radix8 or "
+                           "radix8-rts (stable)", clsort_algorithm_name(a));
+    const size_t ks = clsort_key_size(spec->key_type);
+    const size_t widest = spec->value_size > ks ? spec->value_size : ks;
+    if (n > ctx->max_alloc / widest || n_seg >= ctx->max_alloc / 16)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%zu keys in %zu segments need buffers larger than the largest %s "
+                           "allows (%.3g GB, CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                           n, n_seg, ctx->display_name, (double)ctx->max_alloc / 1e9);
+    const double need = clsort_segments_scratch(ctx, spec, n, n_seg) +
+                        (with_data ? (double)n * (ks + spec->value_size) + 8.0 * (n_seg + 1) : 0);
+    if (need > (double)ctx->global_mem)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "sorting %zu keys in %zu segments needs %.3g GB of device memory; %s "
+                           "has %.3g GB", n, n_seg, need / 1e9, ctx->display_name,
+                           (double)ctx->global_mem / 1e9);
+    return CLSORT_OK;
+}
+
 /* Bisection: the scratch grows with n. */
 int clsort_dispatch_max_fit(clsort_context *ctx, const clsort_spec *spec, size_t *chunk)
 {
@@ -242,7 +271,8 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
     if (job->index_values && job->n)
         st = clsort_index_fill(ctx, job->values, job->spec->value_size, job->n);
     if (st == CLSORT_OK && job->n > 1)
-        st = family_of(resolve(job->spec))->enqueue(ctx, job);
+        st = job->varseg ? clsort_segments_enqueue(ctx, job)
+                         : family_of(resolve(job->spec))->enqueue(ctx, job);
     /* An end marker costs a command (H100: ~8 us of host time and the wait for one more command):
      * only where an event is wanted or the queue does not order the chain. Nothing to do: a marker
      * still gives the caller an event that follows its wait list. */

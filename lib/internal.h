@@ -1,17 +1,19 @@
 /*
  * Internal declarations of libclsort. Its layers, top down (calls flow downwards only; the sections
  * below go bottom up):
- *   entry points   api.c (sorts, specs), top.c (top-k: entries and the radix select over
- *                  radix.c's sorts), context.c (open/close)
+ *   entry points   api.c (sorts, argsort, segments, specs), top.c (top-k: entries and the radix
+ *                  select over radix.c's sorts), fields.c (records by a key field: stable sorts
+ *                  of its words carrying a permutation, the host's gather), context.c (open/close)
  *   host runs      stream.c (callbacks to callbacks; spill.c: runs in memory or in files,
  *                  runmerge.c: their parallel merge, runfile.c: temporary files), chunk.c (bigger
- *                  than the device: runs + merge.c), run.c (one device sort of host arrays: upload,
- *                  dispatch, read back)
+ *                  than the device: runs merged by runmerge.c), run.c (one device sort of host
+ *                  arrays: upload, dispatch, read back)
  *   dispatch       dispatch.c: the table of algorithm families and their names, `auto`, checks,
  *                  the chain's ends
- *   families       radix.c (+ radix_shape.c, radix_onesweep.c, radix_rts.c; radix.h), bitonic.c,
- *                  oddeven.c (+ compare.c, what they share), keys.c (key mapping), scan.c,
- *                  merge.c (host k-way merge; merge.h)
+ *   families       segments.c (variable segments: a tile sort of the short ones, radix8-rts
+ *                  for the long ones), radix.c (+ radix_shape.c, radix_onesweep.c, radix_rts.c;
+ *                  radix.h), bitonic.c, oddeven.c (+ compare.c, what they share), keys.c (key
+ *                  mapping), scan.c, index.c (an argsort's positions)
  *   helpers        chain.c (command chain, events, kernel arguments), buffers.c (buffers, kept
  *                  scratch, fault injection), program.c + cache.c (programs, disk cache),
  *                  options.c (-D builder), tuning.c, device.c, settings.c (the environment, read
@@ -189,6 +191,10 @@ typedef enum clsort_slot {
     CLSORT_SLOT_TOP_STATE,      /* the select's histogram, counters and prefix */
     CLSORT_SLOT_TOP_OUT_KEYS,   /* clsort_top()'s device copy of the result */
     CLSORT_SLOT_TOP_OUT_VALUES,
+    CLSORT_SLOT_SEG_OFFSETS, /* clsort_sort_segments()'s device copy of the offsets */
+    CLSORT_SLOT_SEG_TABLE,  /* variable segments: per-segment tiles and lengths, scanned */
+    CLSORT_SLOT_SEG_TILES,  /* ... the long segments' radix tiles */
+    CLSORT_SLOT_SEG_FLAG,   /* ... the device check's flag */
     CLSORT_SLOTS
 } clsort_slot;
 
@@ -432,7 +438,23 @@ size_t clsort_scan_scratch(const clsort_context *ctx, size_t max_n);
 clsort_status clsort_scan_enqueue(clsort_context *ctx, clsort_scan *scan, cl_mem data, size_t n);
 
 /* ---- what dispatch hands a family ---- */
-typedef struct clsort_job {
+typedef struct clsort_job clsort_job;
+
+/* Variable segments (CSR offsets), see segments.c. The radix passes sort the long segments' tiles
+ * (desc, tiles of them) and then call short_sort, which sorts the short segments from the job's
+ * buffers into the buffers holding the passes' result. */
+typedef struct clsort_varseg {
+    cl_mem offsets;                /* n_seg + 1 cl_ulong */
+    size_t n_seg;
+    const uint64_t *host_offsets;  /* the same on the host, checked, when the caller gave them */
+    cl_mem desc;                   /* filled by segments.c: VSEG_WORDS words per radix tile */
+    size_t tiles;
+    clsort_status (*short_sort)(clsort_context *ctx, const clsort_job *job, cl_mem keys_out,
+                                cl_mem values_out);
+    void *state;                   /* segments.c's own */
+} clsort_varseg;
+
+struct clsort_job {
     const clsort_spec *spec;
     cl_mem keys, values;
     size_t n;
@@ -450,7 +472,9 @@ typedef struct clsort_job {
     int no_event;
     /* An argsort: the values are first filled with the positions 0..n-1 (of value_size bytes). */
     int index_values;
-} clsort_job;
+    /* Variable segments; NULL for a whole array or fixed segments (spec->segment). */
+    clsort_varseg *varseg;
+};
 
 /* ---- index.c: positions out[i] = i (of index_size 4 or 8 bytes), as the chain's next command ---- */
 clsort_status clsort_index_fill(clsort_context *ctx, cl_mem out, size_t index_size, size_t n);
@@ -463,6 +487,18 @@ size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec,
 size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* The radix8 variant a spec runs as on this device: onesweep or radix8-rts. */
 clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec);
+/* Keys per reduce-then-scan tile of radix8 for n keys (the tiles of variable segments). */
+size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+
+/* ---- segments.c: variable segments (CSR offsets) ---- */
+/* The first entry of host offsets that is not CSR, as a detail on ctx; CLSORT_OK when all are. */
+clsort_status clsort_segments_check(clsort_context *ctx, const uint64_t *offsets, size_t n_seg,
+                                    size_t n);
+/* Device bytes a sort of n keys in n_seg segments needs besides the caller's buffers. */
+double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n,
+                               size_t n_seg);
+/* The whole sort of a job with job->varseg set (n > 1). */
+clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job);
 
 /* ---- compare.c: what the comparison sorts (bitonic, oddeven) share ---- */
 typedef struct clsort_tile_shape {
@@ -499,6 +535,10 @@ clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec 
 int clsort_dispatch_max_fit(clsort_context *ctx, const clsort_spec *spec, size_t *chunk);
 /* The algorithm that runs for a spec on this device, variants resolved (for stats). */
 clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec);
+/* Variable segments: the spec's algorithm sorts them (auto, radix8, radix8-rts) and n_seg segments
+ * of n keys fit the device (with_data: the key and value buffers are ours too). */
+clsort_status clsort_dispatch_check_segments(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                                             size_t n_seg, int with_data);
 /* Enqueue the whole sort as a chain after the wait list; on success ctx->first_event/last_event
  * hold its ends (a marker when there was nothing to do). */
 clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wait,
@@ -508,6 +548,10 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
 /* ---- run.c: one device sort of host arrays (checked to fit) ---- */
 clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                               void *values, size_t n, clsort_stats *stats);
+/* The same with variable segments: n_seg + 1 offsets, checked. */
+clsort_status clsort_run_host_segments(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                                       void *values, size_t n, const uint64_t *offsets,
+                                       size_t n_seg, clsort_stats *stats);
 /* Allocate (and keep) every buffer such a run of n keys needs, and build its programs, enqueuing
  * nothing: clsort_reserve(). */
 clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n);
@@ -535,5 +579,7 @@ extern const char clsort_cl_index[];
 extern const size_t clsort_cl_index_len;
 extern const char clsort_cl_top[];
 extern const size_t clsort_cl_top_len;
+extern const char clsort_cl_segments[];
+extern const size_t clsort_cl_segments_len;
 
 #endif

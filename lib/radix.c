@@ -68,7 +68,8 @@ static clsort_status lsd_enqueue(clsort_context *ctx, clsort_job *job, unsigned 
     unsigned end;
     clsort_key_range(job->spec, &r.begin, &end);
     r.places = clsort_radix_places(job->spec, digit_bits);
-    r.lookback = clsort_radix_lookback(ctx, job->spec);
+    /* Variable segments: tiles within segments, offsets from the scanned table. */
+    r.lookback = job->varseg ? 0 : clsort_radix_lookback(ctx, job->spec);
     r.s = clsort_radix_shape(ctx, digit_bits, r.ks, r.vs, job->n, r.lookback);
     const size_t local = clsort_radix_local_bytes(&r.s, r.ks, r.vs);
     if (local > ctx->local_mem)
@@ -78,6 +79,12 @@ static clsort_status lsd_enqueue(clsort_context *ctx, clsort_job *job, unsigned 
     clsort_status st = prepare(ctx, &r);
     if (st == CLSORT_OK)
         st = r.lookback ? clsort_radix_onesweep(ctx, &r) : clsort_radix_rts(ctx, &r);
+    /* The short segments, untouched by the passes, go from the job's buffers to the result's
+     * before a copy back takes the whole result buffer. */
+    if (st == CLSORT_OK && job->varseg) {
+        const unsigned io = r.done_passes & 1;
+        st = job->varseg->short_sort(ctx, job, r.keys[io], r.vs ? r.vals[io] : NULL);
+    }
     if (st == CLSORT_OK)
         st = finish(ctx, &r);
     /* Releasing now is safe: OpenCL keeps objects alive until the commands using them finish. */
@@ -106,6 +113,11 @@ size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec,
 size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     return clsort_radix_scratch(ctx, spec, n, 4);
+}
+
+size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    return clsort_radix_shape(ctx, 8, clsort_key_size(spec->key_type), spec->value_size, n, 0).tile;
 }
 
 clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec)

@@ -26,10 +26,13 @@ static clsort_status serial_scatter_args(clsort_context *ctx, const radix_run *r
     int at;
     clsort_status st = clsort_set_data_args(ctx, r->bin_k, r->bin_name, 2, keys,
                                             r->vs ? vals : NULL, &at);
-    if (st != CLSORT_OK)
-        return st;
-    return clsort_set_args_at(ctx, r->bin_k, r->bin_name, at, 6, ARG(t->n), ARG(shift),
-                              ARG(t->offsets), ARG(t->ntiles), ARG(t->seg_len), ARG(t->tile_len));
+    if (st == CLSORT_OK)
+        st = clsort_set_args_at(ctx, r->bin_k, r->bin_name, at, 6, ARG(t->n), ARG(shift),
+                                ARG(t->offsets), ARG(t->ntiles), ARG(t->seg_len),
+                                ARG(t->tile_len));
+    if (st == CLSORT_OK && r->job->varseg)
+        st = clsort_set_args_at(ctx, r->bin_k, r->bin_name, at + 6, 1, ARG(r->job->varseg->desc));
+    return st;
 }
 
 /* One digit place: tile counts, their scan, the binning. */
@@ -40,10 +43,14 @@ static clsort_status rts_pass(clsort_context *ctx, radix_run *r, rts *t, cl_uint
     const size_t wg = r->s.wg, table = (size_t)r->bins * t->tiles;
     const cl_mem kin = r->keys[io & 1];
     clsort_status st;
-    /* The serial kernels take the tile length last. */
-    if ((st = clsort_set_args(ctx, t->up_k, t->up_name, r->s.serial ? 7 : 6, ARG(kin), ARG(t->n),
+    /* The serial kernels take the tile length last, but for the tiles of variable segments. */
+    const int up_args = r->s.serial ? 7 : 6;
+    if ((st = clsort_set_args(ctx, t->up_k, t->up_name, up_args, ARG(kin), ARG(t->n),
                               ARG(shift), ARG(t->offsets), ARG(t->ntiles), ARG(t->seg_len),
                               ARG(t->tile_len))) != CLSORT_OK ||
+        (r->job->varseg &&
+         (st = clsort_set_args_at(ctx, t->up_k, t->up_name, up_args, 1,
+                                  ARG(r->job->varseg->desc))) != CLSORT_OK) ||
         (st = clsort_launch(ctx, t->up_k, t->tiles * wg, wg)) != CLSORT_OK)
         return st;
     clsort_profile_last(ctx, r->fam, "upsweep", place);
@@ -71,6 +78,8 @@ clsort_status clsort_radix_rts(clsort_context *ctx, radix_run *r)
               .up_name = r->s.serial ? "radix8_serial_count" : "radix8_upsweep" };
     t.tiles = clsort_radix_tiles(&r->s, r->job->spec, r->job->n, &tps);
     t.ntiles = tps;
+    if (r->job->varseg) /* described tile by tile (segments.c) */
+        t.tiles = r->job->varseg->tiles;
     t.seg_len = clsort_segment_length(r->job->spec, r->job->n);
     const size_t table = (size_t)r->bins * t.tiles;
     clsort_status st;

@@ -274,6 +274,7 @@ void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_
     clsort_opts_add_if(b, s->ptx && r->lookback && s->lb_at, "LB_AT", s->lb_at);
     clsort_opts_add_if(b, s->hist_copies > 1, "HIST_COPIES", s->hist_copies);
     clsort_opts_add_if(b, s->serial, "SERIAL", 1);
+    clsort_opts_add_if(b, r->job->varseg != NULL, "VARSEG", 1);
     /* The bit range: PLACES digit places from bit RANGE_BEGIN. */
     clsort_opts_add(b, "RANGE_BEGIN", r->begin);
     clsort_opts_add(b, "PLACES", r->places);
@@ -288,9 +289,12 @@ clsort_status clsort_radix_bin_args(clsort_context *ctx, const radix_run *r, uns
     int at;
     clsort_status st = clsort_set_data_args(ctx, r->bin_k, "radix8_bin", 2, keys,
                                             r->vs ? vals : NULL, &at);
-    if (st != CLSORT_OK)
-        return st;
-    return clsort_set_args_at(ctx, r->bin_k, "radix8_bin", at, 10, ARG(a->base), ARG(a->n),
-                              ARG(a->shift), ARG(a->status), ARG(a->status_off), ARG(a->offsets),
-                              ARG(a->off_index), ARG(a->off_next), ARG(a->ntiles), ARG(a->seg_len));
+    if (st == CLSORT_OK)
+        st = clsort_set_args_at(ctx, r->bin_k, "radix8_bin", at, 10, ARG(a->base), ARG(a->n),
+                                ARG(a->shift), ARG(a->status), ARG(a->status_off), ARG(a->offsets),
+                                ARG(a->off_index), ARG(a->off_next), ARG(a->ntiles),
+                                ARG(a->seg_len));
+    if (st == CLSORT_OK && r->job->varseg) /* the tiles of variable segments, last */
+        st = clsort_set_args_at(ctx, r->bin_k, "radix8_bin", at + 10, 1, ARG(r->job->varseg->desc));
+    return st;
 }

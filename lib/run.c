@@ -10,7 +10,8 @@
 
 typedef struct host_run {
     cl_mem kbuf, vbuf;
-    cl_event up[2], down[2];
+    clsort_varseg *varseg; /* variable segments: their offsets go up too */
+    cl_event up[3], down[2];
     cl_uint n_up;
     double kernel_ms;
 } host_run;
@@ -33,6 +34,18 @@ static clsort_status upload(clsort_context *ctx, const clsort_spec *spec, const 
     clsort_status st = data_buffers(ctx, spec, n, h);
     if (st != CLSORT_OK)
         return st;
+    if (h->varseg) {
+        clsort_varseg *v = h->varseg;
+        const size_t bytes = (v->n_seg + 1) * sizeof(cl_ulong);
+        if ((st = clsort_scratch(ctx, CLSORT_SLOT_SEG_OFFSETS, bytes, &v->offsets,
+                                 "segment offsets")) != CLSORT_OK)
+            return st;
+        cl_int err = clEnqueueWriteBuffer(ctx->queue, v->offsets, CL_FALSE, 0, bytes,
+                                          v->host_offsets, 0, NULL, &h->up[h->n_up]);
+        if (err != CL_SUCCESS)
+            return clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(segment offsets)");
+        h->n_up++;
+    }
     cl_int err = clEnqueueWriteBuffer(ctx->queue, h->kbuf, CL_FALSE, 0, n * ks, keys, 0, NULL,
                                       &h->up[h->n_up]);
     if (err != CL_SUCCESS)
@@ -77,7 +90,8 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
                        const host_run *h, clsort_stats *stats)
 {
     stats->n = n;
-    stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec));
+    stats->algorithm = h->varseg ? "radix8-rts" /* segments.c: the radix passes' form */
+                                 : clsort_algorithm_name(clsort_dispatch_ran(ctx, spec));
     stats->kernel_ms = h->kernel_ms;
     if (ctx->profiling && n > 1) {
         stats->upload_ms = clsort_event_span_ms(h->up[0], h->up[h->n_up - 1]);
@@ -85,13 +99,13 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
     }
 }
 
-clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
-                              void *values, size_t n, clsort_stats *stats)
+static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
+                         size_t n, clsort_varseg *varseg, clsort_stats *stats)
 {
     const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
     const unsigned skipped0 = ctx->passes_skipped;
-    host_run h = { 0 };
-    clsort_job job = { .spec = spec, .n = n, .may_block = 1, .may_swap = 1 };
+    host_run h = { .varseg = varseg };
+    clsort_job job = { .spec = spec, .n = n, .may_block = 1, .may_swap = 1, .varseg = varseg };
     clsort_status st = CLSORT_OK;
     if (n > 1) {
         if ((st = upload(ctx, spec, keys, values, n, &h)) != CLSORT_OK)
@@ -109,15 +123,30 @@ clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void
         stats->passes_skipped = ctx->passes_skipped - skipped0;
     }
 done:
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++)
         if (h.up[i])
             clReleaseEvent(h.up[i]);
+    for (int i = 0; i < 2; i++)
         if (h.down[i])
             clReleaseEvent(h.down[i]);
-    }
-    cl_mem ms[] = { h.kbuf, h.vbuf, job.result_keys, job.result_values };
+    cl_mem ms[] = { h.kbuf, h.vbuf, job.result_keys, job.result_values,
+                    varseg ? varseg->offsets : NULL };
     clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
     return st;
+}
+
+clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                              void *values, size_t n, clsort_stats *stats)
+{
+    return run(ctx, spec, keys, values, n, NULL, stats);
+}
+
+clsort_status clsort_run_host_segments(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                                       void *values, size_t n, const uint64_t *offsets,
+                                       size_t n_seg, clsort_stats *stats)
+{
+    clsort_varseg v = { .n_seg = n_seg, .host_offsets = offsets };
+    return run(ctx, spec, keys, values, n, &v, stats);
 }
 
 clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n)

@@ -1,0 +1,218 @@
+/*
+ * Variable segments (CSR offsets), stable (cl/segments.cl): short segments are sorted in local
+ * memory, several to a work-group, in one launch; long ones by the reduce-then-scan radix8 passes,
+ * whose tiles are cut within segments and described one by one, so every long segment, a few
+ * thousand keys or a billion, is sorted by the same launches in parallel.
+ *
+ * Why not a radix sort over a composite key (segment id above the key's bits), which needs no
+ * segment-aware tiles: it adds ceil(log2 n_seg / 8) passes, carries a segment id per key (or a
+ * permutation and a gather) through every pass, and sorts the short segments the slow way too. Here
+ * the long segments take exactly the passes of their bit range, the short ones one pass through
+ * local memory, and the segment table costs a pass over the n_seg + 1 offsets and a scan.
+ *
+ * Where a sort is short: a segment of at most HALF keys (half the tile sort's capacity), so that
+ * the short segments starting in one stretch of HALF keys fit one tile (cl/segments.cl).
+ * Calls: radix.c (the passes, its tile length), keys.c, compare.c (the tile shape), scan.c,
+ * options.c, program.c, buffers.c, chain.c.
+ */
+#include "internal.h"
+
+#define VSEG_WORDS 5 /* words per radix tile description, as in cl/radix8.cl */
+#define MAX_TILE 32768 /* positions and segment tags share a word in cl/segments.cl */
+
+clsort_status clsort_segments_check(clsort_context *ctx, const uint64_t *off, size_t n_seg,
+                                    size_t n)
+{
+    for (size_t i = 0; i <= n_seg; i++) {
+        const unsigned long long o = off[i];
+        if (i == 0 && o != 0)
+            return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "segment offsets: entry 0 is %llu, expected 0", o);
+        if (o > n)
+            return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "segment offsets: entry %zu is %llu, past n (%zu)", i, o, n);
+        if (i > 0 && o < off[i - 1])
+            return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "segment offsets: entry %zu is %llu, below entry %zu (%llu): "
+                               "expected at least %llu (offsets never decrease)",
+                               i, o, i - 1, (unsigned long long)off[i - 1],
+                               (unsigned long long)off[i - 1]);
+        if (i == n_seg && o != n)
+            return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "segment offsets: entry %zu (the last of n_seg + 1 = %zu) is %llu, "
+                               "expected n (%zu)",
+                               i, n_seg + 1, o, n);
+    }
+    return CLSORT_OK;
+}
+
+/* The short segments' tile: the comparison sorts' shape for keys with a 4-byte tag each. */
+static clsort_status short_shape(const clsort_context *ctx, const clsort_spec *spec,
+                                 clsort_tile_shape *s)
+{
+    clsort_spec tagged = *spec;
+    tagged.value_size = 4;
+    clsort_status st = clsort_tile_shape_for(ctx, &tagged, 1, s);
+    while (st == CLSORT_OK && s->tile > MAX_TILE && s->items > 1) {
+        s->items /= 2;
+        s->tile /= 2;
+    }
+    if (st == CLSORT_OK && s->tile < 2)
+        st = CLSORT_ERROR_DEVICE_UNSUITABLE;
+    return st;
+}
+
+/* Radix tiles for the long segments: the exact count when the offsets are on the host, else the
+ * most there can be (each long segment has more than `half` keys and wastes at most one tile).
+ * The spare tiles of that bound cost each radix pass an empty work-group and BINS zeros to scan. */
+static size_t radix_tiles(const uint64_t *off, size_t n_seg, size_t n, size_t half, size_t tile)
+{
+    if (!off) {
+        const size_t longs = n / (half + 1);
+        return (n + tile - 1) / tile + (n_seg < longs ? n_seg : longs);
+    }
+    size_t tiles = 0;
+    for (size_t i = 0; i < n_seg; i++) {
+        const size_t len = (size_t)(off[i + 1] - off[i]);
+        if (len > half)
+            tiles += (len + tile - 1) / tile;
+    }
+    return tiles;
+}
+
+double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n,
+                               size_t n_seg)
+{
+    clsort_tile_shape s;
+    if (short_shape(ctx, spec, &s) != CLSORT_OK)
+        return 0;
+    const size_t tile = clsort_radix8_rts_tile(ctx, spec, n);
+    const double tiles = (double)radix_tiles(NULL, n_seg, n, s.tile / 2, tile);
+    const double table = 256.0 * tiles, seg = 2.0 * n_seg + 1;
+    return (double)n * (clsort_key_size(spec->key_type) + spec->value_size) +
+           8.0 * (table + table / 64 + seg + seg / 64 + VSEG_WORDS * tiles + n_seg + 1);
+}
+
+/* What the sort's two halves share. */
+typedef struct seg_sort {
+    clsort_tile_shape s;
+    cl_program prog;
+    cl_mem flag, table, desc;
+    cl_ulong n, n_seg;
+} seg_sort;
+
+static clsort_status short_sort(clsort_context *ctx, const clsort_job *job, cl_mem keys_out,
+                                cl_mem values_out)
+{
+    const seg_sort *g = job->varseg->state;
+    const size_t half = g->s.tile / 2, groups = (job->n + half - 1) / half;
+    cl_kernel k = NULL;
+    int at;
+    const cl_mem keys[2] = { job->keys, keys_out }, vals[2] = { job->values, values_out };
+    clsort_status st = clsort_create_kernel(ctx, g->prog, "seg_short", &k);
+    if (st == CLSORT_OK)
+        st = clsort_set_data_args(ctx, k, "seg_short", 2, keys,
+                                  job->spec->value_size ? vals : NULL, &at);
+    if (st == CLSORT_OK)
+        st = clsort_set_args_at(ctx, k, "seg_short", at, 4, ARG(job->varseg->offsets),
+                                ARG(g->n_seg), ARG(g->n), ARG(g->flag));
+    if (st == CLSORT_OK)
+        st = clsort_launch(ctx, k, groups * g->s.wg, g->s.wg);
+    if (k)
+        clReleaseKernel(k);
+    return st;
+}
+
+/* The check and the segment table (seg_count, a scan), and the radix tiles (seg_tiles). */
+static clsort_status describe(clsort_context *ctx, clsort_varseg *v, seg_sort *g,
+                              cl_ulong tile_len)
+{
+    const size_t entries = 2 * v->n_seg + 1, wg = ctx->tuning.scan.wg;
+    const cl_ulong max_tiles = v->tiles;
+    const cl_uint bins = 256;
+    cl_kernel count_k = NULL, tiles_k = NULL;
+    clsort_scan scan = { 0 };
+    clsort_status st;
+    if ((st = clsort_fill(ctx, g->flag, 0, 4)) != CLSORT_OK ||
+        (st = clsort_create_kernel(ctx, g->prog, "seg_count", &count_k)) != CLSORT_OK ||
+        (st = clsort_set_args(ctx, count_k, "seg_count", 6, ARG(v->offsets), ARG(g->n_seg),
+                              ARG(g->n), ARG(g->flag), ARG(g->table), ARG(tile_len))) != CLSORT_OK ||
+        (st = clsort_launch(ctx, count_k, (v->n_seg + 1 + wg - 1) / wg * wg, wg)) != CLSORT_OK ||
+        (st = clsort_scan_init(ctx, &scan, entries)) != CLSORT_OK ||
+        (st = clsort_scan_enqueue(ctx, &scan, g->table, entries)) != CLSORT_OK)
+        goto done;
+    if (max_tiles &&
+        ((st = clsort_create_kernel(ctx, g->prog, "seg_tiles", &tiles_k)) != CLSORT_OK ||
+         (st = clsort_set_args(ctx, tiles_k, "seg_tiles", 9, ARG(v->offsets), ARG(g->n_seg),
+                               ARG(g->n), ARG(g->flag), ARG(g->table), ARG(g->desc),
+                               ARG(max_tiles), ARG(tile_len), ARG(bins))) != CLSORT_OK ||
+         (st = clsort_launch(ctx, tiles_k, (v->tiles + wg - 1) / wg * wg, wg)) != CLSORT_OK))
+        goto done;
+done:
+    clsort_scan_release(&scan);
+    if (count_k)
+        clReleaseKernel(count_k);
+    if (tiles_k)
+        clReleaseKernel(tiles_k);
+    return st;
+}
+
+static clsort_status build(clsort_context *ctx, const clsort_spec *spec, seg_sort *g)
+{
+    clsort_opts opts;
+    clsort_opts_init(&opts);
+    clsort_opts_add(&opts, "WG", g->s.wg);
+    clsort_opts_add(&opts, "ITEMS", g->s.items);
+    if (spec->value_size) {
+        clsort_opts_add(&opts, "HAS_VALUES", 1);
+        clsort_opts_add_text(&opts, "VALUE_T", spec->value_size == 8 ? "ulong" : "uint");
+    }
+    clsort_key_options(spec, &opts);
+    clsort_status st = clsort_get_program(ctx, "segments", clsort_cl_segments,
+                                          clsort_cl_segments_len, &opts, &g->prog);
+    /* Held: the radix and scan programs fetched later may make the context drop its table. */
+    if (st == CLSORT_OK)
+        clRetainProgram(g->prog);
+    else
+        g->prog = NULL;
+    return st;
+}
+
+clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
+{
+    clsort_varseg *v = job->varseg;
+    seg_sort g = { .n = job->n, .n_seg = v->n_seg };
+    if (short_shape(ctx, job->spec, &g.s) != CLSORT_OK)
+        return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
+                           "sorting segments needs at least %zu bytes of local memory; %s has %llu",
+                           clsort_tile_local_bytes(2, clsort_key_size(job->spec->key_type), 4),
+                           ctx->display_name, (unsigned long long)ctx->local_mem);
+    const size_t tile_len = clsort_radix8_rts_tile(ctx, job->spec, job->n);
+    v->tiles = radix_tiles(v->host_offsets, v->n_seg, job->n, g.s.tile / 2, tile_len);
+    v->state = &g;
+    v->short_sort = short_sort;
+    clsort_status st;
+    if ((st = build(ctx, job->spec, &g)) != CLSORT_OK ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_FLAG, sizeof(cl_uint), &g.flag,
+                             "segment check flag")) != CLSORT_OK ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TABLE, (2 * v->n_seg + 1) * sizeof(cl_ulong),
+                             &g.table, "segment table")) != CLSORT_OK ||
+        (v->tiles && (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TILES,
+                                          v->tiles * VSEG_WORDS * sizeof(cl_ulong), &g.desc,
+                                          "segment tiles")) != CLSORT_OK))
+        goto done;
+    v->desc = g.desc;
+    if ((st = describe(ctx, v, &g, tile_len)) != CLSORT_OK)
+        goto done;
+    /* Without long segments the short ones are the whole sort, in place. */
+    st = v->tiles ? clsort_radix8_enqueue(ctx, job)
+                  : short_sort(ctx, job, job->keys, job->spec->value_size ? job->values : NULL);
+done:
+    v->state = NULL;
+    v->desc = NULL;
+    cl_mem ms[] = { g.flag, g.table, g.desc };
+    clsort_release_mems(ms, 3);
+    if (g.prog)
+        clReleaseProgram(g.prog);
+    return st;
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# --segments FILE: each segment of the offsets file sorted on its own, stable, against a reference
+# written here (a stable sort per segment); keys alone, --kv records, separate --values, 64-bit and
+# float keys, descending, --bits; empty and 1-record segments, a long one, no records. Bad offsets
+# files and refused combinations: exit 1, a message naming the file and the first bad entry, no
+# output.
+. "$(dirname "$0")/lib.sh" "$@"
+
+# ref.py OFFSETS IN OUT TYPE RECORD_SIZE DESC BEGIN END: the reference output of IN's records
+cat > ref.py <<'PY'
+import struct, sys
+offs, src, dst, typ, rs, desc, begin, end = sys.argv[1:]
+rs, desc, begin, end = int(rs), int(desc), int(begin), int(end)
+fmt = {'u32': '<I', 'i32': '<i', 'f32': '<I', 'u64': '<Q', 'i64': '<q', 'f64': '<Q'}[typ]
+ks = struct.calcsize(fmt)
+data = open(src, 'rb').read()
+recs = [data[i:i + rs] for i in range(0, len(data), rs)]
+o = open(offs, 'rb').read()
+off = [struct.unpack_from('<Q', o, i)[0] for i in range(0, len(o), 8)]
+def order(r):
+    k = struct.unpack_from(fmt, r)[0]
+    w = ks * 8
+    if typ[0] == 'i':
+        k = k + (1 << (w - 1))           # the sign bit flipped
+    elif typ[0] == 'f':
+        k = (~k & ((1 << w) - 1)) if k >> (w - 1) else k | (1 << (w - 1))  # IEEE total order
+    k = (k >> begin) & ((1 << (end - begin)) - 1)
+    return -k if desc else k
+out = []
+for a, b in zip(off, off[1:]):
+    out += sorted(recs[a:b], key=order)   # stable
+open(dst, 'wb').write(b''.join(out))
+PY
+ref() { $PYTHON ref.py "$@"; }
+
+# offsets FILE N LEN...: offsets of segments of the lengths in turn, the last cut at N
+offsets() {
+    local file=$1 n=$2
+    shift 2
+    $PYTHON - "$file" "$n" "$@" <<'PY'
+import struct, sys
+f, n, lens = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3:]]
+off, i = [0], 0
+while off[-1] < n:
+    off.append(min(n, off[-1] + lens[i % len(lens)]))
+    i += 1
+open(f, 'wb').write(b''.join(struct.pack('<Q', x) for x in off))
+PY
+}
+
+N=20000
+"$CLSORT" gen -n $N --dist few:9 --seed 5 -o keys.bin || exit 2
+"$CLSORT" gen -n $N --dist few:9 --seed 6 --kv -o pairs.bin || exit 2
+"$CLSORT" gen -n $N --seed 7 -t u64 --kv --value-size 8 -o pairs64.bin || exit 2
+"$CLSORT" gen -n $N --seed 8 -t f32 -o floats.bin || exit 2
+offsets mix.off $N 0 1 2 3000 0 511 512 513 1 1023 1024 1025 7 9000
+cp pairs.bin pairs.orig
+
+run_clsort --segments mix.off -i keys.bin -o keys.out
+expect_status "keys" 0
+ref mix.off keys.bin keys.want u32 4 0 0 32
+same_file "keys: each segment sorted" keys.out keys.want
+
+run_clsort --kv --segments mix.off -i pairs.bin -o pairs.out
+expect_status "--kv" 0
+ref mix.off pairs.bin pairs.want u32 8 0 0 32
+same_file "--kv: each segment sorted, stable" pairs.out pairs.want
+same_file "--kv: input untouched" pairs.bin pairs.orig
+
+run_clsort --kv --segments mix.off -r --bits 2:30 -i pairs.bin -o pairs-r.out
+expect_status "--kv -r --bits" 0
+ref mix.off pairs.bin pairs-r.want u32 8 1 2 30
+same_file "--kv -r --bits 2:30: each segment sorted, stable" pairs-r.out pairs-r.want
+
+run_clsort -t u64 --kv --value-size 8 --segments mix.off --algo radix8-rts -i pairs64.bin -o p64.out
+expect_status "u64 --value-size 8" 0
+ref mix.off pairs64.bin p64.want u64 16 0 0 64
+same_file "u64 records with 8-byte values" p64.out p64.want
+
+run_clsort -t f32 -r --segments mix.off -i floats.bin -o floats.out
+expect_status "f32 -r" 0
+ref mix.off floats.bin floats.want f32 4 1 0 32
+same_file "f32 descending" floats.out floats.want
+
+# from a pipe: the offsets checked against the records once they are read
+"$CLSORT" --segments mix.off < keys.bin > keys-pipe.out 2>err.txt
+status=$?
+expect_status "stdin" 0
+same_file "stdin: each segment sorted" keys-pipe.out keys.want
+head -c 40000 keys.bin | "$CLSORT" --segments mix.off > keys-short.out 2>err.txt
+status=$?
+expect_status "stdin, fewer records than the offsets say" 1
+expect_message "stdin, fewer records" "mix.off: entry 14 is 16619, past the number of records (10000)"
+if [ -s keys-short.out ]; then not_ok "stdin, fewer records: output written"; else ok "stdin, fewer records: no output"; fi
+
+# values in a file of their own
+head -c $((N * 4)) pairs.bin > vals.bin
+run_clsort --segments mix.off -i keys.bin --values vals.bin --values-out vals.out -o keys2.out
+expect_status "--values" 0
+$PYTHON - keys.bin vals.bin kv.bin <<'PY'
+import sys
+k, v = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+open(sys.argv[3], 'wb').write(b''.join(k[i:i + 4] + v[i:i + 4] for i in range(0, len(k), 4)))
+PY
+ref mix.off kv.bin kv.want u32 8 0 0 32
+$PYTHON - keys2.out vals.out kv.got <<'PY'
+import sys
+k, v = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+open(sys.argv[3], 'wb').write(b''.join(k[i:i + 4] + v[i:i + 4] for i in range(0, len(k), 4)))
+PY
+same_file "--values: values with their keys, stable" kv.got kv.want
+
+# no records, no segments; one segment of everything; only 1-record segments
+: > empty.bin
+offsets none.off 0
+run_clsort --segments none.off -i empty.bin -o empty.out
+expect_status "no records" 0
+same_file "no records: empty output" empty.out empty.bin
+offsets one.off $N $N
+run_clsort --kv --segments one.off -i pairs.bin -o one.out
+ref one.off pairs.bin one.want u32 8 0 0 32
+same_file "one segment of everything" one.out one.want
+offsets ones.off 3000 1
+head -c 24000 pairs.bin > small.bin
+run_clsort --kv --segments ones.off -i small.bin -o ones.out
+same_file "1-record segments: the input as it was" ones.out small.bin
+
+# bad offsets files: exit 1, the file and the first bad entry named, no output
+mkdir bad
+printf '\0\0\0\0\0\0\0\0\5' > bad/size.off
+$PYTHON - <<'PY'
+import struct
+def w(name, offs):
+    open('bad/' + name, 'wb').write(b''.join(struct.pack('<Q', x) for x in offs))
+w('first.off', [3, 100, 20000])
+w('decreasing.off', [0, 500, 400, 20000])
+w('past.off', [0, 500, 20001, 20000])
+w('last.off', [0, 500, 19999])
+PY
+bad() {
+    run_clsort --segments "bad/$1" -i keys.bin -o bad/out.bin
+    expect_status "$1" 1
+    expect_message "$1" "bad/$1: $2"
+    expect_only bad "$1: no output" size.off first.off decreasing.off past.off last.off
+}
+bad size.off "9 bytes, not a whole number of offsets"
+bad first.off "entry 0 is 3, expected 0"
+bad decreasing.off "entry 2 is 400, below entry 1 (500): expected at least 500"
+bad past.off "entry 2 is 20001, past the number of records (20000)"
+bad last.off "entry 2 (the last) is 19999, expected the number of records (20000)"
+run_clsort --segments bad/missing.off -i keys.bin -o bad/out.bin
+expect_status "missing offsets file" 1
+expect_message "missing offsets file" "bad/missing.off"
+
+# refused combinations
+for opt in "--segment 100" "-u" "--verify" "-S 1M" "-T ." "-c"; do
+    # shellcheck disable=SC2086
+    run_clsort --segments mix.off $opt -i keys.bin -o bad/out.bin
+    expect_status "--segments with $opt" 1
+    expect_message "--segments with $opt" "incompatible"
+done
+run_clsort --segments mix.off --algo bitonic -i keys.bin -o bad/out.bin
+expect_status "--segments --algo bitonic" 1
+expect_message "--segments --algo bitonic" "does not sort segments given by offsets"
+expect_only bad "refusals: no output" size.off first.off decreasing.off past.off last.off
+finish
