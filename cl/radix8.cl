@@ -230,6 +230,8 @@ void radix8_serial_count(__global const key_t *keys, ulong n, uint shift, __glob
     tile_ref ref;
     const ulong start =
         rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &ref VSEG_ARG);
+    if (VARSEG && count == 0)
+        return; /* a spare tile of variable segments */
     __global const key_t *in = keys + start;
     gpos_t c[BINS];
     for (uint d = 0; d < BINS; d++)
@@ -252,6 +254,8 @@ void radix8_serial_scatter(__global const key_t *keys_in, __global key_t *keys_o
     tile_ref ref;
     const ulong start =
         rts_tile_len(get_group_id(0), n, seg_len, tps, tile_len, &count, &ref VSEG_ARG);
+    if (VARSEG && count == 0)
+        return; /* a spare tile of variable segments */
     gpos_t next[BINS];
     for (uint d = 0; d < BINS; d++)
         next[d] = (gpos_t)(table[ref.row + d * ref.stride] + ref.delta);
@@ -434,12 +438,14 @@ void radix8_upsweep(__global const key_t *keys, ulong n, uint shift, __global ul
 {
     __local uint h[BINS];
     const uint lid = get_local_id(0);
-    for (uint d = lid; d < BINS; d += WG)
-        h[d] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
     uint count;
     tile_ref ref;
     const ulong start = rts_tile(get_group_id(0), n, seg_len, tps, &count, &ref VSEG_ARG);
+    if (VARSEG && count == 0)
+        return; /* a spare tile of variable segments: its rows are past those scanned */
+    for (uint d = lid; d < BINS; d += WG)
+        h[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (uint p = lid; p < count; p += WG)
         atomic_inc(&h[digit_of(key_to_bits(keys[start + p]), shift, DIGIT_MASK)]);
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -2,14 +2,25 @@
  * Exclusive prefix sum of a ulong array in place, by reduce-then-scan: scan_reduce sums each tile,
  * scan_spine scans the tile sums in one work-group, scan_downsweep scans each tile from its offset.
  * Options: WG, ITEMS (tile = WG * ITEMS elements).
+ *
+ * Every kernel takes a bound it may read on the device: with scale non-zero only the first
+ * min(n, limit[at] * scale) elements are scanned (the rest left as they are), so that a table sized
+ * for the most it may hold costs only what it does hold (the tiles of variable segments).
  */
 
 #define TILE (WG * ITEMS)
 
+inline ulong scan_n(ulong n, __global const ulong *limit, ulong at, ulong scale)
+{
+    return scale ? min(n, limit[at] * scale) : n;
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void scan_reduce(__global const ulong *data, ulong n, __global ulong *partials)
+void scan_reduce(__global const ulong *data, ulong n, __global ulong *partials,
+                 __global const ulong *limit, ulong at, ulong scale)
 {
     __local ulong scratch[WG];
+    n = scan_n(n, limit, at, scale);
     const ulong start = (ulong)get_group_id(0) * TILE;
     const uint lid = get_local_id(0);
     ulong sum = 0;
@@ -26,9 +37,11 @@ void scan_reduce(__global const ulong *data, ulong n, __global ulong *partials)
 
 /* One work-group walks the tile sums in chunks of WG, carrying the running total. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void scan_spine(__global ulong *partials, ulong m)
+void scan_spine(__global ulong *partials, ulong m, __global const ulong *limit, ulong at,
+                ulong scale)
 {
     __local ulong scratch[WG];
+    m = min(m, (scan_n(m * TILE, limit, at, scale) + TILE - 1) / TILE);
     const uint lid = get_local_id(0);
     ulong carry = 0;
     for (ulong base = 0; base < m; base += WG) {
@@ -43,9 +56,11 @@ void scan_spine(__global ulong *partials, ulong m)
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void scan_downsweep(__global ulong *data, ulong n, __global const ulong *partials)
+void scan_downsweep(__global ulong *data, ulong n, __global const ulong *partials,
+                    __global const ulong *limit, ulong at, ulong scale)
 {
     __local ulong scratch[WG];
+    n = scan_n(n, limit, at, scale);
     const ulong start = (ulong)get_group_id(0) * TILE;
     const uint lid = get_local_id(0);
     /* Blocked: work-item lid scans its ITEMS consecutive elements. */

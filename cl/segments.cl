@@ -80,8 +80,9 @@ __kernel void seg_count(__global const ulong *off, ulong n_seg, ulong n, __globa
 
 /*
  * One work-item per radix tile t < max_tiles (an upper bound of the tiles the long segments need):
- * its description for cl/radix8.cl (start, count, row, stride, delta). Tiles past the last real one
- * count no keys and get rows of their own past the real ones, so that the table is written whole.
+ * its description for cl/radix8.cl (start, count, row, stride, delta), and after the last one the
+ * number of real tiles. Tiles past the last real one count no keys and get rows of their own past
+ * the real ones, which they leave unwritten and the scans pass over.
  * With bad offsets the tiles cut all n keys as one segment.
  */
 __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __global const uint *bad,
@@ -127,6 +128,8 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
         row = t * bins;
         stride = 1;
     }
+    if (t == 0) /* the tiles in use: the radix passes' scans stop there */
+        desc[max_tiles * VSEG_WORDS] = tiles;
     __global ulong *d = desc + t * VSEG_WORDS;
     d[0] = start;
     d[1] = count;

@@ -436,6 +436,10 @@ void clsort_scan_release(clsort_scan *scan);
 size_t clsort_scan_scratch(const clsort_context *ctx, size_t max_n);
 /* In-place exclusive scan of n cl_ulong at data. */
 clsort_status clsort_scan_enqueue(clsort_context *ctx, clsort_scan *scan, cl_mem data, size_t n);
+/* The same, scanning only the first min(n, limit[at] * scale) elements, the bound read on the device
+ * (scale 0: all n). */
+clsort_status clsort_scan_enqueue_limit(clsort_context *ctx, clsort_scan *scan, cl_mem data,
+                                        size_t n, cl_mem limit, cl_ulong at, cl_ulong scale);
 
 /* ---- what dispatch hands a family ---- */
 typedef struct clsort_job clsort_job;
@@ -443,11 +447,13 @@ typedef struct clsort_job clsort_job;
 /* Variable segments (CSR offsets), see segments.c. The radix passes sort the long segments' tiles
  * (desc, tiles of them) and then call short_sort, which sorts the short segments from the job's
  * buffers into the buffers holding the passes' result. */
+#define CLSORT_VSEG_WORDS 5 /* words per radix tile description (VSEG_WORDS in cl/radix8.cl) */
 typedef struct clsort_varseg {
     cl_mem offsets;                /* n_seg + 1 cl_ulong */
     size_t n_seg;
     const uint64_t *host_offsets;  /* the same on the host, checked, when the caller gave them */
-    cl_mem desc;                   /* filled by segments.c: VSEG_WORDS words per radix tile */
+    cl_mem desc;                   /* filled by segments.c: CLSORT_VSEG_WORDS words per radix tile,
+                                    * then the number of tiles in use */
     size_t tiles;
     clsort_status (*short_sort)(clsort_context *ctx, const clsort_job *job, cl_mem keys_out,
                                 cl_mem values_out);

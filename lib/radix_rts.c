@@ -54,7 +54,11 @@ static clsort_status rts_pass(clsort_context *ctx, radix_run *r, rts *t, cl_uint
         (st = clsort_launch(ctx, t->up_k, t->tiles * wg, wg)) != CLSORT_OK)
         return st;
     clsort_profile_last(ctx, r->fam, "upsweep", place);
-    if ((st = clsort_scan_enqueue(ctx, &t->scan, t->offsets, table)) != CLSORT_OK)
+    /* Variable segments: the tiles in use, which segments.c leaves after the descriptions. */
+    const clsort_varseg *v = r->job->varseg;
+    if ((st = v ? clsort_scan_enqueue_limit(ctx, &t->scan, t->offsets, table, v->desc,
+                                            (cl_ulong)v->tiles * CLSORT_VSEG_WORDS, r->bins)
+                : clsort_scan_enqueue(ctx, &t->scan, t->offsets, table)) != CLSORT_OK)
         return st;
     if (r->s.serial) {
         st = serial_scatter_args(ctx, r, io, t, shift);

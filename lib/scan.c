@@ -58,11 +58,25 @@ void clsort_scan_release(clsort_scan *scan)
 
 clsort_status clsort_scan_enqueue(clsort_context *ctx, clsort_scan *scan, cl_mem data, size_t n)
 {
+    return clsort_scan_enqueue_limit(ctx, scan, data, n, data, 0, 0);
+}
+
+clsort_status clsort_scan_enqueue_limit(clsort_context *ctx, clsort_scan *scan, cl_mem data,
+                                        size_t n, cl_mem limit, cl_ulong at, cl_ulong scale)
+{
     if (n == 0)
         return CLSORT_OK;
     cl_ulong n64 = n;
     cl_ulong tiles = (n + scan->tile - 1) / scan->tile;
     clsort_status st;
+    /* the bound, after each kernel's own arguments */
+    if ((st = clsort_set_args_at(ctx, scan->reduce, "scan_reduce", 3, 3, ARG(limit), ARG(at),
+                                 ARG(scale))) != CLSORT_OK ||
+        (st = clsort_set_args_at(ctx, scan->spine, "scan_spine", 2, 3, ARG(limit), ARG(at),
+                                 ARG(scale))) != CLSORT_OK ||
+        (st = clsort_set_args_at(ctx, scan->downsweep, "scan_downsweep", 3, 3, ARG(limit), ARG(at),
+                                 ARG(scale))) != CLSORT_OK)
+        return st;
     if ((st = clsort_set_args(ctx, scan->reduce, "scan_reduce", 3, ARG(data), ARG(n64),
                               ARG(scan->partials))) != CLSORT_OK ||
         (st = clsort_launch(ctx, scan->reduce, tiles * scan->wg, scan->wg)) != CLSORT_OK)

@@ -17,7 +17,6 @@
  */
 #include "internal.h"
 
-#define VSEG_WORDS 5 /* words per radix tile description, as in cl/radix8.cl */
 #define MAX_TILE 32768 /* positions and segment tags share a word in cl/segments.cl */
 
 clsort_status clsort_segments_check(clsort_context *ctx, const uint64_t *off, size_t n_seg,
@@ -89,8 +88,9 @@ double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spe
     const size_t tile = clsort_radix8_rts_tile(ctx, spec, n);
     const double tiles = (double)radix_tiles(NULL, n_seg, n, s.tile / 2, tile);
     const double table = 256.0 * tiles, seg = 2.0 * n_seg + 1;
+    const double desc = CLSORT_VSEG_WORDS * tiles + 1;
     return (double)n * (clsort_key_size(spec->key_type) + spec->value_size) +
-           8.0 * (table + table / 64 + seg + seg / 64 + VSEG_WORDS * tiles + n_seg + 1);
+           8.0 * (table + table / 64 + seg + seg / 64 + desc + n_seg + 1);
 }
 
 /* What the sort's two halves share. */
@@ -198,7 +198,8 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TABLE, (2 * v->n_seg + 1) * sizeof(cl_ulong),
                              &g.table, "segment table")) != CLSORT_OK ||
         (v->tiles && (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TILES,
-                                          v->tiles * VSEG_WORDS * sizeof(cl_ulong), &g.desc,
+                                          (v->tiles * CLSORT_VSEG_WORDS + 1) * sizeof(cl_ulong),
+                                          &g.desc,
                                           "segment tiles")) != CLSORT_OK))
         goto done;
     v->desc = g.desc;
