@@ -101,8 +101,8 @@ typedef struct seg_sort {
     cl_ulong n, n_seg;
 } seg_sort;
 
-static clsort_status short_sort(clsort_context *ctx, const clsort_job *job, cl_mem keys_out,
-                                cl_mem values_out)
+static clsort_status sort_short_segments(clsort_context *ctx, const clsort_job *job,
+                                         cl_mem keys_out, cl_mem values_out)
 {
     const seg_sort *g = job->varseg->state;
     const size_t half = g->s.tile / 2, groups = (job->n + half - 1) / half;
@@ -190,7 +190,7 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
     const size_t tile_len = clsort_radix8_rts_tile(ctx, job->spec, job->n);
     v->tiles = radix_tiles(v->host_offsets, v->n_seg, job->n, g.s.tile / 2, tile_len);
     v->state = &g;
-    v->short_sort = short_sort;
+    v->short_sort = sort_short_segments;
     clsort_status st;
     if ((st = build(ctx, job->spec, &g)) != CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_FLAG, sizeof(cl_uint), &g.flag,
@@ -207,7 +207,8 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
         goto done;
     /* Without long segments the short ones are the whole sort, in place. */
     st = v->tiles ? clsort_radix8_enqueue(ctx, job)
-                  : short_sort(ctx, job, job->keys, job->spec->value_size ? job->values : NULL);
+                  : sort_short_segments(ctx, job, job->keys,
+                                        job->spec->value_size ? job->values : NULL);
 done:
     v->state = NULL;
     v->desc = NULL;
