@@ -315,12 +315,18 @@ clsort_status clsort_sort_segments(clsort_context *ctx, const clsort_spec *spec,
         (st = clsort_segments_check(ctx, offsets, n_seg, n)) != CLSORT_OK)
         return st;
     st = clsort_run_host_segments(ctx, spec, keys, values, n, offsets, n_seg, stats);
-    if (stats && st == CLSORT_OK) {
-        stats->total_ms = clsort_now_ms() - t0;
-        const double ms = stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
-        stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
-    }
+    if (st == CLSORT_OK)
+        clsort_stats_finish(stats, n, t0);
     return st;
+}
+
+void clsort_stats_finish(clsort_stats *stats, size_t n, double t0)
+{
+    if (!stats)
+        return;
+    stats->total_ms = clsort_now_ms() - t0;
+    const double ms = stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
+    stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
 }
 
 clsort_status clsort_enqueue_segments(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,

@@ -244,11 +244,8 @@ clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, 
         for (size_t i = 0; index && i < n; i++)
             index[i] = perm_at(perm, ps, i);
     }
-    if (stats && st == CLSORT_OK) {
-        stats->total_ms = clsort_now_ms() - t0;
-        const double ms = stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
-        stats->gkeys_per_s = ms > 0 ? (double)n / (ms * 1e6) : 0.0;
-    }
+    if (st == CLSORT_OK)
+        clsort_stats_finish(stats, n, t0);
     free(perm);
     free(out);
     return st;

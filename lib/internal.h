@@ -355,6 +355,9 @@ void clsort_release_mems(cl_mem *list, size_t count);
 /* ---- chain.c: the command chain of one sort, and kernel arguments ---- */
 /* Monotonic wall clock, for the statistics. */
 double clsort_now_ms(void);
+/* An entry's last stats (NULL: nothing): total_ms from t0, and GKey/s on the kernel time, or on the
+ * total where the device reported none. */
+void clsort_stats_finish(clsort_stats *stats, size_t n, double t0);
 /* Milliseconds from the start of a to the end of b (profiling queues only, else 0). */
 double clsort_event_span_ms(cl_event a, cl_event b);
 void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wait);

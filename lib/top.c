@@ -7,7 +7,7 @@
  * blocks. The records found are sorted by input index, then stably by key (radix8), so that equal
  * keys keep their input order; their values are then fetched by index.
  * Calls: radix.c (the sorts of the K records), keys.c, options.c, program.c, buffers.c, chain.c,
- * dispatch.c (the spec's checks), status.c.
+ * dispatch.c (the spec's checks), api.c (the stats' last fields), status.c.
  */
 #include "internal.h"
 
@@ -342,9 +342,7 @@ clsort_status clsort_top(clsort_context *ctx, const clsort_spec *spec, const voi
         }
         stats->programs_built = ctx->programs_built - built0;
         stats->programs_cached = ctx->programs_cached - cached0;
-        stats->total_ms = clsort_now_ms() - t0;
-        const double ms = kernel_ms > 0 ? kernel_ms : stats->total_ms;
-        stats->gkeys_per_s = ms > 0 ? (double)n / (ms * 1e6) : 0.0;
+        clsort_stats_finish(stats, n, t0);
     }
     for (int i = 0; i < 4; i++)
         if (ev[i])
