@@ -272,12 +272,7 @@ clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *spec, void 
     if (st != CLSORT_OK)
         return st;
     /* The host's positions go with the keys: one path for every size (chunks included). */
-    for (size_t i = 0; i < n; i++) {
-        if (index_size == 4)
-            ((uint32_t *)index)[i] = (uint32_t)i;
-        else
-            ((uint64_t *)index)[i] = (uint64_t)i;
-    }
+    clsort_host_positions(index, index_size, n);
     clsort_spec s = *spec;
     s.value_size = index_size;
     return clsort_sort(ctx, &s, keys, index, n, stats);
@@ -318,6 +313,16 @@ clsort_status clsort_sort_segments(clsort_context *ctx, const clsort_spec *spec,
     if (st == CLSORT_OK)
         clsort_stats_finish(stats, n, t0);
     return st;
+}
+
+void clsort_host_positions(void *out, size_t size, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (size == 4)
+            ((uint32_t *)out)[i] = (uint32_t)i;
+        else
+            ((uint64_t *)out)[i] = (uint64_t)i;
+    }
 }
 
 void clsort_stats_finish(clsort_stats *stats, size_t n, double t0)

@@ -185,12 +185,7 @@ static clsort_status find_permutation(clsort_context *ctx, const clsort_spec *sp
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                          "out of host memory for the keys of %zu records", n);
     } else {
-        for (size_t i = 0; i < n; i++) {
-            if (sp->ps == 4)
-                ((uint32_t *)perm)[i] = (uint32_t)i;
-            else
-                ((uint64_t *)perm)[i] = i;
-        }
+        clsort_host_positions(perm, sp->ps, n);
         sp->dst = keys;
         sp->fn = extract;
         parallel(sp);

@@ -358,6 +358,8 @@ double clsort_now_ms(void);
 /* An entry's last stats (NULL: nothing): total_ms from t0, and GKey/s on the kernel time, or on the
  * total where the device reported none. */
 void clsort_stats_finish(clsort_stats *stats, size_t n, double t0);
+/* Positions 0..n-1 on the host, as size-byte (4 or 8) words: an argsort's values. */
+void clsort_host_positions(void *out, size_t size, size_t n);
 /* Milliseconds from the start of a to the end of b (profiling queues only, else 0). */
 double clsort_event_span_ms(cl_event a, cl_event b);
 void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wait);
