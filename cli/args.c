@@ -469,7 +469,7 @@ static const unsigned char sort_rows[] = {
 };
 static const unsigned char merge_rows[] = {
     R_OUTPUT, R_TYPE, R_KV, R_VALUE_SIZE, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_UNIQUE,
-    R_FORCE, R_NO_PROGRESS, R_SYNC, EVERY_COMMAND,
+    R_FORCE, R_NO_PROGRESS, R_SYNC, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, EVERY_COMMAND,
 };
 static const unsigned char gen_rows[] = {
     R_COUNT, R_DIST, R_SEED, R_KV, R_TYPE, R_VALUE_SIZE, R_OUTPUT, R_VALUES_OUT, R_FORCE,
@@ -783,7 +783,7 @@ int parse_merge_args(int argc, char **argv, int first, merge_args *a)
     int rc = parse_options(&merge_cmd, argc, argv, first, base, &seen);
     if (rc >= 0)
         return rc;
-    if (check_order_args(&a->s, seen) != EXIT_OK)
+    if (check_fields_args(&a->s, seen) != EXIT_OK || check_order_args(&a->s, seen) != EXIT_OK)
         return EXIT_USAGE;
     if (!a->n_inputs) {
         msg_error("merge needs the sorted files to merge (see 'clsort merge --help')");

@@ -758,7 +758,7 @@ static int check_order(sort_job *j)
 {
     job_spec(j, &j->spec);
     sorted_reader r;
-    int rc = sorted_open(&r, j->input, &j->spec, &j->a.layout, 1u << 20, j->a.unique);
+    int rc = sorted_open(&r, j->input, &j->a, &j->spec, 1u << 20, j->a.unique);
     if (rc == EXIT_OK)
         progress_phase("check", r.in.is_regular ? r.in.size : 0);
     while (rc == EXIT_OK && (rc = sorted_fill(&r)) == EXIT_OK && r.n)

@@ -71,9 +71,9 @@ expect_message "records with -u" "-u does not apply to them"
 run_clsort --record-size 100 --type bytes --key-size 10 --algo bitonic -i gensort.in -o out/x
 expect_status "records with an unstable algorithm" 1
 expect_message "records with an unstable algorithm" "bitonic is not stable"
-run_clsort merge --type bytes gensort.in -o out/x
-expect_status "merge --type bytes" 1
-expect_message "merge --type bytes" "keys of bytes are sorted in records"
+run_clsort merge --type bytes --key-size 10 --kv gensort.in -o out/x
+expect_status "merge --type bytes --kv" 1
+expect_message "merge --type bytes --kv" "--kv does not apply to them"
 expect_only out "refused records"
 same_file "the input intact" gensort.copy gensort.in
 
