@@ -11,7 +11,6 @@ mkdir out
 # name, records, record size, key offset, key (bytes:K or a type), options
 cases=(
     "b10 2001 40 3 bytes:10"
-    "b10d 2001 40 3 bytes:10 --desc"
     "b3 1500 7 4 bytes:3 --desc"
     "f64 1800 16 5 f64"
     "i32d 1800 9 2 i32 --desc"
