@@ -469,7 +469,7 @@ static const unsigned char sort_rows[] = {
 };
 static const unsigned char merge_rows[] = {
     R_OUTPUT, R_TYPE, R_KV, R_VALUE_SIZE, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_UNIQUE,
-    R_FORCE, R_NO_PROGRESS, R_SYNC, EVERY_COMMAND,
+    R_FORCE, R_NO_PROGRESS, R_SYNC, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, EVERY_COMMAND,
 };
 static const unsigned char gen_rows[] = {
     R_COUNT, R_DIST, R_SEED, R_KV, R_TYPE, R_VALUE_SIZE, R_OUTPUT, R_VALUES_OUT, R_FORCE,
@@ -592,9 +592,9 @@ static int check_unique_args(const sort_args *a)
     return EXIT_OK;
 }
 
-/* Records sorted by a key field: --record-size R, --key-offset O, --type bytes with --key-size K.
- * The records are sorted in memory, by themselves: options for values, the external sort and the
- * checks of order are refused with them. */
+/* Records sorted by a key field: --record-size R, --key-offset O, --type bytes with --key-size K
+ * (sort and merge). The records carry their own data: options for values are refused with them, and
+ * so are those of the layouts of keys only (--top, --segments). */
 static int check_fields_args(sort_args *a, uint64_t seen)
 {
     if (a->layout.type == LAYOUT_KEY_BYTES) {
@@ -626,16 +626,19 @@ static int check_fields_args(sort_args *a, uint64_t seen)
                   (unsigned long long)a->record_size);
         return EXIT_USAGE;
     }
-    static const struct { unsigned char row; const char *name; } no[] = {
-        {R_KV, "--kv"}, {R_VALUES, "--values"}, {R_VALUES_OUT, "--values-out"},
-        {R_VALUE_SIZE, "--value-size"}, {R_CHECK, "-c"}, {R_UNIQUE, "-u"}, {R_VERIFY, "--verify"},
-        {R_BUFFER_SIZE, "-S"}, {R_TEMP_DIR, "-T"}, {R_PARALLEL, "--parallel"},
-        {R_BATCH_SIZE, "--batch-size"}, {R_TOP, "--top"}, {R_SEGMENTS, "--segments"},
+    static const struct { unsigned char row; const char *name, *why; } no[] = {
+        {R_KV, "--kv", "they carry their own data"},
+        {R_VALUES, "--values", "they carry their own data"},
+        {R_VALUES_OUT, "--values-out", "they carry their own data"},
+        {R_VALUE_SIZE, "--value-size", "they carry their own data"},
+        {R_PARALLEL, "--parallel", "their runs are merged by one thread"},
+        {R_TOP, "--top", "it takes keys and key/value records"},
+        {R_SEGMENTS, "--segments", "it takes keys and key/value records"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         if (GIVEN(seen, no[i].row)) {
-            msg_error("records sorted by a key field (--record-size, --type bytes) carry their own "
-                      "data and are sorted in memory: %s does not apply to them", no[i].name);
+            msg_error("%s does not apply to records sorted by a key field (--record-size, --type "
+                      "bytes): %s", no[i].name, no[i].why);
             return EXIT_USAGE;
         }
     if (a->bytes_key && a->bits.given) {
@@ -783,7 +786,7 @@ int parse_merge_args(int argc, char **argv, int first, merge_args *a)
     int rc = parse_options(&merge_cmd, argc, argv, first, base, &seen);
     if (rc >= 0)
         return rc;
-    if (check_order_args(&a->s, seen) != EXIT_OK)
+    if (check_fields_args(&a->s, seen) != EXIT_OK || check_order_args(&a->s, seen) != EXIT_OK)
         return EXIT_USAGE;
     if (!a->n_inputs) {
         msg_error("merge needs the sorted files to merge (see 'clsort merge --help')");

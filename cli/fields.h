@@ -1,22 +1,30 @@
 /*
- * Records sorted by a key field (sort --record-size, --key-offset, --type bytes --key-size): the
- * whole input read into memory, sorted by the library's clsort_sort_records(), written out.
+ * Records sorted by a key field (sort --record-size, --key-offset, --type bytes --key-size): read
+ * in runs that fit the memory budget, each sorted by the library's clsort_sort_records(); one run
+ * is written out as it is, more are kept in memory or written to temporary files and merged
+ * (recruns.c). -u, --verify and --index-out apply to either (recout.c).
  */
 #ifndef CLSORT_FIELDS_H
 #define CLSORT_FIELDS_H
 
 #include "io.h"
+#include "reckey.h"
 
 #include "clsort.h"
 
 typedef struct fields_args {
-    size_t record_size, key_offset;
-    size_t key_size;       /* of a key of bytes; 0: a number of the spec's key type */
+    const rec_key *key;           /* the key field (its spec the sort's) */
+    size_t record_size;
+    int unique, verify;           /* -u, --verify */
+    uint64_t memory;              /* bytes for the data (-S); 0: half of physical memory */
+    const char *const *temp_dirs; /* -T; none: $TMPDIR, else /tmp */
+    size_t n_temp_dirs;
+    size_t fan_in;                /* --batch-size; 0: 64 */
 } fields_args;
 
-/* Read in, sort, write out (and each output record's input position to index, when not NULL).
- * Returns an exit status; errors are said. */
+/* Read in, sort, write out (and each output record's input position to index, when not NULL);
+ * *n_out: the records written. Returns an exit status; errors are said. */
 int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args *f, input_file *in,
-                output_file *out, output_file *index, clsort_stats *stats);
+                output_file *out, output_file *index, clsort_stats *stats, uint64_t *n_out);
 
 #endif

@@ -105,6 +105,15 @@ int layout_check_sizes(const layout_args *l, const char *kname, uint64_t kbytes,
     return EXIT_OK;
 }
 
+int layout_check_records(const char *name, uint64_t bytes, uint64_t rs)
+{
+    if (bytes % rs == 0)
+        return EXIT_OK;
+    msg_error("%s: %llu bytes is not a multiple of the %llu-byte record size", name,
+              (unsigned long long)bytes, (unsigned long long)rs);
+    return EXIT_USAGE;
+}
+
 void layout_index_values(unsigned char *out, size_t stride, uint64_t first, size_t m, size_t vs)
 {
     for (size_t j = 0; j < m; j++) {

@@ -45,6 +45,10 @@ size_t layout_record_size(const layout_args *l);
 int layout_check_sizes(const layout_args *l, const char *kname, uint64_t kbytes, int kknown,
                        const char *vname, uint64_t vbytes, int vknown);
 
+/* Records of rs bytes by a key field (--record-size): bytes must be whole records. Returns an exit
+ * status. */
+int layout_check_records(const char *name, uint64_t bytes, uint64_t rs);
+
 /* Positions 'first' to 'first + m - 1' as vs-byte (4 or 8) words, stride bytes apart: the values
  * gen writes (each key's index) and the positions of sort --index-out. */
 void layout_index_values(unsigned char *out, size_t stride, uint64_t first, size_t m, size_t vs);

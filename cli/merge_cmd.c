@@ -2,16 +2,17 @@
  * clsort merge: merge files that are sorted already into one sorted output, on the host.
  *
  * Owns the command's steps: open the inputs (each a sorted_reader, checked to be in order as it is
- * read), open the output, merge, commit. The merge is a binary heap of the inputs by (the order of
- * their next key, input index), so that equal keys come out in input order: stable. Memory is one
- * block per input and one output block, whatever the sizes. The library's run merge (runmerge.c)
- * is not used: its runs are the external sort's own files (keys and values apart, with an index of
- * known length), not arbitrary sorted streams. Calls args.c, sorted.c, io.c and the library's key
- * order (through sorted.c).
+ * read), open the output, merge, commit. The merge is kmerge.c's heap of the inputs by (their next
+ * key, input index), so that equal keys come out in input order: stable. Memory is one block per
+ * input and one output block, whatever the sizes. Any layout: keys, key/value records, records by
+ * a key field. The library's run merge (runmerge.c) is not used: its runs are the external sort's
+ * own files (keys and values apart, with an index of known length), not arbitrary sorted streams.
+ * Calls args.c, sorted.c, kmerge.c, reckey.c (the order, -u) and io.c.
  */
 #include "args.h"
 #include "cli.h"
 #include "io.h"
+#include "kmerge.h"
 #include "progress.h"
 #include "sorted.h"
 
@@ -33,8 +34,8 @@ typedef struct merge_job {
     clsort_spec spec;
     sorted_reader *in;      /* one per input */
     size_t n_open;          /* readers opened (to close) */
-    size_t *heap;           /* indexes of the inputs that have records left */
-    size_t heap_n;
+    rec_key key;            /* the order */
+    kmerge merge;
     output_file out;
     int have_out;
     unsigned char *buf;     /* the output block */
@@ -42,6 +43,7 @@ typedef struct merge_job {
     size_t rs;
     int have_last;          /* -u: a record was written */
     uint64_t last;          /* its order */
+    unsigned char *last_rec; /* and a copy of it */
     uint64_t n_in, n_out;
 } merge_job;
 
@@ -51,36 +53,11 @@ static void job_cleanup(merge_job *j)
         sorted_close(&j->in[i]);
     if (j->have_out)
         output_abort(&j->out);
+    kmerge_free(&j->merge);
     free(j->in);
-    free(j->heap);
     free(j->buf);
+    free(j->last_rec);
     free(j->a.inputs);
-}
-
-/* Whether input x's next record goes before input y's: the smaller order, or on equal orders the
- * earlier input. */
-static int before(const merge_job *j, size_t x, size_t y)
-{
-    const uint64_t a = j->in[x].order[j->in[x].pos], b = j->in[y].order[j->in[y].pos];
-    return a < b || (a == b && x < y);
-}
-
-static void sift_down(merge_job *j, size_t i)
-{
-    size_t *h = j->heap;
-    const size_t n = j->heap_n, x = h[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && before(j, h[c + 1], h[c]))
-            c++;
-        if (!before(j, h[c], x))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = x;
 }
 
 /* Step 1: every input opened (a regular file's size checked), then the output, all before any read:
@@ -93,10 +70,10 @@ static int open_files(merge_job *j)
     block = block < MERGE_BLOCK_MIN ? MERGE_BLOCK_MIN : block > MERGE_BLOCK_MAX ? MERGE_BLOCK_MAX
                                                                                 : block;
     j->in = calloc(k, sizeof *j->in);
-    j->heap = malloc(k * sizeof *j->heap);
-    j->buf_cap = MERGE_OUT_BYTES / j->rs;
+    j->buf_cap = MERGE_OUT_BYTES / j->rs ? MERGE_OUT_BYTES / j->rs : 1;
     j->buf = malloc(j->buf_cap * j->rs);
-    if (!j->in || !j->heap || !j->buf) {
+    j->last_rec = malloc(j->rs);
+    if (!j->in || !j->buf || !j->last_rec) {
         msg_error("out of memory");
         return EXIT_DEVICE;
     }
@@ -112,7 +89,7 @@ static int open_files(merge_job *j)
             return EXIT_USAGE;
         }
         j->n_open++;
-        int rc = sorted_open(&j->in[i], a->inputs[i], &j->spec, &a->s.layout, block, 0);
+        int rc = sorted_open(&j->in[i], a->inputs[i], &a->s, &j->spec, block, 0);
         if (rc != EXIT_OK)
             return rc;
         j->in[i].hint = "merge takes sorted inputs (sort it first, with the same options)";
@@ -128,8 +105,38 @@ static int flush_out(merge_job *j)
     return rc;
 }
 
-/* Step 2: the heap filled with each input's first block, then the smallest record taken until every
- * input is at its end; an input's next block is read (and checked) when its block is used up. */
+/* An input's next block (read and checked), for the heap. */
+static int fill_input(void *user, size_t i, kmerge_block *b)
+{
+    sorted_reader *r = &((merge_job *)user)->in[i];
+    int rc = sorted_fill(r);
+    *b = (kmerge_block){ r->buf, r->order, r->n };
+    return rc;
+}
+
+/* The next merged record to the output block; with -u, only when its key differs from the last
+ * one written. */
+static int put(merge_job *j, const kmerge_item *it)
+{
+    j->n_in++;
+    if (j->a.s.unique && j->have_last &&
+        rec_key_cmp(&j->key, j->last_rec, j->last, it->rec, it->order) == 0)
+        return EXIT_OK;
+    int rc = j->buf_n == j->buf_cap ? flush_out(j) : EXIT_OK;
+    if (rc != EXIT_OK)
+        return rc;
+    memcpy(j->buf + j->buf_n++ * j->rs, it->rec, j->rs);
+    j->n_out++;
+    if (j->a.s.unique) {
+        j->have_last = 1;
+        j->last = it->order;
+        memcpy(j->last_rec, it->rec, j->rs);
+    }
+    return EXIT_OK;
+}
+
+/* Step 2: each input's first block read, then the smallest record taken until every input is at its
+ * end; an input's next block is read (and checked) when its block is used up. */
 static int merge(merge_job *j)
 {
     uint64_t total = 0;
@@ -139,40 +146,11 @@ static int merge(merge_job *j)
         sized &= j->in[i].in.is_regular;
     }
     progress_phase("merge", sized ? total : 0);
-    for (size_t i = 0; i < j->a.n_inputs; i++) {
-        int rc = sorted_fill(&j->in[i]);
-        if (rc != EXIT_OK)
-            return rc;
-        if (j->in[i].n)
-            j->heap[j->heap_n++] = i;
-    }
-    for (size_t i = j->heap_n; i-- > 0;)
-        sift_down(j, i);
-    const int unique = j->a.s.unique;
-    while (j->heap_n) {
-        sorted_reader *r = &j->in[j->heap[0]];
-        const uint64_t d = r->order[r->pos];
-        j->n_in++;
-        if (!unique || !j->have_last || d != j->last) {
-            int rc = j->buf_n == j->buf_cap ? flush_out(j) : EXIT_OK;
-            if (rc != EXIT_OK)
-                return rc;
-            memcpy(j->buf + j->buf_n++ * j->rs, r->buf + r->pos * j->rs, j->rs);
-            j->n_out++;
-            j->have_last = 1;
-            j->last = d;
-        }
-        if (++r->pos == r->n) {
-            int rc = sorted_fill(r);
-            if (rc != EXIT_OK)
-                return rc;
-            if (!r->n)
-                j->heap[0] = j->heap[--j->heap_n];
-        }
-        if (j->heap_n)
-            sift_down(j, 0);
-    }
-    return flush_out(j);
+    int rc = kmerge_start(&j->merge, &j->key, j->rs, j->a.n_inputs, fill_input, j);
+    kmerge_item it;
+    while (rc == EXIT_OK && kmerge_next(&j->merge, &it, &rc))
+        rc = put(j, &it);
+    return rc == EXIT_OK ? flush_out(j) : rc;
 }
 
 /* Step 3: the output put in place (a file it replaces, one of the inputs included, only now). */
@@ -208,7 +186,7 @@ int cmd_merge(int argc, char **argv, int first)
     j.spec.descending = s->descending;
     j.spec.begin_bit = s->bits.given ? s->bits.begin : 0;
     j.spec.end_bit = s->bits.given ? s->bits.end : 0;
-    j.rs = layout_record_size(&s->layout);
+    j.rs = rec_key_from_args(&j.key, s, &j.spec);
     io_install_signal_handlers();
     g_output_sync = s->common.sync;
     progress_start(!s->common.no_progress);

@@ -1,6 +1,6 @@
 /*
- * The environment variables of the tool (see settings.h): the test hooks. Owns settings_load and
- * settings; calls nothing of clsort's. A malformed value is kept for the file that uses it to warn
+ * The environment variables of the tool (see settings.h): the test hooks and TMPDIR. Owns
+ * settings_load and settings; calls nothing of clsort's. A malformed value is kept for the file that uses it to warn
  * about, once options such as -q are known.
  */
 #include "settings.h"
@@ -33,6 +33,11 @@ void settings_load(void)
     }
     const char *commit = getenv("CLSORT_TEST_STOP_IN_COMMIT");
     current.stop_in_commit = commit && !strcmp(commit, "1");
+    const char *run = getenv("CLSORT_TEST_RECORD_RUN");
+    if (run && !parse_count(run, &current.record_run))
+        current.record_run = 0;
+    const char *tmp = getenv("TMPDIR");
+    current.tmpdir = tmp && *tmp ? tmp : NULL;
 }
 
 const cli_settings *settings(void)

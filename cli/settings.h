@@ -14,6 +14,10 @@ typedef struct cli_settings {
     const char *stop_after_read_bad; /* its value when it is not a byte count (then ignored) */
     /* CLSORT_TEST_STOP_IN_COMMIT=1: stop between the first and second replacement of a commit */
     int stop_in_commit;
+    /* CLSORT_TEST_RECORD_RUN=N: records by a key field are sorted in runs of at most N records */
+    uint64_t record_run;
+    /* TMPDIR: where runs of records go without -T (NULL: /tmp) */
+    const char *tmpdir;
 } cli_settings;
 
 /* Read the environment; call once, before any thread is created. */

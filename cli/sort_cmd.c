@@ -13,6 +13,7 @@
 #include "fields.h"
 #include "io.h"
 #include "progress.h"
+#include "reckey.h"
 #include "report.h"
 #include "segments.h"
 #include "sorted.h"
@@ -48,6 +49,8 @@ typedef struct sort_job {
     uint64_t resident;               /* bytes the process held before the data (with -S) */
     int merging;                     /* the library reports a merge into a run file */
     seg_offsets segs;                /* --segments */
+    rec_key key;                     /* records by a key field: the key */
+    uint64_t fields_out;             /* and the records written */
     run_report rep;
 } sort_job;
 
@@ -192,14 +195,9 @@ static int plan_files(sort_job *j)
         rc = input_open(&j->kin, j->input);
     if (rc != EXIT_OK)
         return rc;
-    if (a->record_size) { /* records by a key field: whole records */
-        if (j->kin.is_regular && j->kin.size % a->record_size) {
-            msg_error("%s: %llu bytes is not a multiple of the %llu-byte record size", j->kin.name,
-                      (unsigned long long)j->kin.size, (unsigned long long)a->record_size);
-            return EXIT_USAGE;
-        }
-        return EXIT_OK;
-    }
+    if (a->record_size) /* records by a key field: whole records */
+        return j->kin.is_regular ? layout_check_records(j->kin.name, j->kin.size, a->record_size)
+                                 : EXIT_OK;
     if (a->layout.values) {
         j->have_vin = 1;
         rc = input_open(&j->vin, a->layout.values);
@@ -680,7 +678,7 @@ static void fill_report(sort_job *j)
     run_report *r = &j->rep;
     r->n = s->n;
     r->unique = a->unique;
-    r->n_out = a->unique ? j->unique.out : a->top ? a->top : s->n;
+    r->n_out = a->record_size ? j->fields_out : a->unique ? j->unique.out : a->top ? a->top : s->n;
     r->algorithm = s->algorithm ? s->algorithm : clsort_algorithm_name(j->spec.algorithm);
     r->device = clsort_device_name(j->ctx);
     static char bytes_type[32];
@@ -758,7 +756,7 @@ static int check_order(sort_job *j)
 {
     job_spec(j, &j->spec);
     sorted_reader r;
-    int rc = sorted_open(&r, j->input, &j->spec, &j->a.layout, 1u << 20, j->a.unique);
+    int rc = sorted_open(&r, j->input, &j->a, &j->spec, 1u << 20, j->a.unique);
     if (rc == EXIT_OK)
         progress_phase("check", r.in.is_regular ? r.in.size : 0);
     while (rc == EXIT_OK && (rc = sorted_fill(&r)) == EXIT_OK && r.n)
@@ -771,15 +769,18 @@ static int check_order(sort_job *j)
     return rc;
 }
 
-/* Step 5 of records sorted by a key field: read whole, sorted by the library, written. */
+/* Step 5 of records sorted by a key field: read in runs, each sorted by the library, merged when
+ * there are more than one (-S, -T, --batch-size); -u, --verify and --index-out on the way out. */
 static int sort_fields(sort_job *j)
 {
     const sort_args *a = &j->a;
-    const fields_args f = { (size_t)a->record_size, (size_t)a->key_offset,
-                            a->bytes_key ? (size_t)a->key_size : 0 };
+    const size_t rs = rec_key_from_args(&j->key, a, &j->spec);
+    const fields_args f = { &j->key, rs, a->unique, a->verify, j->set.memory_bytes,
+                            a->n_temp_dirs ? a->temp_dirs : NULL, a->n_temp_dirs,
+                            (size_t)a->batch_size };
     j->t_read = now_ms();
     return fields_sort(j->ctx, &j->spec, &f, &j->kin, &j->kout, j->have_vout ? &j->vout : NULL,
-                       &j->stats);
+                       &j->stats, &j->fields_out);
 }
 
 static int run(sort_job *j)
@@ -788,7 +789,7 @@ static int run(sort_job *j)
         plan_files, open_outputs, plan_device, plan_budget, sort_stream, commit_outputs, report,
     };
     static int (*const field_steps[])(sort_job *) = {
-        plan_files, open_outputs, plan_device, sort_fields, commit_outputs, report,
+        plan_files, open_outputs, plan_device, plan_budget, sort_fields, commit_outputs, report,
     };
     if (j->a.check)
         return check_order(j);

@@ -78,6 +78,21 @@ uint64_t verify_fingerprint_records(const unsigned char *rec, size_t ks, size_t 
     return fingerprint(rec, ks, rec + ks, vs, n, ks + vs);
 }
 
+uint64_t verify_fingerprint_bytes(const unsigned char *rec, size_t rs, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++, rec += rs) {
+        uint64_t h = rs;
+        size_t at = 0;
+        for (; at + 8 <= rs; at += 8)
+            h = mix64(h ^ verify_load_word(rec + at, 8));
+        uint64_t tail = 0;
+        memcpy(&tail, rec + at, rs - at);
+        sum += mix64(h ^ tail ^ 0x9e3779b97f4a7c15ull);
+    }
+    return sum;
+}
+
 void verify_start(verify_state *v)
 {
     memset(v, 0, sizeof *v);

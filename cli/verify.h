@@ -20,6 +20,8 @@ uint64_t verify_fingerprint(const unsigned char *keys, size_t ks, const unsigned
                             size_t vs, size_t n);
 /* The same of n interleaved records (a key, then its value). */
 uint64_t verify_fingerprint_records(const unsigned char *rec, size_t ks, size_t vs, size_t n);
+/* The same of n records of rs bytes, every byte counted (records by a key field). */
+uint64_t verify_fingerprint_bytes(const unsigned char *rec, size_t rs, size_t n);
 /* The output checked as it streams out, a block at a time: the keys are in spec's order (type,
  * direction, bit range; in each segment, across blocks too), and at the end the records are the
  * multiset whose fingerprint was taken before (records: a key, then its value, at keys). verify_block() and verify_end() print what fails and

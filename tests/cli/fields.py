@@ -3,9 +3,15 @@
 
 Usage: fields.py gen OUT N RS SEED [KEYOFF KS]   N records of RS bytes, keys at KEYOFF of KS bytes
                                                 drawn from a small pool (ties check stability)
-       fields.py check IN OUT RS OFF TYPE [--desc] [--bits B:E] [--index IDX]
-         OUT holds IN's records stably sorted by the key at OFF: TYPE is bytes:K (memcmp order) or
-         u32 i32 f32 u64 i64 f64 (floats in IEEE total order); IDX the input position of each
+       fields.py check IN... OUT RS OFF TYPE [--desc] [--bits B:E] [--unique] [--segment N]
+                       [--index IDX]
+         OUT holds the records of the INs (one after the other) stably sorted by the key at OFF:
+         TYPE is bytes:K (memcmp order) or u32 i32 f32 u64 i64 f64 (floats in IEEE total order);
+         --unique: the first record of each run of equal keys only; --segment: each N records on
+         their own; IDX the input position of each
+       fields.py order IN RS OFF TYPE [--desc] [--bits B:E] [--unique]
+         prints the index of IN's first record out of order (equal to the one before, too, with
+         --unique), or "sorted"
 """
 import random
 import struct
@@ -33,7 +39,7 @@ def main(argv):
         pool += [b'\0' * ks, b'\xff' * ks]
         with open(out, 'wb') as f:
             for i in range(n):
-                r = bytearray(rnd.randrange(256) for _ in range(rs))
+                r = bytearray(rnd.randbytes(rs))
                 c = rnd.randrange(4)
                 if c == 0:
                     r[off:off + ks] = rnd.choice(pool)
@@ -41,12 +47,17 @@ def main(argv):
                     r[off:off + ks - 1] = rnd.choice(pool)[:ks - 1]
                 f.write(r)
         return 0
-    inp, out, rs, off, ty = argv[2], argv[3], int(argv[4]), int(argv[5]), argv[6]
-    rest = argv[7:]
+    first_opt = next((i for i, a in enumerate(argv) if a.startswith('--')), len(argv))
+    pos = argv[2:first_opt]
+    rest = argv[first_opt:]
+    rs, off, ty = int(pos[-3]), int(pos[-2]), pos[-1]
+    files = pos[:-3]
     desc = '--desc' in rest
+    unique = '--unique' in rest
     bits = rest[rest.index('--bits') + 1] if '--bits' in rest else None
+    seg = int(rest[rest.index('--segment') + 1]) if '--segment' in rest else 0
     idx_path = rest[rest.index('--index') + 1] if '--index' in rest else None
-    data = open(inp, 'rb').read()
+    data = b''.join(open(f, 'rb').read() for f in (files if argv[1] == 'order' else files[:-1]))
     recs = [data[i:i + rs] for i in range(0, len(data), rs)]
     if ty.startswith('bytes:'):
         ks = int(ty[6:])
@@ -59,8 +70,20 @@ def main(argv):
                 b, e = map(int, bits.split(':'))
                 m = (m >> b) & ((1 << (e - b)) - 1)
             return m
+    if argv[1] == 'order':
+        bad = next((i for i in range(1, len(recs))
+                    if (key(i) < key(i - 1) if not desc else key(i) > key(i - 1))
+                    or (unique and key(i) == key(i - 1))), None)
+        print('sorted' if bad is None else bad)
+        return 0
+    out = files[-1]
     # stable: sorted() keeps input order among equal keys, reverse=True included
-    order = sorted(range(len(recs)), key=key, reverse=desc)
+    order = []
+    step = seg or len(recs) or 1
+    for b in range(0, len(recs), step):
+        order += sorted(range(b, min(b + step, len(recs))), key=key, reverse=desc)
+    if unique:
+        order = [i for n, i in enumerate(order) if n == 0 or key(i) != key(order[n - 1])]
     want = b''.join(recs[i] for i in order)
     got = open(out, 'rb').read()
     if got != want:

@@ -65,15 +65,18 @@ expect_message "--type bytes without --key-size" "--type bytes needs --key-size 
 run_clsort --key-offset 4 -i gensort.in -o out/x
 expect_status "--key-offset without --record-size" 1
 expect_message "--key-offset without --record-size" "--key-offset needs --record-size"
-run_clsort --record-size 100 --type bytes --key-size 10 -u -i gensort.in -o out/x
-expect_status "records with -u" 1
-expect_message "records with -u" "-u does not apply to them"
+run_clsort --record-size 100 --type bytes --key-size 10 --parallel 2 -i gensort.in -o out/x
+expect_status "records with --parallel" 1
+expect_message "records with --parallel" "--parallel does not apply to records sorted by a key field"
+run_clsort --record-size 100 --type bytes --key-size 10 --top 5 -i gensort.in -o out/x
+expect_status "records with --top" 1
+expect_message "records with --top" "--top does not apply to records sorted by a key field"
 run_clsort --record-size 100 --type bytes --key-size 10 --algo bitonic -i gensort.in -o out/x
 expect_status "records with an unstable algorithm" 1
 expect_message "records with an unstable algorithm" "bitonic is not stable"
-run_clsort merge --type bytes gensort.in -o out/x
-expect_status "merge --type bytes" 1
-expect_message "merge --type bytes" "keys of bytes are sorted in records"
+run_clsort merge --type bytes --key-size 10 --kv gensort.in -o out/x
+expect_status "merge --type bytes --kv" 1
+expect_message "merge --type bytes --kv" "--kv does not apply to records sorted by a key field"
 expect_only out "refused records"
 same_file "the input intact" gensort.copy gensort.in
 
