@@ -34,7 +34,15 @@ typedef struct field {
     int desc;
 } field;
 
-/* a < b, by the field: memcmp for bytes; numbers by value (i64 and u32 only, all these tests use) */
+/* IEEE total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN) as unsigned order */
+static uint64_t total_order(uint64_t bits, unsigned width)
+{
+    const uint64_t sign = (uint64_t)1 << (width - 1);
+    const uint64_t all = width == 64 ? ~(uint64_t)0 : (sign << 1) - 1;
+    return bits & sign ? ~bits & all : bits | sign;
+}
+
+/* a < b, by the field: memcmp for bytes; numbers by value (u32, i32, i64, f32, f64) */
 static int cmp_field(const field *f, const unsigned char *a, const unsigned char *b)
 {
     int c;
@@ -45,6 +53,19 @@ static int cmp_field(const field *f, const unsigned char *a, const unsigned char
         int64_t x, y;
         memcpy(&x, a + f->off, 8);
         memcpy(&y, b + f->off, 8);
+        c = x < y ? -1 : x > y;
+    } else if (f->type == CLSORT_KEY_I32) {
+        int32_t x, y;
+        memcpy(&x, a + f->off, 4);
+        memcpy(&y, b + f->off, 4);
+        c = x < y ? -1 : x > y;
+    } else if (f->type == CLSORT_KEY_F32 || f->type == CLSORT_KEY_F64) {
+        const unsigned w = f->type == CLSORT_KEY_F32 ? 32 : 64;
+        uint64_t x = 0, y = 0; /* little-endian hosts, as the library assumes */
+        memcpy(&x, a + f->off, w / 8);
+        memcpy(&y, b + f->off, w / 8);
+        x = total_order(x, w);
+        y = total_order(y, w);
         c = x < y ? -1 : x > y;
     } else {
         uint32_t x, y;
@@ -140,6 +161,17 @@ static void test_numbers(void **state)
         field u = { 13, 5, 0, CLSORT_KEY_U32, desc }, i = { 24, 9, 0, CLSORT_KEY_I64, desc };
         check(ctx, &u, 5003, 11 + desc);
         check(ctx, &i, 2001, 21 + desc);
+        /* records that are their keys (sorted in place, no gather), and the record sizes whose
+         * gather copies a fixed size: 4, 8, 12, 16 bytes */
+        field bare32 = { 4, 0, 0, CLSORT_KEY_F32, desc }, bare64 = { 8, 0, 0, CLSORT_KEY_I64, desc };
+        field kv8 = { 8, 4, 0, CLSORT_KEY_I32, desc }, kv12 = { 12, 0, 0, CLSORT_KEY_U32, desc };
+        field kv16 = { 16, 8, 0, CLSORT_KEY_F64, desc };
+        check(ctx, &bare32, 70001, 31 + desc);
+        check(ctx, &bare64, 3001, 41 + desc);
+        check(ctx, &kv8, 3001, 51 + desc);
+        check(ctx, &kv12, 1, 61 + desc);
+        check(ctx, &kv12, 3001, 61 + desc);
+        check(ctx, &kv16, 3001, 71 + desc);
     }
 }
 
