@@ -1,9 +1,9 @@
 /*
  * The host radix sort on the host's threads. Small inputs: every digit pass in the calling thread,
- * in cache (clsort_host_sort_local). Larger ones: each thread counts the top digit place of its
- * slice (and the next one down while a place has one digit for all records: such places are
- * skipped); the highest place whose digit varies splits the records into up to 256
- * buckets (each thread scatters its slice, stably, after the slices before it, into the scratch);
+ * in cache (clsort_host_sort_local). Larger ones: the threads count the top digit place of the
+ * input's chunks (and the next place down while a place has one digit for all records: such places
+ * are skipped); the highest place whose digit varies splits the records into up to 256 buckets
+ * (each chunk scattered, stably, after the chunks before it, into the scratch);
  * then the threads take the buckets, largest first, and sort each by the lower places from the
  * scratch back to the data. A bucket holds 1/256 of the input (2^24 u32 keys: 256 KiB), so its
  * passes run in the core's cache where a pass over the whole array runs from memory: 2^24 u32 keys
@@ -19,6 +19,10 @@
 
 /* Inputs of up to this many bytes (keys and values) are sorted by the calling thread alone. */
 #define LOCAL_MAX_BYTES ((size_t)1 << 20)
+/* The split's counts and scatter go by chunks that the threads take as they come, so that a thread
+ * the system lets wait (the cores are shared) holds the others up by one chunk at most. */
+#define CHUNKS_PER_THREAD 8
+#define CHUNK_MIN ((size_t)1 << 15)
 
 typedef struct plan {
     const clsort_host_sort *s;
@@ -27,7 +31,9 @@ typedef struct plan {
     pthread_cond_t cond;
     int go;
     pthread_barrier_t barrier;
-    size_t (*hist)[256]; /* each thread's counts of the top place in its slice */
+    size_t chunks, chunk; /* chunks of the input, records per chunk (the last may be shorter) */
+    size_t (*hist)[256]; /* each chunk's counts of the top place, then where its records go */
+    atomic_size_t next_chunk;
     unsigned top;        /* the place that splits (s->passes: none varies) */
     unsigned below;      /* places not found constant, bit per place */
     unsigned low;        /* the places below the top one the buckets are sorted by */
@@ -63,6 +69,19 @@ static void make_buckets(plan *p, const size_t *total)
     p->start[p->buckets] = run;
 }
 
+/* Each chunk's counts become where its records of each digit go: after the chunks before it. */
+static void chunk_offsets(plan *p)
+{
+    for (unsigned d = 0; d < p->buckets; d++) {
+        size_t run = p->start[d];
+        for (size_t c = 0; c < p->chunks; c++) {
+            const size_t k = p->hist[c][d];
+            p->hist[c][d] = run;
+            run += k;
+        }
+    }
+}
+
 /* After the threads counted place p->top: the totals, and whether the place varies (else the
  * next place down is counted, until one varies or none is left). */
 static int plan_place(plan *p)
@@ -71,12 +90,14 @@ static int plan_place(plan *p)
     size_t total[256] = { 0 };
     int constant = 0;
     for (unsigned d = 0; d <= s->dmask[p->top]; d++) {
-        for (unsigned t = 0; t < p->threads; t++)
-            total[d] += p->hist[t][d];
+        for (size_t c = 0; c < p->chunks; c++)
+            total[d] += p->hist[c][d];
         constant |= total[d] == s->n;
     }
+    atomic_store(&p->next_chunk, 0);
     if (!constant) {
         make_buckets(p, total);
+        chunk_offsets(p);
         return 1;
     }
     p->skipped++;
@@ -113,26 +134,24 @@ static void *work(void *arg)
     if (w->t >= p->threads)
         return NULL;
     const clsort_host_sort *s = p->s;
-    const size_t lo = s->n * w->t / p->threads, hi = s->n * (w->t + 1) / p->threads;
     /* the top place that varies: counted from the highest down (rarely more than one) */
     while (!p->planned) {
-        size_t c[CLSORT_HOST_MAX_PASSES][256];
-        s->ops->hist(s, s->data.keys, lo, hi, 1u << p->top, c);
-        memcpy(p->hist[w->t], c[p->top], sizeof c[0]);
+        for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
+            size_t h[CLSORT_HOST_MAX_PASSES][256];
+            const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
+            s->ops->hist(s, s->data.keys, lo, hi, 1u << p->top, h);
+            memcpy(p->hist[c], h[p->top], sizeof h[0]);
+        }
         if (pthread_barrier_wait(&p->barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
             p->planned = plan_place(p);
         pthread_barrier_wait(&p->barrier);
     }
     if (p->top == s->passes)
         return NULL;
-    /* this slice's records of digit d go after the other slices' before it */
-    size_t off[256];
-    for (unsigned d = 0; d < p->buckets; d++) {
-        off[d] = p->start[d];
-        for (unsigned t = 0; t < w->t; t++)
-            off[d] += p->hist[t][d];
+    for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
+        const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
+        s->ops->scatter(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c]);
     }
-    s->ops->scatter(s, &s->data, &s->tmp, lo, hi, p->top, off);
     pthread_barrier_wait(&p->barrier);
     take_buckets(p);
     return NULL;
@@ -155,7 +174,10 @@ static unsigned run_threads(plan *p, unsigned want)
 {
     worker *w = malloc(want * sizeof *w);
     pthread_t *th = malloc(want * sizeof *th);
-    p->hist = malloc(want * sizeof *p->hist);
+    p->chunk = p->s->n / ((size_t)want * CHUNKS_PER_THREAD) + 1;
+    p->chunk = p->chunk > CHUNK_MIN ? p->chunk : CHUNK_MIN;
+    p->chunks = (p->s->n + p->chunk - 1) / p->chunk;
+    p->hist = malloc(p->chunks * sizeof *p->hist);
     if (!w || !th || !p->hist) {
         free(w);
         free(th);
@@ -198,6 +220,7 @@ unsigned clsort_host_sort_run(const clsort_host_sort *s)
     p->top = s->passes - 1;
     p->below = (1u << s->passes) - 1;
     atomic_init(&p->next, 0);
+    atomic_init(&p->next_chunk, 0);
     const unsigned skipped = run_threads(p, s->threads);
     free(p);
     return skipped;
