@@ -45,9 +45,14 @@ static void *run_task(void *arg)
             st = clWaitForEvents(1, &t->mapped[i]);
     if (st == CL_SUCCESS)
         clsort_host_sort_run(&t->sort);
-    /* a failed map (a failed event in the caller's wait list) fails the commands after the gate */
-    clSetUserEventStatus(t->gate, st == CL_SUCCESS ? CL_COMPLETE : CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    /* freed first: once the gate completes, the caller may end the process */
+    cl_event gate = t->gate;
+    t->gate = NULL;
     task_free(t);
+    /* a failed map (a failed event in the caller's wait list) fails the commands after the gate */
+    clSetUserEventStatus(gate, st == CL_SUCCESS ? CL_COMPLETE
+                                                : CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    clReleaseEvent(gate);
     return NULL;
 }
 
