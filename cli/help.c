@@ -8,6 +8,7 @@
 #include "clsort.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void exit_status_text(void)
 {
@@ -25,10 +26,29 @@ static void exit_status_text(void)
            "  128+N  ended by signal N (130 SIGINT, 143 SIGTERM); no partial output is left\n");
 }
 
-void help_main(void)
+/* The algorithms' names, comma-separated, in lines that fit the option column (24 + 56 columns). */
+static void algorithm_lines(char *out, size_t cap)
 {
     char names[256];
     algorithm_names(names, sizeof names, ",");
+    size_t used = 0, line = 0;
+    out[0] = '\0';
+    for (char *save = NULL, *name = strtok_r(names, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        const size_t len = strlen(name) + 1;
+        const char *sep = !used ? "" : line + len > 56 ? ",\n                        " : ",";
+        const int w = snprintf(out + used, cap - used, "%s%s", sep, name);
+        if (w < 0 || (size_t)w >= cap - used)
+            return;
+        used += (size_t)w;
+        line = sep[0] && sep[1] ? len - 1 : line + len;
+    }
+}
+
+void help_main(void)
+{
+    char names[512];
+    algorithm_lines(names, sizeof names);
     printf("Usage: clsort [sort] [OPTIONS] [-i INPUT | INPUT] [-o OUTPUT]\n"
            "       clsort [sort] -c [OPTIONS] [-i INPUT | INPUT]\n"
            "       clsort merge [OPTIONS] FILE... [-o OUTPUT]\n"
@@ -240,8 +260,8 @@ void help_devices(void)
 
 void help_bench(void)
 {
-    char names[256];
-    algorithm_names(names, sizeof names, ",");
+    char names[512];
+    algorithm_lines(names, sizeof names);
     printf("Usage: clsort bench [OPTIONS]\n"
            "\n"
            "Sweep algorithms, sizes, distributions, and keys alone or with values: sort\n"

@@ -126,9 +126,11 @@ typedef enum clsort_key_type {
 
 /** Algorithms. */
 typedef enum clsort_algorithm {
-    /** Let the library choose for the device and the size. Stable wherever stability can be seen:
-     *  it picks an unstable algorithm (bitonic, for short segments) only for keys without values
-     *  compared on every bit, where equal keys are identical. */
+    /** Let the library choose for the device and the size: host-radix for whole arrays on a CPU
+     *  device that shares host memory, else radix8; for segments, see clsort_spec::segment. Stable
+     *  wherever stability can be seen: it picks an unstable algorithm (bitonic, for short
+     *  segments) only for keys without values compared on every bit, where equal keys are
+     *  identical. */
     CLSORT_ALGO_AUTO = 0,
     /** 4-bit LSD radix sort: one pass (histogram, scan, stable scatter) per 4 bits of the bit range.
      *  Every key type, order and bit range; values of 0, 4 or 8 bytes; whole arrays only. Stable. */
@@ -160,6 +162,19 @@ typedef enum clsort_algorithm {
      * teaching baseline. Not stable.
      */
     CLSORT_ALGO_ODDEVEN = 6,
+    /**
+     * Host radix sort: the keys and values are mapped on the queue (clEnqueueMapBuffer, after the
+     * wait list) and sorted by the host's threads, one per compute unit of the device, with 8-bit
+     * digits: the highest digit place that varies splits the records into buckets, and each bucket
+     * is sorted by the lower places in the core's cache; places where every key has the same digit
+     * are skipped. Unmaps behind a user event end the sort, so clsort_enqueue() returns at once and
+     * its event completes when the sort has. On a CPU device the maps hand out the buffers' own
+     * memory; elsewhere they copy, and the device's algorithms are faster. ::CLSORT_ALGO_AUTO picks
+     * it for whole arrays on CPU devices that share host memory. Every key type, order and bit
+     * range; values of 0, 4 or 8 bytes; whole arrays only (segments: ::CLSORT_ERROR_UNSUPPORTED).
+     * Stable.
+     */
+    CLSORT_ALGO_HOST_RADIX = 7,
 } clsort_algorithm;
 
 /** Longest array or segment ::CLSORT_ALGO_ODDEVEN sorts without clsort_spec::allow_quadratic. */
@@ -191,7 +206,8 @@ typedef struct clsort_spec {
      * ::CLSORT_ALGO_AUTO picks bitonic for segments of up to 32768 keys without values compared on
      * every bit (equal keys are then identical, so their order cannot be seen) and radix8, stable,
      * for longer ones and all others;
-     * ::CLSORT_ALGO_RADIX4 and ::CLSORT_ALGO_ONESWEEP return ::CLSORT_ERROR_UNSUPPORTED.
+     * ::CLSORT_ALGO_RADIX4, ::CLSORT_ALGO_ONESWEEP and ::CLSORT_ALGO_HOST_RADIX return
+     * ::CLSORT_ERROR_UNSUPPORTED.
      * Segments of different lengths: clsort_sort_segments() and clsort_enqueue_segments().
      */
     size_t segment;
@@ -656,8 +672,8 @@ CLSORT_API const char *clsort_error_detail(const clsort_context *ctx);
  */
 CLSORT_API const char *clsort_last_error_detail(void);
 
-/** Name of an algorithm ("auto", "radix4", "radix8", "onesweep", "radix8-rts", "bitonic", "oddeven"),
- *  or NULL for a value that names none. */
+/** Name of an algorithm ("auto", "radix4", "radix8", "onesweep", "radix8-rts", "bitonic", "oddeven",
+ *  "host-radix"), or NULL for a value that names none. */
 CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algorithm);
 
 /** Look up an algorithm by name. @return ::CLSORT_OK or ::CLSORT_ERROR_INVALID_ARGUMENT */

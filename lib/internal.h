@@ -12,7 +12,9 @@
  *                  the chain's ends
  *   families       segments.c (variable segments: a tile sort of the short ones, radix8-rts
  *                  for the long ones), radix.c (+ radix_shape.c, radix_onesweep.c, radix_rts.c;
- *                  radix.h), bitonic.c, oddeven.c (+ compare.c, what they share), keys.c (key
+ *                  radix.h), host_family.c (+ host_sort.c, host_radix.c; host_sort.h: the
+ *                  host's threads on mapped buffers), bitonic.c, oddeven.c (+ compare.c, what
+ *                  they share), keys.c (key
  *                  mapping), scan.c, index.c (an argsort's positions)
  *   helpers        chain.c (command chain, events, kernel arguments), buffers.c (buffers, kept
  *                  scratch, fault injection), program.c + cache.c (programs, disk cache),
@@ -377,6 +379,13 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, siz
 clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes);
 /* Copy between buffers, chained likewise. */
 clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes);
+/* Map bytes of a buffer (not blocking) as the chain's next command; *ptr is valid once *ev (a
+ * reference of the caller's own, to release) completes. */
+clsort_status clsort_chain_map(clsort_context *ctx, cl_mem buf, size_t bytes, cl_map_flags flags,
+                               void **ptr, cl_event *ev);
+/* Unmap what clsort_chain_map() mapped, chained likewise, and also after gate when it is not NULL
+ * (a user event that completes when the host is done with the memory). */
+clsort_status clsort_chain_unmap(clsort_context *ctx, cl_mem buf, void *ptr, cl_event gate);
 /* With the profile setting, wait for the chain's newest command and print its device time to stderr
  * (profiling queues only); for tuning runs. */
 void clsort_profile_last(clsort_context *ctx, const char *family, const char *what, unsigned pass);
@@ -526,6 +535,11 @@ void clsort_compare_key_options(const clsort_spec *spec, clsort_opts *b);
 /* Run sort on keys mapped to their order bits, mapping them back after. */
 clsort_status clsort_compare_run(clsort_context *ctx, const clsort_job *job,
                                  clsort_status (*sort)(clsort_context *, const clsort_job *));
+
+/* ---- host_family.c: host-radix, the host's threads on mapped buffers (host_sort.h) ---- */
+clsort_status clsort_host_radix_enqueue(clsort_context *ctx, clsort_job *job);
+/* Bytes of the scratch buffers (a second array of the keys and values). */
+size_t clsort_host_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 
 /* ---- bitonic.c, oddeven.c ---- */
 clsort_status clsort_bitonic_enqueue(clsort_context *ctx, clsort_job *job);

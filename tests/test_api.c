@@ -373,10 +373,11 @@ static void test_back_to_back(void **state)
     cl_context clctx;
     cl_command_queue q;
     assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
-    static const size_t sizes[] = { 70001, 3000, 300007, 1 << 12, 65537, 9 };
+    static const size_t sizes[] = { 70001, 3000, 300007, 1 << 12, 65537, 9, 400009, 5003 };
     static const clsort_algorithm algos[] = { CLSORT_ALGO_RADIX8, CLSORT_ALGO_RADIX8_RTS,
                                               CLSORT_ALGO_RADIX4, CLSORT_ALGO_ONESWEEP,
-                                              CLSORT_ALGO_RADIX8_RTS, CLSORT_ALGO_RADIX8 };
+                                              CLSORT_ALGO_RADIX8_RTS, CLSORT_ALGO_RADIX8,
+                                              CLSORT_ALGO_HOST_RADIX, CLSORT_ALGO_HOST_RADIX };
     enum { COUNT = sizeof sizes / sizeof sizes[0] };
     uint32_t *ref[COUNT], *rv[COUNT];
     cl_mem kb[COUNT], vb[COUNT];
@@ -468,7 +469,8 @@ static void test_scratch_persists(void **state)
 {
     clsort_context *ctx = *state;
     static const clsort_algorithm algos[] = { CLSORT_ALGO_RADIX8, CLSORT_ALGO_RADIX8_RTS,
-                                              CLSORT_ALGO_RADIX4, CLSORT_ALGO_ONESWEEP };
+                                              CLSORT_ALGO_RADIX4, CLSORT_ALGO_ONESWEEP,
+                                              CLSORT_ALGO_HOST_RADIX };
     for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
         clsort_spec spec;
         clsort_spec_default(&spec);
@@ -517,6 +519,7 @@ static void test_borrowed_queue(void **state)
     clsort_context *ctx = NULL;
     assert_int_equal(clsort_open_with_queue(&ctx, q), CLSORT_OK);
     check_enqueue(ctx, clctx, q, 3001);
+    check_enqueue(ctx, clctx, q, 300007); /* host-radix, where auto picks it: on all threads */
     check_enqueue(ctx, clctx, q, 1);
     check_enqueue(ctx, clctx, q, 0);
 

@@ -235,6 +235,9 @@ static void check(clsort_context *ctx, const order *o, size_t vs, size_t n)
 }
 
 static const size_t sizes[] = { 0, 1, 2, 3, 1000, 4097, 70001 };
+/* host-radix sorts up to 1 MiB of records in one thread and more on all of them: a size past that
+ * for every type, order, value size and bit window (0 for the others). */
+static size_t threaded_n;
 /* Under oclgrind: a tail below a tile, and a few tiles of every family's simulator shapes. */
 static const size_t quick_sizes[] = { 3, 77, 600 };
 
@@ -259,6 +262,11 @@ static void test_types(void **state)
                     order o = { t, desc, 0, 0 };
                     check(ctx, &o, vs, sizes[s]);
                 }
+        for (int desc = 0; desc < 2 && threaded_n; desc++)
+            for (size_t vs = 0; vs <= 8; vs += 4) {
+                order o = { t, desc, 0, 0 };
+                check(ctx, &o, vs, threaded_n);
+            }
     }
 }
 
@@ -292,6 +300,8 @@ static void test_bit_ranges(void **state)
                     check(ctx, &o, 8, 1000);
                 if ((full || turn == 2) && algo != CLSORT_ALGO_ODDEVEN) /* past its size limit */
                     check(ctx, &o, 0, 70001);
+                if (threaded_n)
+                    check(ctx, &o, (size_t)turn * 4, threaded_n);
             }
 }
 
@@ -524,6 +534,7 @@ int main(int argc, char **argv)
     full = argc > 2 && !strcmp(argv[2], "full");
     /* Every algorithm takes every key type, order, bit range and value size. */
     unstable = algo == CLSORT_ALGO_BITONIC || algo == CLSORT_ALGO_ODDEVEN;
+    threaded_n = algo == CLSORT_ALGO_HOST_RADIX && !quick ? 300007 : 0;
     const struct CMUnitTest all[] = {
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_bit_ranges),

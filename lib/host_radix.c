@@ -1,0 +1,221 @@
+/*
+ * The passes of the host radix sort (host_sort.c runs them on the host's threads): digit
+ * histograms of a range of keys, the stable scatter of a range by one digit, and the sort of one
+ * bucket in the calling thread (its digit passes in cache, or an insertion sort when it is short).
+ * Keys are moved as they are stored; their order bits (the key mapping of cl/common.cl, the order
+ * and the bit range, as clsort_key_recipe_order() has them) are computed where a digit is read, so
+ * nothing is mapped back. The loops are compiled once per key size, value size and key kind (float
+ * or not), so that the common cases (u32 ascending) cost a load, a shift and a mask per digit.
+ * Calls: keys.c.
+ */
+#include "host_sort.h"
+
+#include <string.h>
+
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE uint64_t load(const void *p, size_t i, unsigned size)
+{
+    return size == 4 ? ((const uint32_t *)p)[i] : ((const uint64_t *)p)[i];
+}
+
+INLINE void store(void *p, size_t i, uint64_t v, unsigned size)
+{
+    if (size == 4)
+        ((uint32_t *)p)[i] = (uint32_t)v;
+    else
+        ((uint64_t *)p)[i] = v;
+}
+
+/* What the order bits of a key take, in locals: stores through the data's pointers could alias
+ * the fields of the sort, which the loops would otherwise load again for every key. */
+typedef struct order {
+    uint64_t flip, sign, ones;
+} order;
+
+INLINE order order_of(const clsort_host_sort *s)
+{
+    return (order){ s->recipe.flip, s->recipe.sign, s->recipe.ones };
+}
+
+/* The key's order bits before the range mask: a float's sign decides between flipping all bits
+ * (negative) and the sign bit (positive); then the order's and the signed types' flip. */
+INLINE uint64_t order_bits(order o, uint64_t k, unsigned ks, int fl)
+{
+    uint64_t x = o.flip;
+    if (fl)
+        x ^= o.sign | (o.ones & (0 - (k >> (ks * 8 - 1))));
+    return k ^ x;
+}
+
+/* Counts of every digit place in `places` (bit per place) over keys [lo, hi). The places are
+ * listed first, so that the loop over a key's places runs over the ones wanted only. */
+INLINE void hist_body(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
+                      unsigned places, size_t (*c)[256], unsigned ks, int fl)
+{
+    const order o = order_of(s);
+    unsigned list[CLSORT_HOST_MAX_PASSES], sh[CLSORT_HOST_MAX_PASSES], dm[CLSORT_HOST_MAX_PASSES];
+    unsigned np = 0;
+    for (unsigned p = 0; p < s->passes; p++)
+        if (places >> p & 1) {
+            memset(c[p], 0, sizeof c[p]);
+            list[np] = p;
+            sh[np] = s->shift[p];
+            dm[np++] = s->dmask[p];
+        }
+    if (np == 1) { /* the split by the top digit */
+        size_t *cp = c[list[0]];
+        const unsigned sh0 = sh[0], dm0 = dm[0];
+        for (size_t i = lo; i < hi; i++)
+            cp[(unsigned)(order_bits(o, load(keys, i, ks), ks, fl) >> sh0) & dm0]++;
+        return;
+    }
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t m = order_bits(o, load(keys, i, ks), ks, fl);
+        for (unsigned j = 0; j < np; j++)
+            c[list[j]][(unsigned)(m >> sh[j]) & dm[j]]++;
+    }
+}
+
+/* Records [lo, hi) of src to dst by the digit of `pass`, off[d] the next slot of digit d. */
+INLINE void scatter_body(const clsort_host_sort *s, const clsort_host_span *src,
+                         const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass,
+                         size_t *off, unsigned ks, unsigned vs, int fl)
+{
+    const order o = order_of(s);
+    const unsigned sh = s->shift[pass], dm = s->dmask[pass];
+    const void *sk = src->keys, *sv = src->values;
+    void *dk = dst->keys, *dv = dst->values;
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t k = load(sk, i, ks);
+        const size_t at = off[(unsigned)(order_bits(o, k, ks, fl) >> sh) & dm]++;
+        store(dk, at, k, ks);
+        if (vs)
+            store(dv, at, load(sv, i, vs), vs);
+    }
+}
+
+/* Stable insertion sort of [lo, hi) in place, by the masked order bits. */
+INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a, size_t lo,
+                           size_t hi, unsigned ks, unsigned vs, int fl)
+{
+    const order o = order_of(s);
+    const uint64_t mask = s->recipe.mask;
+    void *ak = a->keys, *av = a->values;
+    for (size_t i = lo + 1; i < hi; i++) {
+        const uint64_t k = load(ak, i, ks), v = vs ? load(av, i, vs) : 0;
+        const uint64_t key_order = order_bits(o, k, ks, fl) & mask;
+        size_t j = i;
+        for (; j > lo && (order_bits(o, load(ak, j - 1, ks), ks, fl) & mask) > key_order; j--) {
+            store(ak, j, load(ak, j - 1, ks), ks);
+            if (vs)
+                store(av, j, load(av, j - 1, vs), vs);
+        }
+        store(ak, j, k, ks);
+        if (vs)
+            store(av, j, v, vs);
+    }
+}
+
+#define VARIANT(KS, VS, FL)                                                                        \
+    static void hist_##KS##_##VS##_##FL(const clsort_host_sort *s, const void *keys, size_t lo,    \
+                                        size_t hi, unsigned places, size_t (*c)[256])              \
+    {                                                                                              \
+        hist_body(s, keys, lo, hi, places, c, KS, FL);                                             \
+    }                                                                                              \
+    static void scatter_##KS##_##VS##_##FL(const clsort_host_sort *s, const clsort_host_span *src, \
+                                           const clsort_host_span *dst, size_t lo, size_t hi,      \
+                                           unsigned pass, size_t *off)                             \
+    {                                                                                              \
+        scatter_body(s, src, dst, lo, hi, pass, off, KS, VS, FL);                                  \
+    }                                                                                              \
+    static void insertion_##KS##_##VS##_##FL(const clsort_host_sort *s,                            \
+                                             const clsort_host_span *a, size_t lo, size_t hi)      \
+    {                                                                                              \
+        insertion_body(s, a, lo, hi, KS, VS, FL);                                                  \
+    }
+
+#define VARIANTS(KS, FL) VARIANT(KS, 0, FL) VARIANT(KS, 4, FL) VARIANT(KS, 8, FL)
+VARIANTS(4, 0)
+VARIANTS(4, 1)
+VARIANTS(8, 0)
+VARIANTS(8, 1)
+
+#define OPS(KS, VS, FL)                                                                            \
+    {                                                                                              \
+        hist_##KS##_##VS##_##FL, scatter_##KS##_##VS##_##FL, insertion_##KS##_##VS##_##FL          \
+    }
+/* [key size 8][value size / 4][float] */
+static const clsort_host_ops ops_table[2][3][2] = {
+    { { OPS(4, 0, 0), OPS(4, 0, 1) }, { OPS(4, 4, 0), OPS(4, 4, 1) }, { OPS(4, 8, 0), OPS(4, 8, 1) } },
+    { { OPS(8, 0, 0), OPS(8, 0, 1) }, { OPS(8, 4, 0), OPS(8, 4, 1) }, { OPS(8, 8, 0), OPS(8, 8, 1) } },
+};
+
+void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    clsort_key_recipe_init(spec, &s->recipe);
+    s->n = n;
+    s->ks = (unsigned)clsort_key_size(spec->key_type);
+    s->vs = (unsigned)spec->value_size;
+    unsigned begin, end;
+    clsort_key_range(spec, &begin, &end);
+    s->passes = (end - begin + 7) / 8;
+    for (unsigned p = 0; p < s->passes; p++) {
+        s->shift[p] = begin + 8 * p;
+        const unsigned bits = end - s->shift[p] < 8 ? end - s->shift[p] : 8;
+        s->dmask[p] = (1u << bits) - 1;
+    }
+    s->ops = &ops_table[s->ks == 8][s->vs / 4][s->recipe.is_float];
+}
+
+static void span_copy(const clsort_host_sort *s, const clsort_host_span *src,
+                      const clsort_host_span *dst, size_t lo, size_t hi)
+{
+    memcpy((char *)dst->keys + lo * s->ks, (const char *)src->keys + lo * s->ks, (hi - lo) * s->ks);
+    if (s->vs)
+        memcpy((char *)dst->values + lo * s->vs, (const char *)src->values + lo * s->vs,
+               (hi - lo) * s->vs);
+}
+
+#define INSERTION_MAX 24
+
+unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_span *src,
+                                const clsort_host_span *alt, int to_alt, size_t lo, size_t hi,
+                                unsigned places)
+{
+    const clsort_host_span *out = to_alt ? alt : src;
+    if (hi - lo <= INSERTION_MAX) {
+        if (to_alt)
+            span_copy(s, src, alt, lo, hi);
+        s->ops->insertion(s, out, lo, hi);
+        return 0;
+    }
+    size_t c[CLSORT_HOST_MAX_PASSES][256];
+    s->ops->hist(s, src->keys, lo, hi, places, c);
+    const clsort_host_span *from = src, *to = alt;
+    unsigned skipped = 0;
+    for (unsigned p = 0; p < s->passes; p++) {
+        if (!(places >> p & 1))
+            continue;
+        size_t run = lo;
+        int constant = 0;
+        for (unsigned d = 0; d <= s->dmask[p]; d++) {
+            const size_t k = c[p][d];
+            constant |= k == hi - lo;
+            c[p][d] = run;
+            run += k;
+        }
+        if (constant) {
+            skipped++;
+            continue;
+        }
+        s->ops->scatter(s, from, to, lo, hi, p, c[p]);
+        const clsort_host_span *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != out)
+        span_copy(s, from, out, lo, hi);
+    return skipped;
+}

@@ -1,0 +1,55 @@
+/*
+ * Shared by the host radix sort's files only: host_radix.c (the passes), host_sort.c (the threads
+ * and the plan) and host_family.c (the family entry: buffers mapped on the queue).
+ */
+#ifndef CLSORT_HOST_SORT_H
+#define CLSORT_HOST_SORT_H
+
+#include "internal.h"
+
+#define CLSORT_HOST_MAX_PASSES 8 /* 8-bit digits of a 64-bit key */
+
+/* Keys and values (NULL without values) of an array, indexed from its start. */
+typedef struct clsort_host_span {
+    void *keys, *values;
+} clsort_host_span;
+
+typedef struct clsort_host_sort clsort_host_sort;
+
+/* The loops, compiled per key size, value size and key kind. */
+typedef struct clsort_host_ops {
+    /* Counts of the digit places in `places` (bit per place) over keys [lo, hi). */
+    void (*hist)(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
+                 unsigned places, size_t (*c)[256]);
+    /* Records [lo, hi) of src to dst by the digit of `pass`; off[d]: where digit d goes next. */
+    void (*scatter)(const clsort_host_sort *s, const clsort_host_span *src,
+                    const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass, size_t *off);
+    /* Stable insertion sort of [lo, hi) in place. */
+    void (*insertion)(const clsort_host_sort *s, const clsort_host_span *a, size_t lo, size_t hi);
+} clsort_host_ops;
+
+/* One sort: the data, the order, the digit places of the bit range. */
+struct clsort_host_sort {
+    clsort_host_span data, tmp; /* the result ends in data; tmp holds n records of scratch */
+    size_t n;
+    unsigned ks, vs;            /* key and value bytes */
+    unsigned threads;           /* threads to sort with (1: the calling thread alone) */
+    clsort_key_recipe recipe;
+    unsigned passes;            /* 8-bit digit places of the bit range, lowest first */
+    unsigned shift[CLSORT_HOST_MAX_PASSES], dmask[CLSORT_HOST_MAX_PASSES];
+    const clsort_host_ops *ops;
+};
+
+/* The order and digit places of a spec for n records; data, tmp and threads are the caller's. */
+void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t n);
+/* Sort records [lo, hi) of src by the digit places in `places`, in the calling thread, through alt
+ * ([lo, hi) of it is scratch); the result ends in alt when to_alt, else in src. Returns the places
+ * skipped because every record there had the same digit. */
+unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_span *src,
+                                const clsort_host_span *alt, int to_alt, size_t lo, size_t hi,
+                                unsigned places);
+/* The whole sort of s->data, on s->threads threads (fewer when threads cannot be started). Returns
+ * the digit places skipped. */
+unsigned clsort_host_sort_run(const clsort_host_sort *s);
+
+#endif
