@@ -27,7 +27,7 @@ if ! command -v mpirun >/dev/null 2>&1 && [ -d .deps/mpi-debs ]; then
   # Open MPI and PMIx find their components and help files relative to these prefixes.
   export OPAL_PREFIX="$_root/usr"
   export PMIX_INSTALL_PREFIX="$_ml/pmix2" PMIX_MCA_mca_base_component_path="$_ml/pmix2/lib/pmix"
-  # The GPU machines run commands as root.
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   unset _root _ml
 fi
+# The GPU machines run commands as root, which mpirun refuses unless told.
+[ "$(id -u)" -ne 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
