@@ -18,7 +18,7 @@ if [ -z "$least" ]; then
     finish
 fi
 ok "-S 1Mi refused, at least ${least}Mi"
-S=$((least + 4))Mi
+S=$((least + 8))Mi
 
 # spilled NAME JSON: the report says runs went to temporary files
 spilled() {
