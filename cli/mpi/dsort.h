@@ -4,7 +4,7 @@
  *   dsort_local     the slice sorted on the rank's device (stable), with each record's position
  *   dsort_sample    splitters from a regular sample of every rank's sorted slice
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
- *   dsort_merge     the received pieces merged (exchange.c)
+ *   dsort_merge     the received pieces merged, on several threads (merge.c)
  *   dsort_write     each rank's part written at its offset into a temporary file, renamed into place
  * Records compare as (clsort_key_order(), global position): the position breaks ties, so the result
  * is the single-process stable sort's, and equal keys spread over ranks like any others.
@@ -39,6 +39,8 @@ typedef struct job {
     unsigned char *out;        /* this rank's part of the output (may be recv itself) */
     uint64_t out_n;
     uint64_t piece_bytes;      /* largest message of the exchange and the file I/O */
+    unsigned threads;          /* --parallel, else the host's online cores over its ranks */
+    unsigned merge_threads;    /* the threads the merge used */
     clsort_context *ctx;
     char device[128];
     char tmp[PATH_MAX];        /* the temporary output (rank 0 made it), "" when none */

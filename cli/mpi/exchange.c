@@ -1,6 +1,6 @@
 /*
- * clsort-mpi's exchange and merge (see dsort.h): each rank's sorted slice cut at the splitters,
- * the pieces sent to their ranks, and each rank's received pieces merged by (order, position).
+ * clsort-mpi's exchange (see dsort.h): each rank's sorted slice cut at the splitters and the
+ * pieces sent to their ranks (merged by merge.c).
  */
 #include "dsort.h"
 #include "../cli.h"
@@ -124,88 +124,4 @@ done:
     free(sdisp);
     free(rdisp);
     free(c);
-}
-
-/* Heap of sources ordered by (order of the source's next record, source rank): pieces from lower
- * ranks hold earlier input positions, so the rank breaks ties as the position does. */
-typedef struct merge_heap {
-    int *src;
-    int n;
-    const uint64_t *ord, *cur;
-} merge_heap;
-
-static int before(const merge_heap *h, int a, int b)
-{
-    uint64_t oa = h->ord[h->cur[a]], ob = h->ord[h->cur[b]];
-    return oa < ob || (oa == ob && a < b);
-}
-
-static void sift_down(merge_heap *h, int i)
-{
-    for (;;) {
-        int l = 2 * i + 1, r = l + 1, best = i;
-        if (l < h->n && before(h, h->src[l], h->src[best]))
-            best = l;
-        if (r < h->n && before(h, h->src[r], h->src[best]))
-            best = r;
-        if (best == i)
-            return;
-        int t = h->src[i];
-        h->src[i] = h->src[best];
-        h->src[best] = t;
-        i = best;
-    }
-}
-
-void dsort_merge(job *j)
-{
-    const int p = j->size;
-    int pieces = 0;
-    for (int r = 0; r < p; r++)
-        pieces += j->recv_n[r] > 0;
-    if (dsort_injected(j, PH_MERGE))
-        return;
-    if (pieces <= 1) { /* one sorted piece is already the merge */
-        j->out = j->recv;
-        j->out_n = j->recv_total;
-        return;
-    }
-    const size_t rs = j->rs;
-    uint64_t *ord = malloc(j->recv_total * sizeof *ord);
-    uint64_t *cur = malloc(2 * (size_t)p * sizeof *cur), *end = cur ? cur + p : NULL;
-    int *src = malloc((size_t)p * sizeof *src);
-    j->out = malloc(j->recv_total * rs);
-    if (!ord || !cur || !src || !j->out) {
-        dsort_fail(j, EXIT_DEVICE, "cannot allocate the merge's %llu bytes for %llu records",
-                   (unsigned long long)(j->recv_total * (rs + 8)),
-                   (unsigned long long)j->recv_total);
-        goto done;
-    }
-    clsort_key_orders(&j->spec, j->recv, rs, j->recv_total, ord);
-    merge_heap h = {src, 0, ord, cur};
-    uint64_t at = 0;
-    for (int r = 0; r < p; r++) {
-        cur[r] = at;
-        end[r] = at += j->recv_n[r];
-        if (j->recv_n[r])
-            src[h.n++] = r;
-    }
-    for (int i = h.n / 2 - 1; i >= 0; i--)
-        sift_down(&h, i);
-    unsigned char *o = j->out;
-    while (h.n > 0) {
-        int s = src[0];
-        memcpy(o, j->recv + cur[s] * rs, rs);
-        o += rs;
-        if (++cur[s] == end[s])
-            src[0] = src[--h.n];
-        sift_down(&h, 0);
-    }
-    j->out_n = j->recv_total;
-    free(j->recv);
-    j->recv = NULL;
-done:
-    free(ord);
-    free(cur);
-    free(src);
 }

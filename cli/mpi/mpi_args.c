@@ -59,6 +59,8 @@ static void help(void)
            "      --bits B:E        sort by bits B to E-1 of the key only\n"
            "  -d, --device DEV      OpenCL device of every rank (default: $CLSORT_DEVICE,\n"
            "                        else a host's GPUs dealt out to its ranks)\n"
+           "      --parallel N      merge threads of each rank (default: the host's online\n"
+           "                        cores over its ranks, at least 1)\n"
            "      --stats           each phase's time (the slowest rank's) and each rank's\n"
            "                        share of the output\n"
            "  -h, --help            this text\n"
@@ -70,7 +72,7 @@ static void help(void)
 }
 
 enum { O_INPUT = 1, O_OUTPUT, O_TYPE, O_KV, O_VALUE_SIZE, O_DESC, O_REVERSE, O_BITS, O_DEVICE,
-       O_STATS, O_HELP, O_VERSION };
+       O_STATS, O_PARALLEL, O_HELP, O_VERSION };
 
 static const opt_def defs[] = {
     {"input", 'i', 1, O_INPUT},     {"output", 'o', 1, O_OUTPUT},
@@ -78,6 +80,7 @@ static const opt_def defs[] = {
     {"value-size", 0, 1, O_VALUE_SIZE}, {"desc", 0, 0, O_DESC},
     {"reverse", 'r', 0, O_REVERSE}, {"bits", 0, 1, O_BITS},
     {"device", 'd', 1, O_DEVICE},   {"stats", 0, 0, O_STATS},
+    {"parallel", 0, 1, O_PARALLEL},
     {"help", 'h', 0, O_HELP},       {"version", 0, 0, O_VERSION},
     {NULL, 0, 0, 0},
 };
@@ -143,6 +146,15 @@ int parse_mpi_args(int argc, char **argv, mpi_args *a)
             }
             a->value_size = (size_t)v;
             vs_given = 1;
+            break;
+        case O_PARALLEL:
+            if (opt_parse_count(&st, arg, &v) != 0)
+                return EXIT_USAGE;
+            if (v < 1 || v > 256) {
+                msg_error("--parallel %s: expected 1 to 256 threads", arg);
+                return EXIT_USAGE;
+            }
+            a->parallel = (unsigned)v;
             break;
         case O_BITS:
             if (parse_bits(&st, arg, a) != 0)

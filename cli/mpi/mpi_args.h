@@ -19,6 +19,7 @@ typedef struct mpi_args {
     int descending;          /* -r, --desc */
     unsigned begin_bit, end_bit; /* --bits B:E; 0, 0: every bit */
     int stats;               /* --stats */
+    unsigned parallel;       /* --parallel N: merge threads; 0: the host's cores over its ranks */
 } mpi_args;
 
 /* -1 to go on, or an exit status to end with (after --help, --version or an error). */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *phase_label[N_PHASES] = {"read", "local sort", "sample", "exchange", "merge",
                                             "write"};
@@ -57,16 +58,26 @@ static int read_environment(job *j)
     return EXIT_OK;
 }
 
+/* The host's online cores shared by its ranks, at least 1 each. */
+static unsigned default_threads(const job *j)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const long each = cores / (j->local_size > 0 ? j->local_size : 1);
+    return each < 1 ? 1 : each > 256 ? 256 : (unsigned)each;
+}
+
 static void print_stats(job *j)
 {
     double slowest[N_PHASES];
     MPI_Reduce(j->ms, slowest, N_PHASES, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t *shares = j->rank == 0 ? malloc((size_t)j->size * sizeof *shares) : NULL;
+    unsigned *threads = j->rank == 0 ? malloc((size_t)j->size * sizeof *threads) : NULL;
     char *devices = j->rank == 0 ? malloc((size_t)j->size * sizeof j->device) : NULL;
     MPI_Gather(&j->out_n, 1, MPI_UINT64_T, shares, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gather(&j->merge_threads, 1, MPI_UNSIGNED, threads, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
     MPI_Gather(j->device, (int)sizeof j->device, MPI_CHAR, devices, (int)sizeof j->device,
                MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (j->rank == 0 && shares && devices) {
+    if (j->rank == 0 && shares && threads && devices) {
         double total = 0;
         fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys)\n", j->size,
                 (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type));
@@ -79,12 +90,14 @@ static void print_stats(job *j)
         for (int r = 0; r < j->size; r++) {
             char safe[512];
             mpi_sanitize(safe, sizeof safe, devices + (size_t)r * sizeof j->device);
-            fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s\n", r,
-                    (unsigned long long)shares[r], fair > 0 ? 100.0 * shares[r] / fair : 0.0,
-                    safe);
+            fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s, merged on %u "
+                    "thread%s\n", r, (unsigned long long)shares[r],
+                    fair > 0 ? 100.0 * shares[r] / fair : 0.0, safe, threads[r],
+                    threads[r] == 1 ? "" : "s");
         }
     }
     free(shares);
+    free(threads);
     free(devices);
 }
 
@@ -131,6 +144,7 @@ int main(int argc, char **argv)
         j.spec.descending = a.descending;
         j.spec.begin_bit = a.begin_bit;
         j.spec.end_bit = a.end_bit;
+        j.threads = a.parallel ? a.parallel : default_threads(&j);
         code = run(&j);
     }
     if (j.out != j.recv)

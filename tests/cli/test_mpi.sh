@@ -4,7 +4,7 @@
 # keys, for sizes that P does not divide and for fewer records than ranks; each rank's share of
 # skewed and constant keys close to n/P; a failure on one rank (an input that is not whole records,
 # or a failure made on purpose with CLSORT_MPI_FAIL_RANK) ends every rank with the same status,
-# one message, no output and no temporary file.
+# one message, no output and no temporary file; the merge on several threads gives the same bytes.
 # Arguments: CLSORT SCRATCH CLSORT_MPI; $MPIRUN is mpirun.
 MPI_EXE=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
 . "$(dirname "$0")/lib.sh" "$@"
@@ -89,6 +89,28 @@ CLSORT_MPI_PIECE_BYTES=1000 run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o 
 expect_status "3 ranks, --bits 8:40 -r, pieces of 1000 bytes" 0
 same_file "3 ranks, --bits 8:40 -r, pieces of 1000 bytes: as clsort sorts it" bits.out bits.ref
 
+# the merge on several threads: its parts are cut inside runs of equal keys (few distinct keys,
+# more threads than cores), for key types, values and --desc; the same bytes as clsort
+merges=("3|7|-t u32|-t u32|few:2"
+        "2|16|-t f32|-t f32 --desc|few:5"
+        "3|4|-t i64 --kv|-t i64 --kv|few:4"
+        "4|6|-t u64 --value-size 8|-t u64 --value-size 8 -r|few:3"
+        "2|3|-t f64 --value-size 4|-t f64 --value-size 4 -r|zipf:1.5")
+for m in "${merges[@]}"; do
+    IFS='|' read -r p t gopts sopts dist <<< "$m"
+    what="$p ranks, --parallel $t, $sopts, $dist"
+    # shellcheck disable=SC2086
+    "$CLSORT" gen -n 5001 --dist "$dist" --seed $t $gopts -o mt.bin || exit 2
+    # shellcheck disable=SC2086
+    "$CLSORT" $sopts -i mt.bin -o mt.ref 2> err.txt || { not_ok "clsort $sopts -i mt.bin"; continue; }
+    # shellcheck disable=SC2086
+    run_mpi $p $sopts --parallel $t -i mt.bin -o mt.out --stats
+    expect_status "$what" 0
+    same_file "$what: as clsort sorts it" mt.out mt.ref
+    check "$what: merged on $t threads" test "$(grep -c "merged on $t threads" err.txt)" -eq $p
+done
+rm -f mt.bin mt.ref mt.out
+
 # failures: every rank exits with the same status, one message, nothing left behind
 mkdir fail && head -c 10 two.bin > fail/odd.bin
 run_mpi 3 -t u64 -i fail/odd.bin -o fail/out.bin
@@ -132,6 +154,9 @@ expect_message "--bits past the key" "--bits 0:40 is not a bit range of u32 keys
 run_mpi 1 --value-size 3 -i two.bin -o x
 expect_status "--value-size 3" 1
 expect_message "--value-size 3" "3 is not a value size (0, 4 or 8 bytes)"
+run_mpi 2 --parallel 0 -i two.bin -o x
+expect_status "--parallel 0" 1
+expect_message "--parallel 0" "--parallel 0: expected 1 to 256 threads"
 check "usage errors: no output" test ! -e x
 
 finish
