@@ -177,6 +177,11 @@ void dsort_merge(job *j)
     if (dsort_injected(j, PH_MERGE))
         return;
     j->merge_threads = 1;
+    if (j->ext_recv) { /* the merge streams into the output (ext_merge_into) */
+        j->merge_threads = j->threads;
+        j->out_n = j->recv_total;
+        return;
+    }
     if (pieces <= 1) { /* one sorted piece is already the merge */
         j->out = j->recv;
         j->out_n = j->recv_total;
