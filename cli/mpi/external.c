@@ -176,8 +176,35 @@ void ext_sort_slice(job *j)
     close(in);
 }
 
+/* One sorted piece is already the merge: copied into the output through a buffer. */
+static void copy_into(job *j, MPI_File f, const char *name, uint64_t first)
+{
+    const uint64_t total = j->recv_total * j->rs;
+    uint64_t L = j->budget / 2 < j->piece_bytes ? j->budget / 2 : j->piece_bytes;
+    L = L ? L : 1;
+    unsigned char *buf = malloc(L);
+    if (!buf) {
+        dsort_fail(j, EXIT_DEVICE, "cannot allocate a copy buffer of %llu bytes",
+                   (unsigned long long)L);
+        return;
+    }
+    for (uint64_t off = 0; off < total && !j->code; off += L) {
+        const size_t len = (size_t)(total - off < L ? total - off : L);
+        if (ext_pread(j, j->recv_fd, buf, len, off) == 0)
+            dsort_file_io(j, f, name, 1, first * j->rs + off, buf, len);
+    }
+    free(buf);
+}
+
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
 {
+    int pieces = 0;
+    for (int r = 0; r < j->size; r++)
+        pieces += j->recv_n[r] > 0;
+    if (pieces <= 1) {
+        copy_into(j, f, name, first);
+        return;
+    }
     ext_io io = {.j = j, .in = j->recv_fd, .end = j->recv_total, .out = f, .out_name = name,
                  .first = first};
     stream_sort(j, &io, "merge");

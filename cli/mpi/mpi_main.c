@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,11 +72,12 @@ static void print_stats(job *j)
     double slowest[N_PHASES];
     MPI_Reduce(j->ms, slowest, N_PHASES, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t *shares = j->rank == 0 ? malloc((size_t)j->size * sizeof *shares) : NULL;
-    unsigned *threads = j->rank == 0 ? malloc(2 * (size_t)j->size * sizeof *threads) : NULL;
+    unsigned *threads = j->rank == 0 ? malloc(4 * (size_t)j->size * sizeof *threads) : NULL;
     char *devices = j->rank == 0 ? malloc((size_t)j->size * sizeof j->device) : NULL;
     MPI_Gather(&j->out_n, 1, MPI_UINT64_T, shares, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    const unsigned mine[2] = {j->merge_threads, j->runs_spilled};
-    MPI_Gather(mine, 2, MPI_UNSIGNED, threads, 2, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+    const unsigned mine[4] = {j->merge_threads, j->runs_spilled, (unsigned)j->ext_local,
+                              (unsigned)j->ext_recv};
+    MPI_Gather(mine, 4, MPI_UNSIGNED, threads, 4, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
     MPI_Gather(j->device, (int)sizeof j->device, MPI_CHAR, devices, (int)sizeof j->device,
                MPI_CHAR, 0, MPI_COMM_WORLD);
     if (j->rank == 0 && shares && threads && devices) {
@@ -91,12 +93,17 @@ static void print_stats(job *j)
         for (int r = 0; r < j->size; r++) {
             char safe[512];
             mpi_sanitize(safe, sizeof safe, devices + (size_t)r * sizeof j->device);
-            const unsigned t = threads[2 * r], spilled = threads[2 * r + 1];
+            const unsigned *f = threads + 4 * r, t = f[0];
             fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s, merged on %u "
                     "thread%s", r, (unsigned long long)shares[r],
                     fair > 0 ? 100.0 * shares[r] / fair : 0.0, safe, t, t == 1 ? "" : "s");
-            if (spilled)
-                fprintf(stderr, ", %u runs in temporary files", spilled);
+            /* beyond the budget: where the external sorts went */
+            if (f[2])
+                fprintf(stderr, ", slice sorted in runs");
+            if (f[3])
+                fprintf(stderr, ", received part in a file");
+            if (f[1])
+                fprintf(stderr, ", %u runs in temporary files", f[1]);
             fputc('\n', stderr);
         }
     }
@@ -136,6 +143,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     static job j;
     j.sorted_fd = j.recv_fd = -1;
+    /* a temporary file that reaches the file-size limit fails with EFBIG, reported, rather than
+     * ending the rank */
+    signal(SIGXFSZ, SIG_IGN);
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
     g_mpi_rank = j.rank;

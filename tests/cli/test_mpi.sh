@@ -121,13 +121,15 @@ expect_status "-S 1Mi" 1
 expect_message "-S 1Mi" "is too small"
 least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
 S=$((${least:-100} + 3))Mi
-# P, records a rank, gen options, sort options, distribution
-exts=("1|1500000|-t u32|-t u32|uniform"
-      "2|700000|-t f64|-t f64 --desc|few:3"
-      "3|400000|-t u64 --value-size 8|-t u64 --value-size 8|constant"
-      "4|500000|-t i32 --kv|-t i32 --kv -r|zipf:1.5")
+# P, records a rank, gen options, sort options, distribution, whether every rank's runs go to
+# files (the first: slices sorted in runs that fit memory, and received parts merged in memory)
+exts=("2|300000|-t u32|-t u32 -r|few:2|0"
+      "1|1500000|-t u32|-t u32|uniform|1"
+      "2|700000|-t f64|-t f64 --desc|few:3|1"
+      "3|400000|-t u64 --value-size 8|-t u64 --value-size 8|constant|1"
+      "4|500000|-t i32 --kv|-t i32 --kv -r|zipf:1.5|1")
 for e in "${exts[@]}"; do
-    IFS='|' read -r p n gopts sopts dist <<< "$e"
+    IFS='|' read -r p n gopts sopts dist spill <<< "$e"
     what="$p ranks, -S $S, $sopts, $dist"
     # shellcheck disable=SC2086
     "$CLSORT" gen -n $((p * n + 1)) --dist "$dist" --seed $p $gopts -o ext.bin || exit 2
@@ -139,8 +141,10 @@ for e in "${exts[@]}"; do
         run_mpi $p $sopts -S "$S" -T runs -i ext.bin -o ext.out --stats
     expect_status "$what" 0
     same_file "$what: as clsort sorts it" ext.out ext.ref
-    check "$what: every rank's runs in files" \
-        test "$(grep -c 'runs in temporary files' err.txt)" -eq $p
+    sorted=$(grep -c 'slice sorted in runs' err.txt)
+    files=$(grep -c 'runs in temporary files' err.txt)
+    check "$what: every rank's slice sorted in runs" test "$sorted" -eq $p
+    [ "$spill" = 0 ] || check "$what: every rank's runs in files" test "$files" -eq $p
     expect_only runs "$what" # nameless files only
 done
 rm -f ext.ref ext.out
