@@ -165,43 +165,12 @@ bad:
     return EXIT_USAGE;
 }
 
-/* -S SIZE: bytes with the tool's suffixes (64Mi, 2G; a trailing b is allowed), or N% of physical
- * memory, as sort(1) takes it */
+/* -S SIZE: bytes, or N% of physical memory (opt_parse_memory) */
 static int set_buffer_size(parse_ctx *p, void *field, const char *arg)
 {
     sort_args *a = field;
-    const size_t len = strlen(arg);
-    if (len > 1 && arg[len - 1] == '%') {
-        char num[32];
-        uint64_t v;
-        if (len - 1 >= sizeof num)
-            goto bad;
-        memcpy(num, arg, len - 1);
-        num[len - 1] = '\0';
-        if (opt_parse_u64(&p->st, num, &v) != 0)
-            return EXIT_USAGE;
-        if (v < 1 || v > 100)
-            goto bad;
-        a->buffer_percent = (unsigned)v;
-        a->buffer_size = 0;
-        return -1;
-    }
-    char num[64];
-    if (len >= sizeof num)
-        goto bad;
-    memcpy(num, arg, len + 1);
-    if (len > 1 && num[len - 1] == 'b' && num[len - 2] >= '0' && num[len - 2] <= '9')
-        num[len - 1] = '\0';
-    if (opt_parse_count(&p->st, num, &a->buffer_size) != 0)
-        return EXIT_USAGE;
-    if (a->buffer_size == 0)
-        goto bad;
-    a->buffer_percent = 0;
-    return -1;
-bad:
-    msg_error("option '%s': '%s' is not a memory size (e.g. 512Mi, 2G, or 25%% of physical "
-              "memory)", p->st.current, arg);
-    return EXIT_USAGE;
+    return opt_parse_memory(&p->st, arg, &a->buffer_size, &a->buffer_percent) != 0 ? EXIT_USAGE
+                                                                                  : -1;
 }
 
 /* -T DIR, repeatable: the directories take the run files in turn */

@@ -211,3 +211,36 @@ int opt_parse_count(const opt_state *st, const char *text, uint64_t *out)
     bad_value(st, text, "a count (e.g. 1000, 64Ki, 1M)");
     return -1;
 }
+
+int opt_parse_memory(const opt_state *st, const char *text, uint64_t *bytes, unsigned *percent)
+{
+    const size_t len = strlen(text);
+    char num[64];
+    uint64_t v;
+    if (len >= sizeof num)
+        goto bad;
+    memcpy(num, text, len + 1);
+    if (len > 1 && text[len - 1] == '%') {
+        num[len - 1] = '\0';
+        if (opt_parse_u64(st, num, &v) != 0)
+            return -1;
+        if (v < 1 || v > 100)
+            goto bad;
+        *percent = (unsigned)v;
+        *bytes = 0;
+        return 0;
+    }
+    if (len > 1 && num[len - 1] == 'b' && num[len - 2] >= '0' && num[len - 2] <= '9')
+        num[len - 1] = '\0';
+    if (opt_parse_count(st, num, &v) != 0)
+        return -1;
+    if (v == 0)
+        goto bad;
+    *bytes = v;
+    *percent = 0;
+    return 0;
+bad:
+    msg_error("option '%s': '%s' is not a memory size (e.g. 512Mi, 2G, or 25%% of physical "
+              "memory)", st->current ? st->current : "?", text);
+    return -1;
+}

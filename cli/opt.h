@@ -42,5 +42,8 @@ int opt_next(opt_state *st, const opt_def *defs, const char **arg);
 int opt_parse_count(const opt_state *st, const char *text, uint64_t *out);
 /* An unsigned 64-bit integer, decimal or 0x hex. */
 int opt_parse_u64(const opt_state *st, const char *text, uint64_t *out);
+/* A memory size as sort(1) -S takes it: bytes with a count's suffixes (a trailing b allowed after a
+ * digit) into *bytes, or N% (1 to 100) of physical memory into *percent; the other is set to 0. */
+int opt_parse_memory(const opt_state *st, const char *text, uint64_t *bytes, unsigned *percent);
 
 #endif

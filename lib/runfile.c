@@ -2,14 +2,13 @@
  * Temporary files for sorted runs: nameless (O_TMPFILE, else unlinked the moment they exist), so
  * that no signal, crash or kill leaves one behind; written and read at offsets. Errors name the
  * directory, what the runs need and what the system allows (space, `ulimit -f`).
- * Calls: status.c (errors), the C library.
+ * Calls: nameless.c, status.c (errors), the C library.
  */
 #include "internal.h"
 #include "runfile.h"
+#include "nameless.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,39 +48,10 @@ static uint64_t size_limit(void)
     return (uint64_t)r.rlim_cur;
 }
 
-/* A file with no name in dir, or -1 with errno set. Without O_TMPFILE the file is named for the
- * moment between mkstemp() and unlink(), with every signal blocked so none lands in between. */
-static int nameless(const char *dir)
-{
-#ifdef O_TMPFILE
-    int tfd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (tfd >= 0 || (errno != EISDIR && errno != EOPNOTSUPP && errno != EINVAL))
-        return tfd;
-#endif
-    char path[4200];
-    if (snprintf(path, sizeof path, "%s/.clsort-run-XXXXXX", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int fd = mkostemp(path, O_CLOEXEC);
-    int saved = errno;
-    if (fd >= 0 && unlink(path) != 0) {
-        saved = errno;
-        close(fd);
-        fd = -1;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = saved;
-    return fd;
-}
-
 clsort_status clsort_runfile_open(clsort_context *ctx, const char *dir, clsort_runfile *f)
 {
     f->dir = dir;
-    f->fd = nameless(dir);
+    f->fd = clsort_nameless_file(dir);
     if (f->fd < 0)
         return clsort_fail(ctx, CLSORT_ERROR_IO, "cannot create a temporary file in %s: %s", dir,
                            strerror(errno));

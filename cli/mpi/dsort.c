@@ -70,11 +70,11 @@ static const char *mpi_error_text(int rc, char *buf)
     return buf;
 }
 
-/* Reads or writes len bytes at off in pieces of at most piece_bytes (MPI counts are ints). */
-static int file_io(job *j, MPI_File f, int write, uint64_t off, unsigned char *buf, uint64_t len)
+/* In pieces of at most piece_bytes: MPI counts are ints. */
+int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
+                  unsigned char *buf, uint64_t len)
 {
     char text[MPI_MAX_ERROR_STRING];
-    const char *name = write ? j->tmp : j->a->input;
     while (len > 0) {
         int piece = (int)(len < j->piece_bytes ? len : j->piece_bytes), got = 0;
         MPI_Status status;
@@ -135,19 +135,12 @@ void dsort_read(job *j)
         const unsigned __int128 n = j->n;
         j->lo = (uint64_t)(n * (unsigned)j->rank / (unsigned)j->size);
         j->m = (uint64_t)(n * (unsigned)(j->rank + 1) / (unsigned)j->size) - j->lo;
-        /* Linux grants allocations it may not back (overcommit): a share that cannot fit is
-         * refused here, clearly, rather than ended later by the kernel's OOM killer. The peak is
-         * in the local sort: the slice, its gathered copy, the keys, positions (twice) and orders */
-        const unsigned __int128 need = (unsigned __int128)j->m * (2 * j->rs + 8 + 24);
-        const uint64_t host = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-        const uint64_t part = host / (uint64_t)(j->local_size > 0 ? j->local_size : 1);
-        if (host > 0 && need > part) {
-            dsort_fail(j, EXIT_DEVICE, "this rank's share of %llu records of %zu bytes needs about "
-                       "%.1f GiB of host memory (the records twice, their keys, orders and "
-                       "positions), more than its part of this host's, %.1f GiB of %.1f GiB for %d "
-                       "ranks: run on more hosts, or fewer ranks a host",
-                       (unsigned long long)j->m, j->rs, (double)need / (1 << 30),
-                       (double)part / (1 << 30), (double)host / (1 << 30), j->local_size);
+        /* the local sort's peak: the slice, its gathered copy, the keys and a permutation;
+         * beyond the budget the slice is sorted in runs (external.c), which read it themselves */
+        const unsigned __int128 need = (unsigned __int128)j->m * (2 * j->rs + 32);
+        j->ext_local = need > j->budget;
+        if (j->ext_local) {
+            dsort_injected(j, PH_READ);
             MPI_File_close(&f);
             return;
         }
@@ -157,14 +150,14 @@ void dsort_read(job *j)
                        "(a share larger than memory: run more ranks)",
                        (unsigned long long)(j->m * j->rs), (unsigned long long)j->m);
         else if (!dsort_injected(j, PH_READ))
-            file_io(j, f, 0, j->lo * j->rs, j->data, j->m * j->rs);
+            dsort_file_io(j, f, j->a->input, 0, j->lo * j->rs, j->data, j->m * j->rs);
     }
     MPI_File_close(&f);
 }
 
 /* The exit status of a library error, as clsort gives it: the usage's for a device string or a
  * combination the library refuses, the device's for the others. */
-static int status_exit(clsort_status st)
+int dsort_status_exit(clsort_status st)
 {
     return st == CLSORT_ERROR_BAD_DEVICE_STRING || st == CLSORT_ERROR_UNSUPPORTED ||
                    st == CLSORT_ERROR_LIMIT
@@ -196,46 +189,101 @@ static void pick_device(job *j, char *id, size_t cap)
         snprintf(id, cap, "%s", list[gpus[(size_t)j->local_rank % n_gpu]].id);
 }
 
-void dsort_local(job *j)
+/* Bytes the process holds now (resident), as clsort measures it for -S. */
+static uint64_t resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "re");
+    unsigned long long size = 0, resident = 0;
+    int ok = f && fscanf(f, "%llu %llu", &size, &resident) == 2;
+    if (f)
+        fclose(f);
+    return ok ? resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* -S as clsort applies it: what the rank may still take once its device is open and its programs
+ * built (the OpenCL driver's memory is not the data's). Without -S, half of physical memory (the
+ * library's default) shared by the host's ranks. */
+static void plan_budget(job *j, const clsort_spec *spec)
+{
+    const uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t budget = j->a->buffer_size;
+    if (j->a->buffer_percent && !phys) {
+        dsort_fail(j, EXIT_USAGE, "-S %u%%: this system does not say how much memory it has; "
+                   "give a size", j->a->buffer_percent);
+        return;
+    }
+    if (j->a->buffer_percent)
+        budget = phys / 100 * j->a->buffer_percent;
+    else if (!budget)
+        budget = phys ? phys / 2 / (uint64_t)(j->local_size > 0 ? j->local_size : 1) : 1u << 30;
+    clsort_status st = clsort_reserve(j->ctx, spec, 1024);
+    if (st != CLSORT_OK) {
+        dsort_fail(j, dsort_status_exit(st), "cannot prepare %s: %s (%d) %s", j->device,
+                   clsort_status_string(st), st, clsort_error_detail(j->ctx));
+        return;
+    }
+    const uint64_t resident = resident_bytes(), least = resident + (4u << 20);
+    if (budget < least) {
+        dsort_fail(j, EXIT_USAGE, "-S %.1f MiB is too small: this rank already holds %.1f MiB "
+                   "(the OpenCL driver and MPI included) and needs a few MiB for the data; give "
+                   "at least -S %lluMi", (double)budget / 1048576, (double)resident / 1048576,
+                   (unsigned long long)((least + (1u << 20) - 1) >> 20));
+        return;
+    }
+    j->budget = budget - resident;
+}
+
+void dsort_open(job *j)
 {
     char id[128];
     pick_device(j, id, sizeof id);
     clsort_status st = clsort_open(&j->ctx, id[0] ? id : NULL);
     if (st != CLSORT_OK) {
-        dsort_fail(j, status_exit(st), "cannot open device %s: %s (%d) %s",
+        dsort_fail(j, dsort_status_exit(st), "cannot open device %s: %s (%d) %s",
                    id[0] ? id : "(default)", clsort_status_string(st), st,
                    clsort_last_error_detail());
         return;
     }
     snprintf(j->device, sizeof j->device, "%s", clsort_device_name(j->ctx));
-    if (dsort_injected(j, PH_SORT))
-        return;
-    j->ord = malloc((j->m ? j->m : 1) * sizeof *j->ord);
-    j->pos = malloc((j->m ? j->m : 1) * sizeof *j->pos);
-    if (!j->ord || !j->pos) {
-        dsort_fail(j, EXIT_DEVICE, "cannot allocate the orders and positions of %llu records",
-                   (unsigned long long)j->m);
-        return;
-    }
-    /* stable, with each record's input position: the positions break ties between ranks */
-    st = clsort_sort_records(j->ctx, &j->spec, j->data, j->m, j->rs, 0, 0, j->pos, NULL);
-    if (st != CLSORT_OK) {
-        dsort_fail(j, status_exit(st), "sort of %llu records on %s: %s (%d) %s",
-                   (unsigned long long)j->m, j->device, clsort_status_string(st), st,
-                   clsort_error_detail(j->ctx));
-        return;
-    }
-    for (uint64_t i = 0; i < j->m; i++)
-        j->pos[i] += j->lo;
-    clsort_key_orders(&j->spec, j->data, j->rs, j->m, j->ord);
+    clsort_spec spec = j->spec;
+    spec.value_size = j->a->value_size;
+    plan_budget(j, &spec);
 }
 
-static int pair_cmp(const void *x, const void *y)
+void dsort_local(job *j)
+{
+    if (dsort_injected(j, PH_SORT))
+        return;
+    if (j->ext_local) {
+        ext_sort_slice(j);
+        return;
+    }
+    /* stable: equal keys keep their order within the slice, which the splitters rely on */
+    clsort_status st = clsort_sort_records(j->ctx, &j->spec, j->data, j->m, j->rs, 0, 0, NULL,
+                                           NULL);
+    if (st != CLSORT_OK)
+        dsort_fail(j, dsort_status_exit(st), "sort of %llu records on %s: %s (%d) %s",
+                   (unsigned long long)j->m, j->device, clsort_status_string(st), st,
+                   clsort_error_detail(j->ctx));
+}
+
+uint64_t dsort_order_at(job *j, uint64_t i)
+{
+    unsigned char rec[16];
+    if (!j->ext_local)
+        return clsort_key_order(&j->spec, j->data + i * j->rs);
+    if (ext_pread(j, j->sorted_fd, rec, j->rs, i * j->rs) != 0)
+        return 0;
+    return clsort_key_order(&j->spec, rec);
+}
+
+static int triple_cmp(const void *x, const void *y)
 {
     const uint64_t *a = x, *b = y;
-    if (a[0] != b[0])
-        return a[0] < b[0] ? -1 : 1;
-    return a[1] < b[1] ? -1 : a[1] > b[1];
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
 }
 
 void dsort_sample(job *j)
@@ -250,9 +298,9 @@ void dsort_sample(job *j)
         s = cap > (uint64_t)p ? cap : (uint64_t)p;
     if (s > j->m)
         s = j->m;
-    uint64_t *mine = malloc((s ? s : 1) * 2 * sizeof *mine);
-    j->splitters = malloc((size_t)(p > 1 ? p - 1 : 1) * 2 * sizeof *j->splitters);
-    int count = (int)(2 * s), *counts = NULL, *displs = NULL;
+    uint64_t *mine = malloc((s ? s : 1) * 3 * sizeof *mine);
+    j->splitters = malloc((size_t)(p > 1 ? p - 1 : 1) * 3 * sizeof *j->splitters);
+    int count = (int)(3 * s), *counts = NULL, *displs = NULL;
     uint64_t *all = NULL, total = 0;
     if (j->rank == 0) {
         counts = calloc((size_t)p, sizeof *counts);
@@ -272,24 +320,25 @@ void dsort_sample(job *j)
     if (!dsort_agree(j)) {
         for (uint64_t i = 0; i < s; i++) {
             uint64_t at = (uint64_t)(((unsigned __int128)(2 * i + 1) * j->m) / (2 * s));
-            mine[2 * i] = j->ord[at];
-            mine[2 * i + 1] = j->pos[at];
+            mine[3 * i] = dsort_order_at(j, at);
+            mine[3 * i + 1] = (uint64_t)j->rank;
+            mine[3 * i + 2] = at;
         }
         MPI_Gatherv(mine, count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0,
                     MPI_COMM_WORLD);
         if (j->rank == 0) {
             /* the splitters cut the sorted sample into p equal parts; with no sample (fewer
              * records than ranks... none at all) every record goes to rank 0 */
-            const uint64_t ns = total / 2;
-            qsort(all, ns, 2 * sizeof *all, pair_cmp);
+            const uint64_t ns = total / 3;
+            qsort(all, ns, 3 * sizeof *all, triple_cmp);
             for (int k = 1; k < p; k++) {
                 uint64_t at = ns * (uint64_t)k / (uint64_t)p;
-                j->splitters[2 * (k - 1)] = ns ? all[2 * at] : UINT64_MAX;
-                j->splitters[2 * (k - 1) + 1] = ns ? all[2 * at + 1] : UINT64_MAX;
+                for (int f = 0; f < 3; f++)
+                    j->splitters[3 * (k - 1) + f] = ns ? all[3 * at + f] : UINT64_MAX;
             }
         }
         if (p > 1)
-            MPI_Bcast(j->splitters, 2 * (p - 1), MPI_UINT64_T, 0, MPI_COMM_WORLD);
+            MPI_Bcast(j->splitters, 3 * (p - 1), MPI_UINT64_T, 0, MPI_COMM_WORLD);
     }
     free(mine);
     free(counts);
@@ -334,6 +383,19 @@ static void make_temp(job *j)
     close(fd);
 }
 
+/* This rank's part at record `first` of the output: from memory, or merged from the received
+ * pieces' file straight into it. */
+static void write_part(job *j, MPI_File f, uint64_t first)
+{
+    if (!j->ext_recv) {
+        dsort_file_io(j, f, j->tmp, 1, first * j->rs, j->out, j->out_n * j->rs);
+        return;
+    }
+    const double t0 = MPI_Wtime();
+    ext_merge_into(j, f, j->tmp, first);
+    j->merge_ms = (MPI_Wtime() - t0) * 1e3;
+}
+
 int dsort_write(job *j)
 {
     uint64_t first = 0;
@@ -353,7 +415,7 @@ int dsort_write(job *j)
         dsort_fail(j, EXIT_IO, "%s: cannot open for writing: %s", j->tmp, mpi_error_text(rc, text));
     } else {
         if (!dsort_injected(j, PH_WRITE))
-            file_io(j, f, 1, first * j->rs, j->out, j->out_n * j->rs);
+            write_part(j, f, first);
         rc = MPI_File_close(&f);
         if (rc != MPI_SUCCESS)
             dsort_fail(j, EXIT_IO, "%s: cannot close: %s", j->tmp, mpi_error_text(rc, text));

@@ -1,13 +1,19 @@
 /*
  * The distributed sample sort of clsort-mpi, one step per function, each run by every rank:
+ *   dsort_open      the rank's device, and its memory budget (-S less what the rank holds)
  *   dsort_read      each rank's contiguous slice of the input, by MPI-IO
- *   dsort_local     the slice sorted on the rank's device (stable), with each record's position
+ *   dsort_local     the slice sorted on the rank's device (stable)
  *   dsort_sample    splitters from a regular sample of every rank's sorted slice
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
- *   dsort_merge     the received pieces merged (exchange.c)
+ *   dsort_merge     the received pieces merged, on several threads (merge.c)
  *   dsort_write     each rank's part written at its offset into a temporary file, renamed into place
- * Records compare as (clsort_key_order(), global position): the position breaks ties, so the result
- * is the single-process stable sort's, and equal keys spread over ranks like any others.
+ * Records compare as (clsort_key_order(), input position). A rank's sorted slice is stable, so a
+ * record's (order, rank, index in the sorted slice) compares the same way and needs no positions:
+ * that triple is what the sample and the splitters carry.
+ * A share larger than the budget (external.c): the slice is sorted by clsort_sort_stream() in runs
+ * in temporary files into one sorted nameless file, sampled and sent from there; received pieces
+ * beyond the budget go to a nameless file, and their merge (a stable sort of the pieces in rank
+ * order) streams into the output at the rank's offset.
  * A step that fails on a rank records its message (dsort_fail); dsort_agree() after each step tells
  * every rank whether any failed, so that all stop together.
  */
@@ -15,6 +21,8 @@
 #define CLSORT_DSORT_H
 
 #include "mpi_args.h"
+
+#include <mpi.h>
 
 #include <limits.h>
 #include <stddef.h>
@@ -29,16 +37,24 @@ typedef struct job {
     clsort_spec spec;
     uint64_t n;                /* records in the input */
     uint64_t lo, m;            /* this rank's slice: records lo .. lo + m - 1 */
-    unsigned char *data;       /* the slice, sorted in place by dsort_local */
-    uint64_t *ord;             /* each sorted record's clsort_key_order() */
-    uint64_t *pos;             /* each sorted record's position in the input */
-    uint64_t *splitters;       /* size - 1 pairs (order, position) */
+    unsigned char *data;       /* the slice, sorted in place by dsort_local (NULL: ext_local) */
+    uint64_t *splitters;       /* size - 1 triples (order, rank, index in its sorted slice) */
     uint64_t *send_n, *recv_n; /* records to and from each rank */
     unsigned char *recv;       /* the received pieces, in rank order */
     uint64_t recv_total;
     unsigned char *out;        /* this rank's part of the output (may be recv itself) */
     uint64_t out_n;
     uint64_t piece_bytes;      /* largest message of the exchange and the file I/O */
+    unsigned threads;          /* --parallel, else the host's online cores over its ranks */
+    unsigned merge_threads;    /* the threads the merge used */
+    uint64_t budget;           /* bytes of records this rank may hold */
+    int ext_local;             /* the slice sorted in runs, into the file sorted_fd */
+    int ext_recv;              /* the received pieces in the file recv_fd, merged into the output */
+    int sorted_fd, recv_fd;    /* nameless temporary files, -1 when none */
+    const char *sorted_dir, *recv_dir; /* their directories */
+    unsigned next_dir;         /* the -T directory for the next temporary file */
+    double merge_ms;           /* ext_recv: the merge's part of the write phase */
+    unsigned runs_spilled;     /* runs the external sorts wrote to temporary files */
     clsort_context *ctx;
     char device[128];
     char tmp[PATH_MAX];        /* the temporary output (rank 0 made it), "" when none */
@@ -58,6 +74,14 @@ int dsort_agree(job *j);
 /* Testing: whether this rank is to fail at this phase (CLSORT_MPI_FAIL_RANK); records the error. */
 int dsort_injected(job *j, int phase);
 
+/* Reads or writes len bytes at off of an MPI file in pieces of at most piece_bytes; 0 or -1 with
+ * the error recorded (name: the file's, for it). */
+int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
+                  unsigned char *buf, uint64_t len);
+/* Exit status of a library error, as clsort gives it. */
+int dsort_status_exit(clsort_status st);
+
+void dsort_open(job *j);
 void dsort_read(job *j);
 void dsort_local(job *j);
 void dsort_sample(job *j);
@@ -65,5 +89,20 @@ void dsort_exchange(job *j);
 void dsort_merge(job *j);
 /* Returns once the output is renamed into place, or with the error recorded; collective inside. */
 int dsort_write(job *j);
+
+/* external.c */
+/* A nameless file in the next -T directory (into *dir) for `bytes` of `what`, the directory's free
+ * space checked first; or -1 with the error recorded. */
+int ext_temp(job *j, const char *what, uint64_t bytes, const char **dir);
+/* All of len bytes at off of a temporary file; 0, or -1 with the error recorded. */
+int ext_pread(job *j, int fd, void *buf, size_t len, uint64_t off);
+int ext_pwrite(job *j, int fd, const void *buf, size_t len, uint64_t off);
+/* The slice sorted by clsort_sort_stream() into sorted_fd. */
+void ext_sort_slice(job *j);
+/* The pieces in recv_fd merged into f (name: for messages) from record `first` on. */
+void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first);
+/* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read
+ * error, which is recorded). */
+uint64_t dsort_order_at(job *j, uint64_t i);
 
 #endif

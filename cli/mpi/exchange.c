@@ -1,6 +1,6 @@
 /*
- * clsort-mpi's exchange and merge (see dsort.h): each rank's sorted slice cut at the splitters,
- * the pieces sent to their ranks, and each rank's received pieces merged by (order, position).
+ * clsort-mpi's exchange (see dsort.h): each rank's sorted slice cut at the splitters and the
+ * pieces sent to their ranks (merged by merge.c), from memory or a file, into memory or a file.
  */
 #include "dsort.h"
 #include "../cli.h"
@@ -9,19 +9,90 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* The first record of the sorted slice not before (o, p). */
-static uint64_t lower_bound(const job *j, uint64_t o, uint64_t p)
+/* Records of the sorted slice before splitter sp, (order, rank, index) triples compared: the
+ * splitter's own rank cuts at its index; on others, records of its order go before it when this
+ * rank is the lower (earlier input positions), after it when the higher. */
+static uint64_t cut_at(job *j, const uint64_t *sp)
 {
+    if (sp[1] == (uint64_t)j->rank)
+        return sp[2];
+    const int upper = sp[1] > (uint64_t)j->rank;
     uint64_t lo = 0, hi = j->m;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (j->ord[mid] < o || (j->ord[mid] == o && j->pos[mid] < p))
+    while (lo < hi && !j->code) {
+        const uint64_t mid = lo + (hi - lo) / 2, o = dsort_order_at(j, mid);
+        if (upper ? o <= sp[0] : o < sp[0])
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* One message of sc bytes to `to` and one of rc bytes from `from`, each only when not empty: the
+ * partners' loops differ in length, and an empty message one did not expect would be taken for
+ * the next one. */
+static void swap(const unsigned char *sbuf, int sc, int to, unsigned char *rbuf, int rc, int from)
+{
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (rc)
+        MPI_Irecv(rbuf, rc, MPI_BYTE, from, 2, MPI_COMM_WORLD, &req[0]);
+    if (sc)
+        MPI_Isend(sbuf, sc, MPI_BYTE, to, 2, MPI_COMM_WORLD, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+}
+
+/* A stretch of the sorted slice (memory or its file), and of the received part (memory or its
+ * file); failures are recorded, and the exchange goes on so that no rank waits for another. */
+static void get_bytes(job *j, unsigned char *buf, uint64_t off, size_t len)
+{
+    if (!j->ext_local)
+        memcpy(buf, j->data + off, len);
+    else if (!j->code)
+        ext_pread(j, j->sorted_fd, buf, len, off);
+}
+
+static void put_bytes(job *j, const unsigned char *buf, uint64_t off, size_t len)
+{
+    if (!j->ext_recv)
+        memcpy(j->recv + off, buf, len);
+    else if (!j->code)
+        ext_pwrite(j, j->recv_fd, buf, len, off);
+}
+
+/* Where any rank's slice or received part is in a file: each pair of ranks in turn, every piece
+ * streamed through two buffers of L bytes (the least any rank allows: a quarter of its budget,
+ * at most piece_bytes), so memory stays bounded whatever the shares. */
+static void exchange_streamed(job *j, const uint64_t *sdisp, const uint64_t *rdisp)
+{
+    uint64_t mine = j->budget / 4 < j->piece_bytes ? j->budget / 4 : j->piece_bytes, L;
+    mine = mine ? mine : 1;
+    MPI_Allreduce(&mine, &L, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    unsigned char *sbuf = malloc(L), *rbuf = malloc(L);
+    int ok = sbuf && rbuf, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok)
+        dsort_fail(j, EXIT_DEVICE, "cannot allocate the exchange's buffers (2 x %llu bytes)",
+                   (unsigned long long)L);
+    for (int k = 0; all_ok && k < j->size; k++) {
+        const int to = (j->rank + k) % j->size, from = (j->rank - k + j->size) % j->size;
+        const uint64_t sb = j->send_n[to] * j->rs, rb = j->recv_n[from] * j->rs;
+        const uint64_t ns = (sb + L - 1) / L, nr = (rb + L - 1) / L;
+        for (uint64_t i = 0; i < (ns > nr ? ns : nr); i++) {
+            const int sc = (int)(i < ns ? (sb - i * L < L ? sb - i * L : L) : 0);
+            const int rc = (int)(i < nr ? (rb - i * L < L ? rb - i * L : L) : 0);
+            get_bytes(j, sbuf, sdisp[to] * j->rs + i * L, (size_t)sc);
+            if (k == 0) { /* this rank's own piece */
+                put_bytes(j, sbuf, rdisp[from] * j->rs + i * L, (size_t)sc);
+                continue;
+            }
+            swap(sbuf, sc, to, rbuf, rc, from);
+            put_bytes(j, rbuf, rdisp[from] * j->rs + i * L, (size_t)rc);
+        }
+    }
+    free(sbuf);
+    free(rbuf);
 }
 
 /* Pieces larger than piece_bytes (an int count of bytes, or a smaller limit set for testing): each
@@ -45,8 +116,7 @@ static void exchange_in_pieces(job *j, const uint64_t *sdisp, const uint64_t *rd
             for (uint64_t i = 0; i < (nr > ns ? nr : ns); i++) {
                 int sc = i < ns ? (int)(sb - i * L < L ? sb - i * L : L) : 0;
                 int rc = i < nr ? (int)(rb - i * L < L ? rb - i * L : L) : 0;
-                MPI_Sendrecv(src + i * L, sc, MPI_BYTE, to, 1, dst + i * L, rc, MPI_BYTE, from, 1,
-                             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                swap(src + i * L, sc, to, dst + i * L, rc, from);
             }
             continue;
         }
@@ -61,6 +131,25 @@ static void exchange_in_pieces(job *j, const uint64_t *sdisp, const uint64_t *rd
     }
 }
 
+/* Where the received records go: memory when they and the merge fit the budget (with the slice
+ * still held during the exchange), else a temporary file merged into the output later. */
+static void receive_into(job *j)
+{
+    const unsigned __int128 need = (unsigned __int128)j->recv_total * (2 * j->rs + 8) +
+                                   (j->ext_local ? 0 : (unsigned __int128)j->m * j->rs);
+    j->ext_recv = need > j->budget;
+    if (j->ext_recv) {
+        j->recv_fd = ext_temp(j, "the records this rank receives", j->recv_total * j->rs,
+                             &j->recv_dir);
+        return;
+    }
+    j->recv = malloc(j->recv_total ? j->recv_total * j->rs : 1);
+    if (!j->recv)
+        dsort_fail(j, EXIT_DEVICE, "cannot allocate %llu bytes for the %llu records this rank "
+                   "receives", (unsigned long long)(j->recv_total * j->rs),
+                   (unsigned long long)j->recv_total);
+}
+
 void dsort_exchange(job *j)
 {
     const int p = j->size;
@@ -73,8 +162,7 @@ void dsort_exchange(job *j)
     } else {
         uint64_t prev = 0;
         for (int d = 0; d < p; d++) {
-            uint64_t cut = d == p - 1 ? j->m
-                                      : lower_bound(j, j->splitters[2 * d], j->splitters[2 * d + 1]);
+            uint64_t cut = d == p - 1 ? j->m : cut_at(j, j->splitters + 3 * d);
             sdisp[d] = prev;
             j->send_n[d] = cut - prev;
             prev = cut;
@@ -89,20 +177,17 @@ void dsort_exchange(job *j)
         rdisp[r] = j->recv_total;
         j->recv_total += j->recv_n[r];
     }
-    j->recv = malloc(j->recv_total ? j->recv_total * j->rs : 1);
-    if (!j->recv)
-        dsort_fail(j, EXIT_DEVICE, "cannot allocate %llu bytes for the %llu records this rank "
-                   "receives (a share larger than memory: run more ranks)",
-                   (unsigned long long)(j->recv_total * j->rs),
-                   (unsigned long long)j->recv_total);
+    receive_into(j);
     if (dsort_agree(j))
         goto done;
     /* MPI_Alltoallv counts and displacements are ints: bytes beyond piece_bytes anywhere, and
      * every rank takes the pairwise path of messages in pieces */
-    int big = (j->m + j->recv_total) * j->rs > j->piece_bytes;
-    int any_big = 0;
-    MPI_Allreduce(&big, &any_big, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any_big) {
+    int flags[2] = {(j->m + j->recv_total) * j->rs > j->piece_bytes, j->ext_local || j->ext_recv};
+    int any[2] = {0, 0};
+    MPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any[1]) {
+        exchange_streamed(j, sdisp, rdisp);
+    } else if (any[0]) {
         exchange_in_pieces(j, sdisp, rdisp);
     } else {
         int *sc = c, *sd = c + p, *rc = c + 2 * p, *rd = c + 3 * p;
@@ -116,96 +201,12 @@ void dsort_exchange(job *j)
     }
     /* the slice has gone out: its memory is the merge's */
     free(j->data);
-    free(j->ord);
-    free(j->pos);
     j->data = NULL;
-    j->ord = j->pos = NULL;
+    if (j->sorted_fd >= 0)
+        close(j->sorted_fd);
+    j->sorted_fd = -1;
 done:
     free(sdisp);
     free(rdisp);
     free(c);
-}
-
-/* Heap of sources ordered by (order of the source's next record, source rank): pieces from lower
- * ranks hold earlier input positions, so the rank breaks ties as the position does. */
-typedef struct merge_heap {
-    int *src;
-    int n;
-    const uint64_t *ord, *cur;
-} merge_heap;
-
-static int before(const merge_heap *h, int a, int b)
-{
-    uint64_t oa = h->ord[h->cur[a]], ob = h->ord[h->cur[b]];
-    return oa < ob || (oa == ob && a < b);
-}
-
-static void sift_down(merge_heap *h, int i)
-{
-    for (;;) {
-        int l = 2 * i + 1, r = l + 1, best = i;
-        if (l < h->n && before(h, h->src[l], h->src[best]))
-            best = l;
-        if (r < h->n && before(h, h->src[r], h->src[best]))
-            best = r;
-        if (best == i)
-            return;
-        int t = h->src[i];
-        h->src[i] = h->src[best];
-        h->src[best] = t;
-        i = best;
-    }
-}
-
-void dsort_merge(job *j)
-{
-    const int p = j->size;
-    int pieces = 0;
-    for (int r = 0; r < p; r++)
-        pieces += j->recv_n[r] > 0;
-    if (dsort_injected(j, PH_MERGE))
-        return;
-    if (pieces <= 1) { /* one sorted piece is already the merge */
-        j->out = j->recv;
-        j->out_n = j->recv_total;
-        return;
-    }
-    const size_t rs = j->rs;
-    uint64_t *ord = malloc(j->recv_total * sizeof *ord);
-    uint64_t *cur = malloc(2 * (size_t)p * sizeof *cur), *end = cur ? cur + p : NULL;
-    int *src = malloc((size_t)p * sizeof *src);
-    j->out = malloc(j->recv_total * rs);
-    if (!ord || !cur || !src || !j->out) {
-        dsort_fail(j, EXIT_DEVICE, "cannot allocate the merge's %llu bytes for %llu records",
-                   (unsigned long long)(j->recv_total * (rs + 8)),
-                   (unsigned long long)j->recv_total);
-        goto done;
-    }
-    clsort_key_orders(&j->spec, j->recv, rs, j->recv_total, ord);
-    merge_heap h = {src, 0, ord, cur};
-    uint64_t at = 0;
-    for (int r = 0; r < p; r++) {
-        cur[r] = at;
-        end[r] = at += j->recv_n[r];
-        if (j->recv_n[r])
-            src[h.n++] = r;
-    }
-    for (int i = h.n / 2 - 1; i >= 0; i--)
-        sift_down(&h, i);
-    unsigned char *o = j->out;
-    while (h.n > 0) {
-        int s = src[0];
-        memcpy(o, j->recv + cur[s] * rs, rs);
-        o += rs;
-        if (++cur[s] == end[s])
-            src[0] = src[--h.n];
-        sift_down(&h, 0);
-    }
-    j->out_n = j->recv_total;
-    free(j->recv);
-    j->recv = NULL;
-done:
-    free(ord);
-    free(cur);
-    free(src);
 }

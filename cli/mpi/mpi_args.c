@@ -59,6 +59,14 @@ static void help(void)
            "      --bits B:E        sort by bits B to E-1 of the key only\n"
            "  -d, --device DEV      OpenCL device of every rank (default: $CLSORT_DEVICE,\n"
            "                        else a host's GPUs dealt out to its ranks)\n"
+           "  -S, --buffer-size SIZE memory of each rank (e.g. 512Mi, 2G, or N%% of physical\n"
+           "                        memory); a larger share is sorted in runs in temporary\n"
+           "                        files (default: half of memory over the host's ranks)\n"
+           "  -T, --temporary-directory DIR\n"
+           "                        where the runs go (repeatable; default $TMPDIR, else\n"
+           "                        /tmp)\n"
+           "      --parallel N      merge threads of each rank (default: the host's online\n"
+           "                        cores over its ranks, at least 1)\n"
            "      --stats           each phase's time (the slowest rank's) and each rank's\n"
            "                        share of the output\n"
            "  -h, --help            this text\n"
@@ -70,7 +78,7 @@ static void help(void)
 }
 
 enum { O_INPUT = 1, O_OUTPUT, O_TYPE, O_KV, O_VALUE_SIZE, O_DESC, O_REVERSE, O_BITS, O_DEVICE,
-       O_STATS, O_HELP, O_VERSION };
+       O_STATS, O_PARALLEL, O_BUFFER_SIZE, O_TEMP_DIR, O_HELP, O_VERSION };
 
 static const opt_def defs[] = {
     {"input", 'i', 1, O_INPUT},     {"output", 'o', 1, O_OUTPUT},
@@ -78,6 +86,8 @@ static const opt_def defs[] = {
     {"value-size", 0, 1, O_VALUE_SIZE}, {"desc", 0, 0, O_DESC},
     {"reverse", 'r', 0, O_REVERSE}, {"bits", 0, 1, O_BITS},
     {"device", 'd', 1, O_DEVICE},   {"stats", 0, 0, O_STATS},
+    {"parallel", 0, 1, O_PARALLEL}, {"buffer-size", 'S', 1, O_BUFFER_SIZE},
+    {"temporary-directory", 'T', 1, O_TEMP_DIR},
     {"help", 'h', 0, O_HELP},       {"version", 0, 0, O_VERSION},
     {NULL, 0, 0, 0},
 };
@@ -143,6 +153,27 @@ int parse_mpi_args(int argc, char **argv, mpi_args *a)
             }
             a->value_size = (size_t)v;
             vs_given = 1;
+            break;
+        case O_PARALLEL:
+            if (opt_parse_count(&st, arg, &v) != 0)
+                return EXIT_USAGE;
+            if (v < 1 || v > 256) {
+                msg_error("--parallel %s: expected 1 to 256 threads", arg);
+                return EXIT_USAGE;
+            }
+            a->parallel = (unsigned)v;
+            break;
+        case O_BUFFER_SIZE:
+            if (opt_parse_memory(&st, arg, &a->buffer_size, &a->buffer_percent) != 0)
+                return EXIT_USAGE;
+            break;
+        case O_TEMP_DIR:
+            if (!*arg || a->n_temp_dirs == MPI_MAX_TEMP_DIRS) {
+                msg_error("option '%s': %s", st.current, *arg ? "at most 16 directories"
+                                                              : "an empty directory name");
+                return EXIT_USAGE;
+            }
+            a->temp_dirs[a->n_temp_dirs++] = arg;
             break;
         case O_BITS:
             if (parse_bits(&st, arg, a) != 0)

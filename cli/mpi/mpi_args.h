@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+enum { MPI_MAX_TEMP_DIRS = 16 };
+
 typedef struct mpi_args {
     const char *input;       /* -i */
     const char *output;      /* -o */
@@ -19,6 +21,11 @@ typedef struct mpi_args {
     int descending;          /* -r, --desc */
     unsigned begin_bit, end_bit; /* --bits B:E; 0, 0: every bit */
     int stats;               /* --stats */
+    unsigned parallel;       /* --parallel N: merge threads; 0: the host's cores over its ranks */
+    uint64_t buffer_size;    /* -S SIZE in bytes; 0: the default (or buffer_percent) */
+    unsigned buffer_percent; /* -S N%: of physical memory */
+    const char *temp_dirs[MPI_MAX_TEMP_DIRS]; /* -T DIR, repeatable; none: $TMPDIR, else /tmp */
+    unsigned n_temp_dirs;
 } mpi_args;
 
 /* -1 to go on, or an exit status to end with (after --help, --version or an error). */

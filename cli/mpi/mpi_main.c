@@ -7,9 +7,11 @@
 
 #include <mpi.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *phase_label[N_PHASES] = {"read", "local sort", "sample", "exchange", "merge",
                                             "write"};
@@ -57,16 +59,28 @@ static int read_environment(job *j)
     return EXIT_OK;
 }
 
+/* The host's online cores shared by its ranks, at least 1 each. */
+static unsigned default_threads(const job *j)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const long each = cores / (j->local_size > 0 ? j->local_size : 1);
+    return each < 1 ? 1 : each > 256 ? 256 : (unsigned)each;
+}
+
 static void print_stats(job *j)
 {
     double slowest[N_PHASES];
     MPI_Reduce(j->ms, slowest, N_PHASES, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t *shares = j->rank == 0 ? malloc((size_t)j->size * sizeof *shares) : NULL;
+    unsigned *threads = j->rank == 0 ? malloc(4 * (size_t)j->size * sizeof *threads) : NULL;
     char *devices = j->rank == 0 ? malloc((size_t)j->size * sizeof j->device) : NULL;
     MPI_Gather(&j->out_n, 1, MPI_UINT64_T, shares, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    const unsigned mine[4] = {j->merge_threads, j->runs_spilled, (unsigned)j->ext_local,
+                              (unsigned)j->ext_recv};
+    MPI_Gather(mine, 4, MPI_UNSIGNED, threads, 4, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
     MPI_Gather(j->device, (int)sizeof j->device, MPI_CHAR, devices, (int)sizeof j->device,
                MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (j->rank == 0 && shares && devices) {
+    if (j->rank == 0 && shares && threads && devices) {
         double total = 0;
         fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys)\n", j->size,
                 (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type));
@@ -79,12 +93,22 @@ static void print_stats(job *j)
         for (int r = 0; r < j->size; r++) {
             char safe[512];
             mpi_sanitize(safe, sizeof safe, devices + (size_t)r * sizeof j->device);
-            fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s\n", r,
-                    (unsigned long long)shares[r], fair > 0 ? 100.0 * shares[r] / fair : 0.0,
-                    safe);
+            const unsigned *f = threads + 4 * r, t = f[0];
+            fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s, merged on %u "
+                    "thread%s", r, (unsigned long long)shares[r],
+                    fair > 0 ? 100.0 * shares[r] / fair : 0.0, safe, t, t == 1 ? "" : "s");
+            /* beyond the budget: where the external sorts went */
+            if (f[2])
+                fprintf(stderr, ", slice sorted in runs");
+            if (f[3])
+                fprintf(stderr, ", received part in a file");
+            if (f[1])
+                fprintf(stderr, ", %u runs in temporary files", f[1]);
+            fputc('\n', stderr);
         }
     }
     free(shares);
+    free(threads);
     free(devices);
 }
 
@@ -92,16 +116,23 @@ static int run(job *j)
 {
     void (*steps[])(job *) = {dsort_read, dsort_local, dsort_sample, dsort_exchange, dsort_merge};
     int code;
+    double t0 = MPI_Wtime();
+    dsort_open(j); /* the device's opening counts to the local sort, as it did before -S */
+    j->ms[PH_SORT] = (MPI_Wtime() - t0) * 1e3;
+    if ((code = dsort_agree(j)))
+        return code;
     for (int ph = 0; ph < PH_WRITE; ph++) {
-        double t0 = MPI_Wtime();
+        t0 = MPI_Wtime();
         steps[ph](j);
-        j->ms[ph] = (MPI_Wtime() - t0) * 1e3;
+        j->ms[ph] += (MPI_Wtime() - t0) * 1e3;
         if ((code = dsort_agree(j)))
             return code;
     }
-    double t0 = MPI_Wtime();
+    t0 = MPI_Wtime();
     code = dsort_write(j);
-    j->ms[PH_WRITE] = (MPI_Wtime() - t0) * 1e3;
+    /* a merge that streams into the output is the merge's time, not the write's */
+    j->ms[PH_WRITE] = (MPI_Wtime() - t0) * 1e3 - j->merge_ms;
+    j->ms[PH_MERGE] += j->merge_ms;
     if (!code && j->a->stats)
         print_stats(j);
     return code;
@@ -111,6 +142,10 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     static job j;
+    j.sorted_fd = j.recv_fd = -1;
+    /* a temporary file that reaches the file-size limit fails with EFBIG, reported, rather than
+     * ending the rank */
+    signal(SIGXFSZ, SIG_IGN);
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
     g_mpi_rank = j.rank;
@@ -131,14 +166,17 @@ int main(int argc, char **argv)
         j.spec.descending = a.descending;
         j.spec.begin_bit = a.begin_bit;
         j.spec.end_bit = a.end_bit;
+        j.threads = a.parallel ? a.parallel : default_threads(&j);
         code = run(&j);
     }
     if (j.out != j.recv)
         free(j.out);
     free(j.recv);
     free(j.data);
-    free(j.ord);
-    free(j.pos);
+    if (j.sorted_fd >= 0)
+        close(j.sorted_fd);
+    if (j.recv_fd >= 0)
+        close(j.recv_fd);
     free(j.splitters);
     free(j.send_n);
     free(j.recv_n);

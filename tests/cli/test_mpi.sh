@@ -4,7 +4,8 @@
 # keys, for sizes that P does not divide and for fewer records than ranks; each rank's share of
 # skewed and constant keys close to n/P; a failure on one rank (an input that is not whole records,
 # or a failure made on purpose with CLSORT_MPI_FAIL_RANK) ends every rank with the same status,
-# one message, no output and no temporary file.
+# one message, no output and no temporary file; the merge on several threads gives the same bytes;
+# shares larger than -S sorted in runs in temporary files give them too.
 # Arguments: CLSORT SCRATCH CLSORT_MPI; $MPIRUN is mpirun.
 MPI_EXE=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
 . "$(dirname "$0")/lib.sh" "$@"
@@ -89,6 +90,81 @@ CLSORT_MPI_PIECE_BYTES=1000 run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o 
 expect_status "3 ranks, --bits 8:40 -r, pieces of 1000 bytes" 0
 same_file "3 ranks, --bits 8:40 -r, pieces of 1000 bytes: as clsort sorts it" bits.out bits.ref
 
+# the merge on several threads: its parts are cut inside runs of equal keys (few distinct keys,
+# more threads than cores), for key types, values and --desc; the same bytes as clsort
+merges=("3|7|-t u32|-t u32|few:2"
+        "2|16|-t f32|-t f32 --desc|few:5"
+        "3|4|-t i64 --kv|-t i64 --kv|few:4"
+        "4|6|-t u64 --value-size 8|-t u64 --value-size 8 -r|few:3"
+        "2|3|-t f64 --value-size 4|-t f64 --value-size 4 -r|zipf:1.5")
+for m in "${merges[@]}"; do
+    IFS='|' read -r p t gopts sopts dist <<< "$m"
+    what="$p ranks, --parallel $t, $sopts, $dist"
+    # shellcheck disable=SC2086
+    "$CLSORT" gen -n 5001 --dist "$dist" --seed $t $gopts -o mt.bin || exit 2
+    # shellcheck disable=SC2086
+    "$CLSORT" $sopts -i mt.bin -o mt.ref 2> err.txt || { not_ok "clsort $sopts -i mt.bin"; continue; }
+    # shellcheck disable=SC2086
+    run_mpi $p $sopts --parallel $t -i mt.bin -o mt.out --stats
+    expect_status "$what" 0
+    same_file "$what: as clsort sorts it" mt.out mt.ref
+    check "$what: merged on $t threads" test "$(grep -c "merged on $t threads" err.txt)" -eq $p
+done
+rm -f mt.bin mt.ref mt.out
+
+# shares larger than -S: sorted in runs in temporary files (-T), exchanged and merged from files.
+# -S far too small names the least a rank takes (the OpenCL driver and MPI included); a few MiB
+# more leaves each rank a data budget of a few MiB, below its share of these inputs.
+mkdir runs
+run_mpi 2 -i two.bin -o small.out -S 1Mi
+expect_status "-S 1Mi" 1
+expect_message "-S 1Mi" "is too small"
+least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+S=$((${least:-100} + 3))Mi
+# P, records a rank, gen options, sort options, distribution, whether every rank's runs go to
+# files (the first: slices sorted in runs that fit memory, and received parts merged in memory)
+exts=("2|300000|-t u32|-t u32 -r|few:2|0"
+      "1|1500000|-t u32|-t u32|uniform|1"
+      "2|700000|-t f64|-t f64 --desc|few:3|1"
+      "3|400000|-t u64 --value-size 8|-t u64 --value-size 8|constant|1"
+      "4|500000|-t i32 --kv|-t i32 --kv -r|zipf:1.5|1")
+for e in "${exts[@]}"; do
+    IFS='|' read -r p n gopts sopts dist spill <<< "$e"
+    what="$p ranks, -S $S, $sopts, $dist"
+    # shellcheck disable=SC2086
+    "$CLSORT" gen -n $((p * n + 1)) --dist "$dist" --seed $p $gopts -o ext.bin || exit 2
+    # shellcheck disable=SC2086
+    "$CLSORT" $sopts -i ext.bin -o ext.ref 2> err.txt || { not_ok "clsort $sopts -i ext.bin"; continue; }
+    # the exchange in pieces of 100000 bytes too
+    # shellcheck disable=SC2086
+    CLSORT_MPI_PIECE_BYTES=$((p == 3 ? 100000 : 1 << 30)) \
+        run_mpi $p $sopts -S "$S" -T runs -i ext.bin -o ext.out --stats
+    expect_status "$what" 0
+    same_file "$what: as clsort sorts it" ext.out ext.ref
+    sorted=$(grep -c 'slice sorted in runs' err.txt)
+    files=$(grep -c 'runs in temporary files' err.txt)
+    check "$what: every rank's slice sorted in runs" test "$sorted" -eq $p
+    [ "$spill" = 0 ] || check "$what: every rank's runs in files" test "$files" -eq $p
+    expect_only runs "$what" # nameless files only
+done
+rm -f ext.ref ext.out
+# a failure with runs: a missing -T directory, and a rank that fails at the write (its merge
+# streams into the output): every rank stops, the old output stays, nothing is left behind
+cp two.bin kept.bin
+run_mpi 2 -S "$S" -T runs/missing -i ext.bin -o kept.bin
+expect_status "-T a missing directory" 3
+every_rank "-T a missing directory" 2 3
+expect_message "-T a missing directory" "cannot create a temporary file in runs/missing"
+same_file "-T a missing directory: the old output kept" kept.bin two.bin
+CLSORT_MPI_FAIL_RANK=1:write run_mpi 3 -t i32 --kv -S "$S" -T runs -i ext.bin -o kept.bin
+expect_status "runs, rank 1 fails at write" 3
+every_rank "runs, rank 1 fails at write" 3 3
+expect_message "runs, rank 1 fails at write" "rank 1 of 3: write failed on purpose"
+same_file "runs, rank 1 fails at write: the old output kept" kept.bin two.bin
+expect_only runs "runs, rank 1 fails at write"
+check "runs, rank 1 fails at write: no temporary output" test -z "$(ls -A | grep clsort-mpi)"
+rm -f ext.bin kept.bin
+
 # failures: every rank exits with the same status, one message, nothing left behind
 mkdir fail && head -c 10 two.bin > fail/odd.bin
 run_mpi 3 -t u64 -i fail/odd.bin -o fail/out.bin
@@ -99,15 +175,15 @@ expect_only fail "input not whole records" odd.bin
 run_mpi 2 -i fail/missing.bin -o fail/out.bin
 expect_status "missing input" 1
 expect_message "missing input" "fail/missing.bin: cannot open: No such file or directory"
-# a share that cannot fit this host's memory is refused before anything is allocated (a sparse
-# file of 1 TiB: 2^39 records of u32 keys on 2 ranks)
-if truncate -s 1T fail/huge.bin 2> /dev/null; then
-    run_mpi 2 -i fail/huge.bin -o fail/out.bin
-    expect_status "a share larger than memory" 2
-    every_rank "a share larger than memory" 2 2
-    expect_message "a share larger than memory" "GiB of host memory"
+# a share larger than memory and than the temporary directory's free space is refused before
+# anything is read or allocated (a sparse file of 8 TiB: 4 TiB a rank)
+if truncate -s 8T fail/huge.bin 2> /dev/null; then
+    run_mpi 2 -i fail/huge.bin -o fail/out.bin -T fail
+    expect_status "a share larger than the disk" 3
+    every_rank "a share larger than the disk" 2 3
+    expect_message "a share larger than the disk" "not enough space in fail for this rank's sorted slice"
     rm -f fail/huge.bin
-    expect_only fail "a share larger than memory" odd.bin
+    expect_only fail "a share larger than the disk" odd.bin
 fi
 cp two.bin fail/in.bin
 cp bits.bin fail/kept.bin
@@ -132,6 +208,9 @@ expect_message "--bits past the key" "--bits 0:40 is not a bit range of u32 keys
 run_mpi 1 --value-size 3 -i two.bin -o x
 expect_status "--value-size 3" 1
 expect_message "--value-size 3" "3 is not a value size (0, 4 or 8 bytes)"
+run_mpi 2 --parallel 0 -i two.bin -o x
+expect_status "--parallel 0" 1
+expect_message "--parallel 0" "--parallel 0: expected 1 to 256 threads"
 check "usage errors: no output" test ! -e x
 
 finish

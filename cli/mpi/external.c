@@ -1,0 +1,211 @@
+/*
+ * clsort-mpi's shares larger than a rank's memory budget (see dsort.h), on clsort's external sort:
+ * clsort_sort_stream() sorts a slice in runs in temporary files (-T) and merges them into one
+ * sorted nameless file here; received pieces that do not fit go to another, and their merge is a
+ * stable clsort_sort_stream() of the pieces in rank order (equal keys: lower ranks, then the order
+ * within a piece, which is the input's), written at the rank's offset in the output as it comes.
+ * Temporary files have no name (nameless.c, as clsort's runs): nothing is left behind.
+ */
+#include "dsort.h"
+#include "../cli.h"
+#include "nameless.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* The directory of a temporary file: -T in turn, else $TMPDIR, else /tmp (as the library). */
+static const char *next_dir(job *j)
+{
+    if (j->a->n_temp_dirs)
+        return j->a->temp_dirs[j->next_dir++ % j->a->n_temp_dirs];
+    const char *tmp = getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+static const char *dir_of(const job *j, int fd)
+{
+    return fd == j->sorted_fd ? j->sorted_dir : j->recv_dir;
+}
+
+int ext_temp(job *j, const char *what, uint64_t bytes, const char **dir_out)
+{
+    const char *dir = next_dir(j);
+    *dir_out = dir;
+    struct statvfs v;
+    const uint64_t avail = statvfs(dir, &v) == 0 ? (uint64_t)v.f_bavail * v.f_frsize : UINT64_MAX;
+    if (bytes > avail) {
+        dsort_fail(j, EXIT_IO, "not enough space in %s for %s: %.1f MiB needed, %.1f MiB free",
+                   dir, what, (double)bytes / 1048576, (double)avail / 1048576);
+        return -1;
+    }
+    const int fd = clsort_nameless_file(dir);
+    if (fd < 0)
+        dsort_fail(j, EXIT_IO, "cannot create a temporary file in %s for %s: %s", dir, what,
+                   strerror(errno));
+    return fd;
+}
+
+/* All of len bytes at off: 0, or an errno value (EIO for a file shorter than expected). */
+static int pio_all(int fd, int write, unsigned char *buf, size_t len, uint64_t off)
+{
+    while (len > 0) {
+        ssize_t r = write ? pwrite(fd, buf, len, (off_t)off) : pread(fd, buf, len, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r < 0 ? errno : write ? ENOSPC : EIO;
+        buf += r;
+        len -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+int ext_pread(job *j, int fd, void *buf, size_t len, uint64_t off)
+{
+    const int e = pio_all(fd, 0, buf, len, off);
+    if (e)
+        dsort_fail(j, EXIT_IO, "cannot read back a temporary file in %s: %s", dir_of(j, fd),
+                   strerror(e));
+    return e ? -1 : 0;
+}
+
+int ext_pwrite(job *j, int fd, const void *buf, size_t len, uint64_t off)
+{
+    const int e = pio_all(fd, 1, (unsigned char *)buf, len, off);
+    if (e)
+        dsort_fail(j, EXIT_IO, "cannot write a temporary file in %s: %s", dir_of(j, fd),
+                   strerror(e));
+    return e ? -1 : 0;
+}
+
+/* The records a stream reads, [at, end) of a file, and where it writes them. */
+typedef struct ext_io {
+    job *j;
+    int in;             /* the file read from */
+    const char *name;   /* its name for messages, NULL for a temporary file */
+    uint64_t at, end;   /* records */
+    MPI_File out;       /* the output (ext_merge_into), else the records go to sorted_fd */
+    const char *out_name;
+    uint64_t written, first;
+} ext_io;
+
+static long long source_read(void *user, void *keys, void *values, size_t max)
+{
+    ext_io *s = user;
+    job *j = s->j;
+    (void)values; /* records come joined (source.records) */
+    const uint64_t left = s->end - s->at;
+    const size_t n = left < max ? (size_t)left : max;
+    if (n == 0)
+        return 0;
+    if (!s->name) {
+        if (ext_pread(j, s->in, keys, n * j->rs, s->at * j->rs) != 0)
+            return -1;
+    } else {
+        const int e = pio_all(s->in, 0, keys, n * j->rs, s->at * j->rs);
+        if (e) {
+            dsort_fail(j, EXIT_IO, "%s: cannot read %zu bytes at offset %llu: %s", s->name,
+                       n * j->rs, (unsigned long long)(s->at * j->rs),
+                       e == EIO ? "end of file (the file changed while it was read?)"
+                                : strerror(e));
+            return -1;
+        }
+    }
+    s->at += n;
+    return (long long)n;
+}
+
+static int sink_write(void *user, const void *keys, const void *values, size_t n)
+{
+    ext_io *s = user;
+    job *j = s->j;
+    (void)values; /* joined records (sink.records) */
+    int rc = s->out_name ? dsort_file_io(j, s->out, s->out_name, 1, (s->first + s->written) * j->rs,
+                                         (unsigned char *)keys, n * j->rs)
+                         : ext_pwrite(j, j->sorted_fd, keys, n * j->rs, s->written * j->rs);
+    s->written += n;
+    return rc != 0;
+}
+
+/* clsort_sort_stream() of the io's records under the rank's budget, -T and threads. */
+static void stream_sort(job *j, ext_io *io, const char *what)
+{
+    const uint64_t n = io->end - io->at;
+    clsort_spec spec = j->spec;
+    spec.value_size = j->a->value_size;
+    clsort_stream_settings set;
+    clsort_stream_settings_default(&set);
+    set.memory_bytes = j->budget;
+    set.temp_dirs = j->a->n_temp_dirs ? j->a->temp_dirs : NULL;
+    set.n_temp_dirs = j->a->n_temp_dirs;
+    set.threads = j->threads;
+    const int joined = j->a->value_size > 0;
+    const clsort_source src = {source_read, io, n, joined};
+    const clsort_sink sink = {sink_write, io, joined};
+    clsort_stats stats;
+    memset(&stats, 0, sizeof stats);
+    clsort_status st = clsort_sort_stream(j->ctx, &spec, &src, &sink, &set, &stats);
+    j->runs_spilled += stats.runs_spilled;
+    if (st != CLSORT_OK) /* after a callback's failure its own message stands (the first) */
+        dsort_fail(j, st == CLSORT_ERROR_IO ? EXIT_IO : dsort_status_exit(st),
+                   "%s of %llu records in runs on %s: %s (%d) %s", what, (unsigned long long)n,
+                   j->device, clsort_status_string(st), st, clsort_error_detail(j->ctx));
+    else if (io->written != n)
+        dsort_fail(j, EXIT_DEVICE, "%s: %llu records in, %llu out", what, (unsigned long long)n,
+                   (unsigned long long)io->written);
+}
+
+void ext_sort_slice(job *j)
+{
+    const int in = open(j->a->input, O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        dsort_fail(j, EXIT_USAGE, "%s: cannot open for reading: %s", j->a->input, strerror(errno));
+        return;
+    }
+    j->sorted_fd = ext_temp(j, "this rank's sorted slice", j->m * j->rs, &j->sorted_dir);
+    if (j->sorted_fd >= 0) {
+        ext_io io = {.j = j, .in = in, .name = j->a->input, .at = j->lo, .end = j->lo + j->m};
+        stream_sort(j, &io, "sort");
+    }
+    close(in);
+}
+
+/* One sorted piece is already the merge: copied into the output through a buffer. */
+static void copy_into(job *j, MPI_File f, const char *name, uint64_t first)
+{
+    const uint64_t total = j->recv_total * j->rs;
+    uint64_t L = j->budget / 2 < j->piece_bytes ? j->budget / 2 : j->piece_bytes;
+    L = L ? L : 1;
+    unsigned char *buf = malloc(L);
+    if (!buf) {
+        dsort_fail(j, EXIT_DEVICE, "cannot allocate a copy buffer of %llu bytes",
+                   (unsigned long long)L);
+        return;
+    }
+    for (uint64_t off = 0; off < total && !j->code; off += L) {
+        const size_t len = (size_t)(total - off < L ? total - off : L);
+        if (ext_pread(j, j->recv_fd, buf, len, off) == 0)
+            dsort_file_io(j, f, name, 1, first * j->rs + off, buf, len);
+    }
+    free(buf);
+}
+
+void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
+{
+    int pieces = 0;
+    for (int r = 0; r < j->size; r++)
+        pieces += j->recv_n[r] > 0;
+    if (pieces <= 1) {
+        copy_into(j, f, name, first);
+        return;
+    }
+    ext_io io = {.j = j, .in = j->recv_fd, .end = j->recv_total, .out = f, .out_name = name,
+                 .first = first};
+    stream_sort(j, &io, "merge");
+}
