@@ -26,7 +26,7 @@ typedef struct merge_part {
     merge_run *m;
     unsigned t;
     uint64_t *lo, *hi;     /* per piece: records [lo, hi) (offsets within the piece) */
-    int *src;              /* the heap */
+    int failed;            /* out of memory for its cursor */
     uint64_t *ord_out;     /* the orders' destination (the first phase) */
     pthread_t thread;
 } merge_part;
@@ -81,51 +81,88 @@ static void co_rank(const merge_run *m, uint64_t k, uint64_t *cut)
     }
 }
 
+/* A thread's merge state, on its own (malloc'd) lines: the pieces' next positions and orders and
+ * the heap are written once per record, and shared cache lines between threads cost the merge
+ * more than the merge itself (H100 machine, 4 ranks x 4 threads, 2^28 records a rank: 20 s). */
+typedef struct cursor {
+    uint64_t *at, *end, *head; /* per piece: next record, end, the next record's order */
+    int *heap;
+} cursor;
+
 /* Piece a's next record before piece b's: by order, then by rank. */
-static int before(const merge_part *w, int a, int b)
+static int before(const cursor *c, int a, int b)
 {
-    const uint64_t oa = w->m->ord[w->m->first[a] + w->lo[a]];
-    const uint64_t ob = w->m->ord[w->m->first[b] + w->lo[b]];
-    return oa < ob || (oa == ob && a < b);
+    return c->head[a] < c->head[b] || (c->head[a] == c->head[b] && a < b);
 }
 
-static void sift_down(const merge_part *w, int *src, int n, int i)
+static void sift_down(const cursor *c, int n, int i)
 {
+    int *h = c->heap;
     for (;;) {
         int l = 2 * i + 1, r = l + 1, best = i;
-        if (l < n && before(w, src[l], src[best]))
+        if (l < n && before(c, h[l], h[best]))
             best = l;
-        if (r < n && before(w, src[r], src[best]))
+        if (r < n && before(c, h[r], h[best]))
             best = r;
         if (best == i)
             return;
-        int t = src[i];
-        src[i] = src[best];
-        src[best] = t;
+        int t = h[i];
+        h[i] = h[best];
+        h[best] = t;
         i = best;
     }
 }
 
-/* Records [lo, hi) of every piece merged into out. */
-static void heap_merge(merge_part *w, unsigned char *out)
+/* The record copy, of a size the compiler knows for the common record sizes. */
+#define TAKE_LOOP(bytes)                                                                           \
+    while (n > 0) {                                                                                \
+        const int s = c.heap[0];                                                                   \
+        memcpy(out, j->recv + (first[s] + c.at[s]) * (bytes), (bytes));                           \
+        out += (bytes);                                                                            \
+        if (++c.at[s] == c.end[s])                                                                 \
+            c.heap[0] = c.heap[--n];                                                               \
+        else                                                                                       \
+            c.head[s] = ord[first[s] + c.at[s]];                                                   \
+        sift_down(&c, n, 0);                                                                       \
+    }
+
+/* Records [lo, hi) of every piece merged into out. Returns 0, or -1 out of memory. */
+static int heap_merge(merge_part *w, unsigned char *out)
 {
     const job *j = w->m->j;
-    const size_t rs = j->rs;
-    int n = 0;
-    for (int r = 0; r < j->size; r++)
-        if (w->lo[r] < w->hi[r])
-            w->src[n++] = r;
-    for (int i = n / 2 - 1; i >= 0; i--)
-        sift_down(w, w->src, n, i);
-    while (n > 0) {
-        const int s = w->src[0];
-        memcpy(out, j->recv + (w->m->first[s] + w->lo[s]) * rs, rs);
-        out += rs;
-        if (++w->lo[s] == w->hi[s])
-            w->src[0] = w->src[--n];
-        sift_down(w, w->src, n, 0);
+    const uint64_t *ord = w->m->ord, *first = w->m->first;
+    const int p = j->size;
+    cursor c = { malloc(3 * (size_t)p * sizeof *c.at), NULL, NULL, malloc((size_t)p * sizeof *c.heap) };
+    if (!c.at || !c.heap) {
+        free(c.at);
+        free(c.heap);
+        return -1;
     }
+    c.end = c.at + p;
+    c.head = c.end + p;
+    int n = 0;
+    for (int r = 0; r < p; r++) {
+        c.at[r] = w->lo[r];
+        c.end[r] = w->hi[r];
+        if (c.at[r] < c.end[r]) {
+            c.head[r] = ord[first[r] + c.at[r]];
+            c.heap[n++] = r;
+        }
+    }
+    for (int i = n / 2 - 1; i >= 0; i--)
+        sift_down(&c, n, i);
+    switch (j->rs) {
+    case 4: TAKE_LOOP(4); break;
+    case 8: TAKE_LOOP(8); break;
+    case 12: TAKE_LOOP(12); break;
+    case 16: TAKE_LOOP(16); break;
+    default: TAKE_LOOP(j->rs);
+    }
+    free(c.at);
+    free(c.heap);
+    return 0;
 }
+#undef TAKE_LOOP
 
 /* The first phase: the orders of this thread's share of the received records. */
 static void *orders_main(void *arg)
@@ -147,7 +184,7 @@ static void *part_main(void *arg)
     const uint64_t b = j->recv_total * (w->t + 1) / w->m->parts;
     co_rank(w->m, a, w->lo);
     co_rank(w->m, b, w->hi);
-    heap_merge(w, j->out + a * j->rs);
+    w->failed = heap_merge(w, j->out + a * j->rs) != 0;
     return NULL;
 }
 
@@ -192,10 +229,9 @@ void dsort_merge(job *j)
     uint64_t *ord = malloc(j->recv_total * sizeof *ord);
     uint64_t *first = malloc((size_t)p * sizeof *first);
     uint64_t *cuts = malloc(2 * (size_t)p * parts * sizeof *cuts);
-    int *src = malloc((size_t)p * parts * sizeof *src);
     merge_part *w = calloc(parts, sizeof *w);
     j->out = malloc(j->recv_total * j->rs);
-    if (!ord || !first || !cuts || !src || !w || !j->out) {
+    if (!ord || !first || !cuts || !w || !j->out) {
         dsort_fail(j, EXIT_DEVICE, "cannot allocate the merge's %llu bytes for %llu records",
                    (unsigned long long)(j->recv_total * (j->rs + 8)),
                    (unsigned long long)j->recv_total);
@@ -209,10 +245,14 @@ void dsort_merge(job *j)
     merge_run m = {j, ord, first, parts};
     for (unsigned t = 0; t < parts; t++)
         w[t] = (merge_part){.m = &m, .t = t, .lo = cuts + 2 * (size_t)p * t,
-                            .hi = cuts + 2 * (size_t)p * t + p, .src = src + (size_t)p * t,
-                            .ord_out = ord};
+                            .hi = cuts + 2 * (size_t)p * t + p, .ord_out = ord};
     run_parts(w, parts, orders_main);
     run_parts(w, parts, part_main); /* the cuts read every part's orders: after the first */
+    for (unsigned t = 0; t < parts; t++)
+        if (w[t].failed) {
+            dsort_fail(j, EXIT_DEVICE, "cannot allocate a merge thread's state for %d pieces", p);
+            goto done;
+        }
     j->merge_threads = parts;
     j->out_n = j->recv_total;
     free(j->recv);
@@ -221,6 +261,5 @@ done:
     free(ord);
     free(first);
     free(cuts);
-    free(src);
     free(w);
 }
