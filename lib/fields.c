@@ -217,6 +217,14 @@ static clsort_status sort_bare_keys(clsort_context *ctx, const clsort_spec *spec
                                     size_t n, size_t ps, uint64_t *index, clsort_stats *stats,
                                     double t0)
 {
+    /* keys ordered on all their bits are equal only when their bytes are: no positions needed */
+    const unsigned bits = (unsigned)(8 * clsort_key_size(spec->key_type));
+    if (!index && spec->begin_bit == 0 && (spec->end_bit == 0 || spec->end_bit == bits)) {
+        clsort_status st = clsort_sort(ctx, spec, keys, NULL, n, stats);
+        if (st == CLSORT_OK)
+            clsort_stats_finish(stats, n, t0);
+        return st;
+    }
     /* 8-byte positions go straight into the caller's index; 4-byte ones are widened after */
     void *perm = ps == 8 && index ? (void *)index : malloc(n * ps);
     if (!perm)
