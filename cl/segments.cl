@@ -194,12 +194,13 @@ inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
 }
 
 /*
- * The radix sort of a group (BITONIC_MAX < TILE, RADIX = 16 given by the host): passes over 4-bit
- * digits, ranked by the counter ranking of common.cl (the one radix8.cl's portable form uses): first
- * the key's digits, low to high, skipping those that every key of the group shares, then the segment
- * tag's digits that differ within the group. Each work-item holds `per` consecutive positions (blocked, as the
- * ranking needs for stability). The counter table shares local memory with lk and lt: a pass reads
- * its elements before clearing it and ranks them all before writing any.
+ * The radix sort of a group (BITONIC_MAX < TILE, RADIX = 16 given by the host): passes over
+ * 4-bit digits, ranked by the counter ranking of common.cl (radix8.cl's portable form uses it
+ * too): first the key's digits, low to high, skipping those that every key of the group shares,
+ * then the segment tag's digits that differ within the group. Each work-item holds `per`
+ * consecutive positions (blocked, as the ranking needs for stability). The counter table and the
+ * scan's words share local memory with lk and lt: a pass reads its elements before clearing the
+ * counters and ranks them all before writing any.
  */
 #ifndef BITONIC_MAX
 #define BITONIC_MAX TILE
@@ -214,16 +215,17 @@ inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
 #define SEG_RADIX 0
 #endif
 
-/* Bytes of lk and lt, and of the local memory they share with the counter table. */
+/* Bytes of lk and lt, and of the local memory they share with the counter table and the scan's
+ * words after it (so that the group takes no more local memory than the network's). */
 #define SORT_BYTES (TILE * (KEY_BITS / 8 + 4))
-#if SEG_RADIX && RANK_COUNTERS * 4 > SORT_BYTES
-#define SHARED_BYTES (RANK_COUNTERS * 4)
+#if SEG_RADIX && (RANK_COUNTERS + WG) * 4 > SORT_BYTES
+#define SHARED_BYTES ((RANK_COUNTERS + WG) * 4)
 #else
 #define SHARED_BYTES SORT_BYTES
 #endif
 
 #if SEG_RADIX
-/* One stable pass over the digit at `shift` of the keys (tags 0) or of the segment tags (tags 1). */
+/* One stable pass over the digit at `shift` of the keys (tags 0) or of the segment tags (1). */
 inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *counters,
                            __local uint *scratch, uint len, uint per, uint shift, int tags)
 {
@@ -286,7 +288,8 @@ inline void seg_radix(__local key_t *lk, __local uint *lt, __local uint *counter
 #endif
 
 /* The tag of position p of a group of segments [a, b) that starts at lo. */
-inline uint seg_tag(__global const ulong *off, ulong a, ulong b, ulong lo, uint p, ulong n, uint bad)
+inline uint seg_tag(__global const ulong *off, ulong a, ulong b, ulong lo, uint p, ulong n,
+                    uint bad)
 {
     /* The segment of position p: the last in [a, b) that starts at or before it. */
     const ulong s = first_start_at(off, a, b, lo + p + 1, n, bad) - 1;
@@ -304,7 +307,6 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
     __local key_t *const lk = (__local key_t *)lmem;
     __local uint *const lt = (__local uint *)(lk + TILE);
 #if SEG_RADIX
-    __local uint scratch[WG];
     __local uint lvary[KEY_BITS / 32];
 #endif
     const uint lid = get_local_id(0), bad = *bad_flag;
@@ -352,7 +354,8 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #if SEG_RADIX
     if (radix)
-        seg_radix(lk, lt, (__local uint *)lmem, scratch, lvary, vary, len,
+        seg_radix(lk, lt, (__local uint *)lmem, (__local uint *)lmem + RANK_COUNTERS, lvary,
+                  vary, len,
                   seg_tag(off, a, b, lo, 0, n, bad) ^ seg_tag(off, a, b, lo, len - 1, n, bad));
     else
 #endif

@@ -168,14 +168,14 @@ done:
 }
 
 /* Whether seg_short takes the radix sort for groups of more than *max keys: not where every group
- * fits the network, nor where its local memory (lk and lt or the counter table, a scan's words, two
- * more) does not fit the device. */
+ * fits the network, nor where its local memory (keys and tags or the counter table and a scan's
+ * words, in the same bytes, and two words more) does not fit the device. */
 static int radix_groups(const clsort_context *ctx, const clsort_spec *spec,
                         const clsort_tile_shape *s, size_t *max)
 {
     const size_t ks = clsort_key_size(spec->key_type), words = SEG_RADIX * s->wg;
-    const size_t sort = s->tile * (ks + 4), counters = 4 * (words + (words - 1) / 32);
-    const size_t bytes = (sort > counters ? sort : counters) + 4 * s->wg + 8;
+    const size_t sort = s->tile * (ks + 4), ranks = 4 * (words + (words - 1) / 32 + s->wg);
+    const size_t bytes = (sort > ranks ? sort : ranks) + 8;
     const long long set = ctx->settings.seg_bitonic_max;
     *max = set >= 0 ? (size_t)set : ks == 8 ? SEG_BITONIC_MAX_64 : SEG_BITONIC_MAX_32;
     return *max < s->tile && bytes <= ctx->local_mem;

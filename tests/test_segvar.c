@@ -6,8 +6,8 @@
  * 1-key segments, lengths around the tile sizes, long segments over many radix tiles, no segments
  * at all, and all of them mixed in one call. Also the refusals of offsets that are not CSR (the
  * first bad entry named, nothing sorted), device offsets equal to host ones, and bad device offsets
- * (the keys sorted as one segment). The short segments' groups on both sides of the bitonic network's
- * limit (test_radix_groups).
+ * (the keys sorted as one segment). The short segments' groups on both sides of the bitonic
+ * network's limit (test_radix_groups).
  * Usage: test_segvar [quick]   (quick: smaller inputs, for runs under oclgrind)
  */
 #include <math.h>
@@ -213,7 +213,8 @@ static void check_keys(clsort_context *ctx, const clsort_spec *s, size_t n, cons
     assert_non_null(keys);
     fill(s->key_type, keys, n, seed);
     for (size_t i = 0; narrow && i < n; i++) {
-        const uint64_t k = (key_at(keys, s->key_type, i) & 0xf0) | (seed * 0x9e3779b97f4a7c15ull & ~0xf0ull);
+        const uint64_t k = (key_at(keys, s->key_type, i) & 0xf0) |
+                           (seed * 0x9e3779b97f4a7c15ull & ~0xf0ull);
         if (wide(s->key_type))
             ((uint64_t *)keys)[i] = k;
         else
