@@ -384,6 +384,9 @@ static void test_radix_groups(void **state)
     unsigned i = 0;
     for (int t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
         for (int desc = 0; desc < 2; desc++, i++) {
+            /* quick: half of them, still every type, order, value size and shape */
+            if (quick && i % 4 != 0 && i % 4 != 3)
+                continue;
             clsort_spec s;
             clsort_spec_default(&s);
             s.key_type = (clsort_key_type)t;
