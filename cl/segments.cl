@@ -142,10 +142,14 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
  * The short segments: work-group g takes those that start in [g * HALF, (g + 1) * HALF). Each holds
  * at most HALF keys, so together they lie within TILE positions; a long segment can only be the last
  * one to start there (any segment after it starts past its end), and is left to the radix passes.
- * The group sorts its keys in local memory by (segment, key, position): a bitonic network over the
- * next power of two of its keys, positions past them padded with a segment tag above every real one.
- * The position makes every element distinct, so the unstable network gives the stable order. The
- * segment tag is the segment's start within the group's range (empty segments need none).
+ * The group sorts its keys in local memory by (segment, key, position), the segment tag being the
+ * segment's index from the group's first (its start within the group where the group holds so
+ * many empty segments that an index would not fit the tag's bits):
+ *  - up to BITONIC_MAX keys by a bitonic network over the next power of two of their count,
+ *    positions past them padded with a tag above every real one; the position makes every element
+ *    distinct, so the unstable network gives the stable order;
+ *  - more keys by a stable LSD radix sort (SEG_RADIX below): O(L) per pass against the network's
+ *    O(L log^2 L), which pays once the group holds more than a few hundred keys.
  *
  * Keys are read from keys_in and written to keys_out (the radix passes' result buffer, or the same
  * buffer), lone keys too; values follow by their positions, each work-item reading all of its own
@@ -167,6 +171,131 @@ inline int after(key_t ka, uint ta, key_t kb, uint tb)
     return (ta & POS_MASK) > (tb & POS_MASK);
 }
 
+/* The bitonic network over lk and lt[0, p2). */
+inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
+{
+    const uint lid = get_local_id(0);
+    for (uint k = 2; k <= p2; k <<= 1) {
+        for (uint j = k >> 1; j > 0; j >>= 1) {
+            for (uint i = lid; i < p2 / 2; i += WG) {
+                const uint l = 2 * i - (i & (j - 1)), r = l + j;
+                const key_t kl = lk[l], kr = lk[r];
+                const uint tl = lt[l], tr = lt[r];
+                if (after(kl, tl, kr, tr) == ((l & k) == 0)) {
+                    lk[l] = kr;
+                    lk[r] = kl;
+                    lt[l] = tr;
+                    lt[r] = tl;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+}
+
+/*
+ * The radix sort of a group (BITONIC_MAX < TILE, RADIX = 16 given by the host): passes over
+ * 4-bit digits, ranked by the counter ranking of common.cl (radix8.cl's portable form uses it
+ * too): first the key's digits, low to high, skipping those that every key of the group shares,
+ * then the segment tag's digits that differ within the group. Each work-item holds `per`
+ * consecutive positions (blocked, as the ranking needs for stability). The counter table and the
+ * scan's words share local memory with lk and lt: a pass reads its elements before clearing the
+ * counters and ranks them all before writing any.
+ */
+#ifndef BITONIC_MAX
+#define BITONIC_MAX TILE
+#endif
+#if defined(RADIX) && BITONIC_MAX < TILE
+#define SEG_RADIX 1
+#if RADIX != 16
+#error "the segments' radix sort takes 4-bit digits (RADIX 16)"
+#endif
+#define SEG_DIGIT 4
+#else
+#define SEG_RADIX 0
+#endif
+
+/* Bytes of lk and lt, and of the local memory they share with the counter table and the scan's
+ * words after it (so that the group takes no more local memory than the network's). */
+#define SORT_BYTES (TILE * (KEY_BITS / 8 + 4))
+#if SEG_RADIX && (RANK_COUNTERS + WG) * 4 > SORT_BYTES
+#define SHARED_BYTES ((RANK_COUNTERS + WG) * 4)
+#else
+#define SHARED_BYTES SORT_BYTES
+#endif
+
+#if SEG_RADIX
+/* One stable pass over the digit at `shift` of the keys (tags 0) or of the segment tags (1). */
+inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *counters,
+                           __local uint *scratch, uint len, uint per, uint shift, int tags)
+{
+    const uint lid = get_local_id(0), first = lid * per;
+    const uint mine = first < len ? min(per, len - first) : 0;
+    key_t k[ITEMS];
+    uint t[ITEMS], d[ITEMS], r[ITEMS];
+    for (uint i = 0; i < ITEMS; i++) {
+        if (i < mine) {
+            k[i] = lk[first + i];
+            t[i] = lt[first + i];
+            d[i] = tags ? (t[i] >> (TAG_SHIFT + shift)) & (RADIX - 1)
+                        : digit_of(k[i], shift, RADIX - 1);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* every element read before the counters overwrite them */
+    rank_clear(counters);
+    for (uint i = 0; i < ITEMS; i++)
+        if (i < mine)
+            r[i] = rank_count(counters, d[i]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    rank_scan(counters, scratch);
+    for (uint i = 0; i < ITEMS; i++)
+        if (i < mine)
+            r[i] += rank_base(counters, d[i], lid);
+    barrier(CLK_LOCAL_MEM_FENCE); /* every rank read before the elements overwrite the counters */
+    for (uint i = 0; i < ITEMS; i++) {
+        if (i < mine) {
+            lk[r[i]] = k[i];
+            lt[r[i]] = t[i];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The group's len elements in lk and lt sorted; `vary` holds this work-item's key bits that differ
+ * from the group's first key, lvary (zeroed before the last barrier) gathers the group's. The tags
+ * never decrease with the position, so all share the bits above the highest of
+ * tag_span = first tag ^ last tag. */
+inline void seg_radix(__local key_t *lk, __local uint *lt, __local uint *counters,
+                      __local uint *scratch, __local uint *lvary, key_t vary, uint len,
+                      uint tag_span)
+{
+    atomic_or(lvary, (uint)vary);
+#if KEY_BITS == 64
+    atomic_or(lvary + 1, (uint)(vary >> 32));
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    key_t varies = lvary[0];
+#if KEY_BITS == 64
+    varies |= (key_t)lvary[1] << 32;
+#endif
+    const uint per = (len + WG - 1) / WG;
+    for (uint shift = 0; shift < KEY_BITS; shift += SEG_DIGIT)
+        if (digit_of(varies, shift, RADIX - 1))
+            seg_radix_pass(lk, lt, counters, scratch, len, per, shift, 0);
+    for (uint shift = 0; tag_span >> shift; shift += SEG_DIGIT)
+        seg_radix_pass(lk, lt, counters, scratch, len, per, shift, 1);
+}
+#endif
+
+/* The tag of position p of a group of segments [a, b) that starts at lo. */
+inline uint seg_tag(__global const ulong *off, ulong a, ulong b, ulong lo, uint p, ulong n,
+                    uint bad)
+{
+    /* The segment of position p: the last in [a, b) that starts at or before it. */
+    const ulong s = first_start_at(off, a, b, lo + p + 1, n, bad) - 1;
+    return b - a < PAD_TAG ? (uint)(s - a) : (uint)(seg_off(off, s, n, bad) - lo);
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
 #if HAS_VALUES
@@ -174,8 +303,12 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
 #endif
                __global const ulong *off, ulong n_seg, ulong n, __global const uint *bad_flag)
 {
-    __local key_t lk[TILE];
-    __local uint lt[TILE];
+    __local ulong lmem[(SHARED_BYTES + 7) / 8];
+    __local key_t *const lk = (__local key_t *)lmem;
+    __local uint *const lt = (__local uint *)(lk + TILE);
+#if SEG_RADIX
+    __local uint lvary[KEY_BITS / 32];
+#endif
     const uint lid = get_local_id(0), bad = *bad_flag;
     const ulong w = (ulong)get_group_id(0) * HALF;
     const ulong a = first_start_at(off, 0, n_seg, w, n, bad);
@@ -194,39 +327,39 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
         }
         return;
     }
+    const int radix = SEG_RADIX && len > BITONIC_MAX; /* the same over the group */
     uint p2 = 2;
     while (p2 < len)
         p2 <<= 1;
+    if (radix)
+        p2 = len; /* no padding */
+    const key_t first = key_to_bits(keys_in[lo]);
+    key_t vary = 0;
     for (uint p = lid; p < p2; p += WG) {
         if (p < len) {
-            /* The segment of position p: the last in [a, b) that starts at or before it. */
-            const ulong s = first_start_at(off, a, b, lo + p + 1, n, bad) - 1;
-            const uint tag = (uint)(seg_off(off, s, n, bad) - lo);
-            lk[p] = key_to_bits(keys_in[lo + p]);
-            lt[p] = tag << TAG_SHIFT | p;
+            const key_t bits = key_to_bits(keys_in[lo + p]);
+            lk[p] = bits;
+            lt[p] = seg_tag(off, a, b, lo, p, n, bad) << TAG_SHIFT | p;
+            vary |= (bits ^ first) & KEY_RANGE_MASK;
         } else {
             lk[p] = 0;
             lt[p] = PAD_TAG << TAG_SHIFT | p;
         }
     }
+#if SEG_RADIX
+    if (lid < KEY_BITS / 32)
+        lvary[lid] = 0;
+#endif
     /* Every read of keys_in before any write of keys_out, which may be the same buffer. */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    for (uint k = 2; k <= p2; k <<= 1) {
-        for (uint j = k >> 1; j > 0; j >>= 1) {
-            for (uint i = lid; i < p2 / 2; i += WG) {
-                const uint l = 2 * i - (i & (j - 1)), r = l + j;
-                const key_t kl = lk[l], kr = lk[r];
-                const uint tl = lt[l], tr = lt[r];
-                if (after(kl, tl, kr, tr) == ((l & k) == 0)) {
-                    lk[l] = kr;
-                    lk[r] = kl;
-                    lt[l] = tr;
-                    lt[r] = tl;
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-    }
+#if SEG_RADIX
+    if (radix)
+        seg_radix(lk, lt, (__local uint *)lmem, (__local uint *)lmem + RANK_COUNTERS, lvary,
+                  vary, len,
+                  seg_tag(off, a, b, lo, 0, n, bad) ^ seg_tag(off, a, b, lo, len - 1, n, bad));
+    else
+#endif
+        seg_bitonic(lk, lt, p2);
 #if HAS_VALUES
     VALUE_T v[ITEMS];
 #pragma unroll

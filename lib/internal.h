@@ -63,6 +63,8 @@ typedef struct clsort_settings {
     int bitonic_wide_set;
     unsigned long bitonic_wide;
     int bitonic_carry;
+    /* CLSORT_SEG_BITONIC_MAX: short segments' groups of more keys take the radix sort (-1: unset) */
+    long long seg_bitonic_max;
     /* CLSORT_RADIX8_*: -1 (or 0 where 0 is not a value) for unset */
     int radix_serial, radix_wg, radix_items, radix_match, radix_lb_at, radix_kv;
     int radix_ptx_set;

@@ -19,6 +19,16 @@
 
 #define MAX_TILE 32768 /* positions and segment tags share a word in cl/segments.cl */
 
+/* The most keys a work-group of short segments sorts by the bitonic network; more take the radix
+ * sort in local memory (cl/segments.cl; CLSORT_SEG_BITONIC_MAX overrides). The network's stages
+ * grow as log^2 of the keys, the radix sort's 4-bit passes (8 for 32-bit keys, 16 for 64-bit ones,
+ * fewer where a group's keys share digits) each cost a counter table and a scan over the work-group
+ * whatever the keys: by counting local-memory operations and barriers per work-item the two meet at
+ * about 512 keys of 32 bits, twice that for keys of 64. */
+#define SEG_BITONIC_MAX_32 512
+#define SEG_BITONIC_MAX_64 1024
+#define SEG_RADIX 16 /* the radix sort's digits (RADIX in cl/common.cl's ranking) */
+
 clsort_status clsort_segments_check(clsort_context *ctx, const uint64_t *off, size_t n_seg,
                                     size_t n)
 {
@@ -157,12 +167,31 @@ done:
     return st;
 }
 
+/* Whether seg_short takes the radix sort for groups of more than *max keys: not where every group
+ * fits the network, nor where its local memory (keys and tags or the counter table and a scan's
+ * words, in the same bytes, and two words more) does not fit the device. */
+static int radix_groups(const clsort_context *ctx, const clsort_spec *spec,
+                        const clsort_tile_shape *s, size_t *max)
+{
+    const size_t ks = clsort_key_size(spec->key_type), words = SEG_RADIX * s->wg;
+    const size_t sort = s->tile * (ks + 4), ranks = 4 * (words + (words - 1) / 32 + s->wg);
+    const size_t bytes = (sort > ranks ? sort : ranks) + 8;
+    const long long set = ctx->settings.seg_bitonic_max;
+    *max = set >= 0 ? (size_t)set : ks == 8 ? SEG_BITONIC_MAX_64 : SEG_BITONIC_MAX_32;
+    return *max < s->tile && bytes <= ctx->local_mem;
+}
+
 static clsort_status build(clsort_context *ctx, const clsort_spec *spec, seg_sort *g)
 {
     clsort_opts opts;
     clsort_opts_init(&opts);
     clsort_opts_add(&opts, "WG", g->s.wg);
     clsort_opts_add(&opts, "ITEMS", g->s.items);
+    size_t bmax;
+    if (radix_groups(ctx, spec, &g->s, &bmax)) {
+        clsort_opts_add(&opts, "BITONIC_MAX", bmax);
+        clsort_opts_add(&opts, "RADIX", SEG_RADIX);
+    }
     if (spec->value_size) {
         clsort_opts_add(&opts, "HAS_VALUES", 1);
         clsort_opts_add_text(&opts, "VALUE_T", spec->value_size == 8 ? "ulong" : "uint");

@@ -667,7 +667,7 @@ static void test_invalid_environment(void **state)
         { "CLSORT_RADIX8_MATCH", "3" },       { "CLSORT_RADIX8_LB_AT", "x" },
         { "CLSORT_RADIX8_SERIAL", "-1" },     { "CLSORT_BITONIC_WIDE", "wide" },
         { "CLSORT_BITONIC_CARRY", "yes" },    { "CLSORT_FAULT_ALLOC", "1e3" },
-        { "CLSORT_RADIX8_KV", "on" },
+        { "CLSORT_RADIX8_KV", "on" },         { "CLSORT_SEG_BITONIC_MAX", "-1" },
         { "CLSORT_RADIX8_PORTION_TILES", "99999999999999999999" },
     };
     char detail[2048], want[128];
@@ -685,6 +685,7 @@ static void test_invalid_environment(void **state)
         { "CLSORT_RADIX8_SERIAL", "0" },   { "CLSORT_RADIX8_KV", "1" },
         { "CLSORT_BITONIC_WIDE", "0" },    { "CLSORT_BITONIC_CARRY", "0" },
         { "CLSORT_RADIX8_LB_AT", "2" },    { "CLSORT_SORT_TUNING", "" },
+        { "CLSORT_SEG_BITONIC_MAX", "0" },
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         if (open_with(good[i][0], good[i][1], detail, sizeof detail) != CLSORT_OK)

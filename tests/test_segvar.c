@@ -6,7 +6,8 @@
  * 1-key segments, lengths around the tile sizes, long segments over many radix tiles, no segments
  * at all, and all of them mixed in one call. Also the refusals of offsets that are not CSR (the
  * first bad entry named, nothing sorted), device offsets equal to host ones, and bad device offsets
- * (the keys sorted as one segment).
+ * (the keys sorted as one segment). The short segments' groups on both sides of the bitonic
+ * network's limit (test_radix_groups).
  * Usage: test_segvar [quick]   (quick: smaller inputs, for runs under oclgrind)
  */
 #include <math.h>
@@ -200,15 +201,25 @@ static void *values_for(size_t vs, size_t n)
     return v;
 }
 
-/* Sort keys of spec in the segments off (host entry), compare with the reference. */
-static void check(clsort_context *ctx, const clsort_spec *s, size_t n, const uint64_t *off,
-                  size_t n_seg, uint64_t seed)
+/* Sort keys of spec in the segments off (host entry), compare with the reference. Keys are filled
+ * from seed, then where narrow is set all but their bits 4..7 replaced by seed's (keys of one
+ * segment then differ in one 4-bit digit only). */
+static void check_keys(clsort_context *ctx, const clsort_spec *s, size_t n, const uint64_t *off,
+                       size_t n_seg, uint64_t seed, int narrow)
 {
     const size_t ks = wide(s->key_type) ? 8 : 4, vs = s->value_size;
     void *keys = malloc(n * ks + 1), *want_k = malloc(n * ks + 1);
     void *vals = values_for(vs, n), *want_v = malloc(n * (vs ? vs : 1) + 1);
     assert_non_null(keys);
     fill(s->key_type, keys, n, seed);
+    for (size_t i = 0; narrow && i < n; i++) {
+        const uint64_t k = (key_at(keys, s->key_type, i) & 0xf0) |
+                           (seed * 0x9e3779b97f4a7c15ull & ~0xf0ull);
+        if (wide(s->key_type))
+            ((uint64_t *)keys)[i] = k;
+        else
+            ((uint32_t *)keys)[i] = (uint32_t)k;
+    }
     reference(s, keys, n, off, n_seg, want_k, want_v);
     clsort_status st = clsort_sort_segments(ctx, s, keys, vs ? vals : NULL, n, off, n_seg, NULL);
     if (st != CLSORT_OK)
@@ -224,6 +235,12 @@ static void check(clsort_context *ctx, const clsort_spec *s, size_t n, const uin
     free(want_k);
     free(vals);
     free(want_v);
+}
+
+static void check(clsort_context *ctx, const clsort_spec *s, size_t n, const uint64_t *off,
+                  size_t n_seg, uint64_t seed)
+{
+    check_keys(ctx, s, n, off, n_seg, seed, 0);
 }
 
 /* Lengths mixed in one call: empty, 1 key, the edges of tiles of several devices' shapes, long. */
@@ -329,6 +346,69 @@ static void test_edges(void **state)
     s.descending = 1;
     check(ctx, &s, big, o2, 7, 4);
     free(off);
+}
+
+/*
+ * The short segments' two sorts in local memory, in a context of known shape: tiles of 256 keys
+ * (CLSORT_SORT_TUNING 64x8, for keys with their 4-byte tags), so groups take the segments starting
+ * in each 128 keys, and groups of more than 100 keys take the radix sort (CLSORT_SEG_BITONIC_MAX).
+ * Groups of exactly 100 and 101 keys (one segment each, long ones between), one segment of 128 per
+ * group, many small segments summing past 100, hundreds of empty segments in one group (several tag
+ * digits), keys that differ in one digit only (the others skipped); every key type, both orders,
+ * values of 0, 4 and 8 bytes, bit ranges.
+ */
+#define GROUP_MAX 100
+
+static void test_radix_groups(void **state)
+{
+    (void)state;
+    clsort_context *ctx = NULL;
+    setenv("CLSORT_SORT_TUNING", "64x8", 1);
+    setenv("CLSORT_SEG_BITONIC_MAX", "100", 1);
+    clsort_status st = clsort_open(&ctx, NULL);
+    unsetenv("CLSORT_SORT_TUNING");
+    unsetenv("CLSORT_SEG_BITONIC_MAX");
+    if (st != CLSORT_OK)
+        fail_msg("clsort_open: %s", clsort_last_error_detail());
+    const size_t n = quick ? 800 : 9000;
+    uint64_t *off = malloc((n + 700) * sizeof *off);
+    static const size_t at_max[] = { GROUP_MAX, 384 - GROUP_MAX },
+                        past_max[] = { GROUP_MAX + 1, 384 - GROUP_MAX - 1 }, whole[] = { 128 },
+                        small[] = { 7, 3, 0, 12, 1, 0, 0, 30, 2, 5, 9, 40, 11, 1, 6 };
+    size_t empties[330] = { 0 }; /* 300 empty segments, then 30 of 1 to 30 keys */
+    for (size_t i = 300; i < 330; i++)
+        empties[i] = i - 299;
+    const struct { const size_t *lens; size_t n_lens; } shapes[] = {
+        { at_max, 2 }, { past_max, 2 }, { whole, 1 }, { small, 15 }, { empties, 330 },
+    };
+    unsigned i = 0;
+    for (int t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
+        for (int desc = 0; desc < 2; desc++, i++) {
+            /* quick: half of them, still every type, order, value size and shape */
+            if (quick && i % 4 != 0 && i % 4 != 3)
+                continue;
+            clsort_spec s;
+            clsort_spec_default(&s);
+            s.key_type = (clsort_key_type)t;
+            s.descending = desc;
+            s.value_size = (size_t[]){ 4, 0, 8 }[i % 3];
+            if (i % 4 == 3) { /* a bit range through the middle of the key */
+                s.begin_bit = 3;
+                s.end_bit = wide(s.key_type) ? 45 : 21;
+            }
+            const size_t k = i % 5, n_seg = make_offsets(off, shapes[k].lens, shapes[k].n_lens, n);
+            check_keys(ctx, &s, n, off, n_seg, 300 + i, 0);
+            if (!quick || i % 3 == 0)
+                check_keys(ctx, &s, n, off, n_seg, 400 + i, 1);
+            if (!quick) /* every shape for every type */
+                for (size_t j = 1; j < 5; j++) {
+                    const size_t m = make_offsets(off, shapes[(k + j) % 5].lens,
+                                                  shapes[(k + j) % 5].n_lens, n);
+                    check_keys(ctx, &s, n, off, m, 500 + i * 5 + j, (int)(j & 1));
+                }
+        }
+    free(off);
+    clsort_close(&ctx);
 }
 
 /* Offsets that are not CSR: refused before any work, the first bad entry named. */
@@ -452,6 +532,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_offsets), cmocka_unit_test(test_edges),
         cmocka_unit_test(test_mix),         cmocka_unit_test(test_values),
         cmocka_unit_test(test_bit_ranges),  cmocka_unit_test(test_device),
+        cmocka_unit_test(test_radix_groups),
     };
     return cmocka_run_group_tests(tests, open_ctx, close_ctx);
 }
