@@ -84,9 +84,11 @@ __kernel void top_init(__global uint *st, uint k, uint n)
 }
 
 /*
- * The first read: the histogram of every key place over the whole input (places of 8 bits from
- * `end` down to `begin`, the last what is left, as lib/top.c plans them), in local memory per
- * work-group, added to the state once per bin.
+ * The first read: the histogram of every key place (places of 8 bits from `end` down to `begin`,
+ * the last what is left, as lib/top.c plans them), in local memory per work-group, added to the
+ * state once per bin. Place p + 1 counts only the keys that share places 0..p with the first key:
+ * its counts are read only while every key holds one bucket per place (then all of them share the
+ * first key's digits), and spread keys then cost about one count each.
  */
 __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, uint begin, uint end)
 {
@@ -98,6 +100,7 @@ __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, u
     uint run_digit[KEY_PLACES], run[KEY_PLACES];
     for (uint p = 0; p < KEY_PLACES; p++)
         run[p] = run_digit[p] = 0;
+    const key_t first = n ? key_to_bits(keys[0]) : 0;
     const ulong stride = (ulong)get_num_groups(0) * TILE;
     for (ulong base = (ulong)get_group_id(0) * TILE; base < n; base += stride)
         for (uint j = 0; j < ITEMS; j++) {
@@ -110,6 +113,8 @@ __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, u
                     break;
                 const uint hi = end - 8 * p, w = hi - begin < 8 ? hi - begin : 8;
                 run_count(h + p * BINS, &run_digit[p], &run[p], digit_at(bits, 0, hi - w, w, 0));
+                if (digit_at(bits ^ first, 0, hi - w, w, 0))
+                    break;
             }
         }
     for (uint p = 0; p < KEY_PLACES; p++)
