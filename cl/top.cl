@@ -2,20 +2,22 @@
  * Top-k by radix select (lib/top.c drives it). Records are ordered by (mapped key within the bit
  * range, input index): that order is unique, and its first K records are the first K of the stable
  * sort. Its digits are taken from the most significant down, 8 bits at a time, first those of the
- * key's bit range, then those of the index.
- *   top_hist   reads the input once and counts every key digit place at once.
+ * key's bit range (places 0..nk-1), then those of the index (places nk...).
+ *   top_hist   reads the input once: the counts of place 0, of later places for the keys that share
+ *              the first key's higher digits, and the smallest key (the reference below).
  *   top_pick   (one work-group, per place) finds the bucket that holds the K-th record among the
  *              candidates and decides what the pass after it does.
  *   top_pass   reads the candidates: a digit below the bucket puts the record in the result, the
- *              bucket's own records stay candidates (their next digit counted, and copied to a
- *              candidate buffer once few enough), the others are dropped.
- * While every record of the input is still a candidate ("whole": each bucket so far held them all,
- * as with constant keys), the counts of top_hist are exact for the next place and the pass is
- * skipped; once the key is decided that way, the result is the first records of the input. Passes
- * over the index read only the index range still open. So constant keys cost one read of the input,
- * uniform ones two (the second copies the few candidates), and each place that splits a skewed
- * input one more.
- * The state (histograms, counters, prefix) lives in one device buffer, so nothing is read back. The
+ *              bucket's own records stay candidates (copied to a candidate buffer once few
+ *              enough), the others are dropped. It counts the next place of the candidates, and
+ *              each later key place (and the first index place) for the candidates that share the
+ *              reference's digits in between.
+ * A pass is skipped when its counts are known already and it would write nothing: while every input
+ * record is still a candidate ("whole": each bucket so far held them all, as with constant keys),
+ * and while the buckets taken are the reference's with nothing below them (the K-th key shares the
+ * smallest key's digits, as in low-entropy inputs). Once the key is decided in the whole input, the
+ * result is its first records; passes over the index read only the index range still open.
+ * The state (counts, counters, prefix) lives in one device buffer, so nothing is read back. The
  * result records come out in no particular order; the host sorts them.
  *
  * Options (besides common.cl's key transform): WG, ITEMS (records per work-item and tile step),
@@ -24,31 +26,35 @@
 
 #define BINS 256
 #define KEY_PLACES (KEY_BITS / 8) /* key digit places at most */
+#define MAX_PLACES 12             /* TOP_MAX_PLACES in lib/top.c */
+#define MAX_GROUPS 2048           /* TOP_MAX_GROUPS in lib/top.c: top_hist's work-groups */
 
 /* The state words (uint). */
-#define S_HIST 0             /* BINS counts of the next place's digit among the candidates */
-#define S_GATHER (BINS + 0)  /* records in the result so far */
-#define S_NEXT (BINS + 1)    /* records copied to the next candidate buffer by this round's pass */
-#define S_COUNT (BINS + 2)   /* records in the candidate buffer being read */
-#define S_SRC (BINS + 3)     /* what the pass reads: 0 the input, 1 buffer A, 2 buffer B */
-#define S_COMPACT (BINS + 4) /* this round's pass copies its bucket to the other buffer */
-#define S_TAKE (BINS + 5)    /* this round's bucket (or range) goes to the result whole */
-#define S_DONE (BINS + 6)    /* the result is complete */
-#define S_BUCKET (BINS + 7)  /* this round's bucket */
-#define S_REMAIN (BINS + 8)  /* records still needed from the candidates */
-#define S_KPRE (BINS + 9)    /* 2 words: the key bits decided so far */
-#define S_KMASK (BINS + 11)  /* 2 words: which key bits are decided */
-#define S_IPRE (BINS + 13)   /* the index bits decided so far */
-#define S_IMASK (BINS + 14)  /* which index bits are decided */
-#define S_WHOLE (BINS + 15)  /* every input record is still a candidate */
-#define S_RUN (BINS + 16)    /* this round's pass has work (else it reads nothing) */
-#define S_EMIT (BINS + 17)   /* this round's pass may write records */
-#define S_LO (BINS + 18)     /* the input range this round's pass reads, when it reads the input */
-#define S_HI (BINS + 19)
-#define S_CAND (BINS + 20)   /* candidates left: records holding the prefix */
-#define S_ALL (BINS + 21)    /* this round's pass puts its whole range in the result */
-#define S_GHIST (BINS + 24)  /* 8 places x BINS: top_hist's counts over the whole input */
-#define S_WORDS (S_GHIST + 8 * BINS)
+#define S_GATHER 0   /* records in the result so far */
+#define S_NEXT 1     /* records copied to the next candidate buffer by this round's pass */
+#define S_COUNT 2    /* records in the candidate buffer being read */
+#define S_SRC 3      /* what the pass reads: 0 the input, 1 buffer A, 2 buffer B */
+#define S_COMPACT 4  /* this round's pass copies its bucket to the other buffer */
+#define S_TAKE 5     /* this round's bucket (or range) goes to the result whole */
+#define S_DONE 6     /* the result is complete */
+#define S_BUCKET 7   /* this round's bucket */
+#define S_REMAIN 8   /* records still needed from the candidates */
+#define S_KPRE 9     /* 2 words: the key bits decided so far */
+#define S_KMASK 11   /* 2 words: which key bits are decided */
+#define S_IPRE 13    /* the index bits decided so far */
+#define S_IMASK 14   /* which index bits are decided */
+#define S_WHOLE 15   /* every input record is still a candidate */
+#define S_RUN 16     /* this round's pass has work (else it reads nothing) */
+#define S_EMIT 17    /* this round's pass may write records */
+#define S_LO 18      /* the input range this round's pass reads, when it reads the input */
+#define S_HI 19
+#define S_CAND 20    /* candidates left, while whole */
+#define S_ALL 21     /* this round's pass puts its whole range in the result */
+#define S_REF 22     /* 2 words: the smallest mapped key within the range */
+#define S_GROUPS 24  /* top_hist's work-groups */
+#define S_HIST 32    /* MAX_PLACES x BINS: counts per place */
+#define S_GMIN (S_HIST + MAX_PLACES * BINS) /* 2 words per top_hist work-group: its smallest key */
+#define S_WORDS (S_GMIN + 2 * MAX_GROUPS)
 
 #define TILE (WG * ITEMS)
 
@@ -57,11 +63,31 @@ inline ulong load2(__global const uint *s, uint at)
     return (ulong)s[at] | ((ulong)s[at + 1] << 32);
 }
 
-/* A digit place: `width` bits (1..8) at `shift` of the mapped key, or of the index. */
-inline uint digit_at(key_t bits, uint idx, uint shift, uint width, uint is_index)
+inline void store2(__global uint *s, uint at, ulong v)
 {
-    const uint mask = (1u << width) - 1;
-    return is_index ? (idx >> shift) & mask : (uint)(bits >> shift) & mask;
+    s[at] = (uint)v;
+    s[at + 1] = (uint)(v >> 32);
+}
+
+/* A digit place: `width` bits (1..8) at `shift` of the mapped key, or of the index. */
+typedef struct place {
+    uint shift, width, is_index;
+} place;
+
+/* Place q: nk = ceil((end - begin) / 8) key places from `end` down to `begin`, the last what is
+ * left, then the index's from index_bits down to 0 likewise (as lib/top.c plans them). */
+inline place place_of(uint q, uint begin, uint end, uint index_bits)
+{
+    const uint nk = (end - begin + 7) / 8, is_index = q >= nk;
+    const uint hi = is_index ? index_bits - 8 * (q - nk) : end - 8 * q, lo = is_index ? 0 : begin;
+    const uint width = hi - lo < 8 ? hi - lo : 8;
+    return (place){ hi - width, width, is_index };
+}
+
+inline uint digit_at(key_t bits, uint idx, place p)
+{
+    const uint mask = (1u << p.width) - 1;
+    return p.is_index ? (idx >> p.shift) & mask : (uint)(bits >> p.shift) & mask;
 }
 
 /* Counts of a work-item's run of equal digits go to the local histogram at once: skewed and equal
@@ -83,16 +109,32 @@ __kernel void top_init(__global uint *st, uint k, uint n)
         st[i] = i == S_REMAIN ? k : i == S_CAND ? n : i == S_WHOLE ? 1u : 0u;
 }
 
+/* The smallest of the work-group's values; every work-item gets it. */
+inline key_t wg_min(key_t v, __local key_t *scratch)
+{
+    const uint lid = get_local_id(0);
+    scratch[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w)
+            scratch[lid] = min(scratch[lid], scratch[lid + w]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    v = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return v;
+}
+
 /*
- * The first read: the histogram of every key place (places of 8 bits from `end` down to `begin`,
- * the last what is left, as lib/top.c plans them), in local memory per work-group, added to the
- * state once per bin. Place p + 1 counts only the keys that share places 0..p with the first key:
- * its counts are read only while every key holds one bucket per place (then all of them share the
- * first key's digits), and spread keys then cost about one count each.
+ * The first read, counted in local memory per work-group and added to the state once per bin. Key
+ * place p + 1 counts only the keys that share places 0..p with the first key: its counts are read
+ * only while every key holds one bucket per place (then all of them share the first key's digits),
+ * and spread keys then cost about one count each. Each work-group also leaves its smallest key.
  */
 __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, uint begin, uint end)
 {
     __local uint h[KEY_PLACES * BINS];
+    __local key_t scratch[WG];
     const uint lid = get_local_id(0), places = (end - begin + 7) / 8;
     for (uint i = lid; i < KEY_PLACES * BINS; i += WG)
         h[i] = 0;
@@ -101,6 +143,7 @@ __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, u
     for (uint p = 0; p < KEY_PLACES; p++)
         run[p] = run_digit[p] = 0;
     const key_t first = n ? key_to_bits(keys[0]) : 0;
+    key_t least = KEY_ONES;
     const ulong stride = (ulong)get_num_groups(0) * TILE;
     for (ulong base = (ulong)get_group_id(0) * TILE; base < n; base += stride)
         for (uint j = 0; j < ITEMS; j++) {
@@ -108,68 +151,80 @@ __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, u
             if (i >= n)
                 break;
             const key_t bits = key_to_bits(keys[i]);
+            least = min(least, bits & (key_t)KEY_RANGE_MASK);
             for (uint p = 0; p < KEY_PLACES; p++) {
                 if (p >= places)
                     break;
-                const uint hi = end - 8 * p, w = hi - begin < 8 ? hi - begin : 8;
-                run_count(h + p * BINS, &run_digit[p], &run[p], digit_at(bits, 0, hi - w, w, 0));
-                if (digit_at(bits ^ first, 0, hi - w, w, 0))
+                const place pl = place_of(p, begin, end, 0);
+                run_count(h + p * BINS, &run_digit[p], &run[p], digit_at(bits, 0, pl));
+                if (digit_at(bits ^ first, 0, pl))
                     break;
             }
         }
     for (uint p = 0; p < KEY_PLACES; p++)
         if (run[p])
             atomic_add(&h[p * BINS + run_digit[p]], run[p]);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    least = wg_min(least, scratch); /* its barriers order the counts above too */
     for (uint i = lid; i < places * BINS; i += WG)
         if (h[i])
-            atomic_add(&st[S_GHIST + i], h[i]);
+            atomic_add(&st[S_HIST + i], h[i]);
+    if (lid == 0)
+        store2(st, S_GMIN + 2 * get_group_id(0), least);
+    if (lid == 0 && get_group_id(0) == 0)
+        st[S_GROUPS] = get_num_groups(0);
 }
 
 /* Whether the pass puts the record in the result (1), keeps it as a candidate (2) or drops it (0). */
 inline uint classify(key_t bits, uint idx, key_t kpre, key_t kmask, uint ipre, uint imask,
-                     uint cur_shift, uint cur_width, uint cur_index, uint b, uint take)
+                     place cur, uint b, uint take)
 {
     if (((bits ^ kpre) & kmask) != 0 || ((idx ^ ipre) & imask) != 0)
         return 0;
-    const uint d = digit_at(bits, idx, cur_shift, cur_width, cur_index);
+    const uint d = digit_at(bits, idx, cur);
     return d > b ? 0u : d < b || take ? 1u : 2u;
 }
 
 /*
- * One round's pass over the candidates: the input's range [S_LO, S_HI) (index = position) or a
- * candidate buffer (mapped keys and indices, A at 0, B at cap). The records it writes are placed by
- * a work-group scan, with one global atomic per work-group and tile step for each destination.
+ * One round's pass over the candidates of place r: the input's range [S_LO, S_HI) (index =
+ * position) or a candidate buffer (mapped keys and indices, A at 0, B at cap). The records it
+ * writes are placed by a work-group scan, with one global atomic per work-group and tile step for
+ * each destination. Histogram slot s counts place r + 1 + s.
  */
 __kernel void top_pass(__global const key_t *keys, __global uint *st,
                        __global key_t *cand_keys, __global uint *cand_idx, uint cap,
                        __global key_t *out_keys, __global uint *out_idx,
-                       uint cur_shift, uint cur_width, uint cur_index,
-                       uint nxt_shift, uint nxt_width, uint nxt_index)
+                       uint r, uint begin, uint end, uint index_bits)
 {
-    __local uint hist[BINS];
+    __local uint hist[KEY_PLACES * BINS];
     __local ulong scratch[WG];
     __local uint bases[2];
     const uint lid = get_local_id(0);
+    const uint nk = (end - begin + 7) / 8, n_places = nk + (index_bits + 7) / 8;
+    /* slots: the next place, and the key places after it up to the first index place */
+    const uint slots = r + 1 >= n_places ? 0 : r + 1 < nk ? nk - r : 1;
+    const place cur = place_of(r, begin, end, index_bits);
     /* no early return: barriers are reached by every work-item on every path (PoCL needs it) */
     const uint run_pass = st[S_RUN], src = st[S_SRC], take = st[S_TAKE], all = st[S_ALL];
     const uint emit = st[S_EMIT], compact = st[S_COMPACT], b = st[S_BUCKET];
     const ulong lo = !run_pass || src ? 0 : st[S_LO];
     const ulong hi = !run_pass ? 0 : src ? st[S_COUNT] : st[S_HI];
     const ulong src_off = src == 2 ? cap : 0, next_off = src == 1 ? cap : 0;
+    const key_t ref = (key_t)load2(st, S_REF);
     /* the prefix without this round's digit, which the pick has added */
     key_t kmask = (key_t)load2(st, S_KMASK), kpre = (key_t)load2(st, S_KPRE);
     uint imask = st[S_IMASK], ipre = st[S_IPRE];
-    if (cur_index)
-        imask &= ~(((1u << cur_width) - 1) << cur_shift);
+    if (cur.is_index)
+        imask &= ~(((1u << cur.width) - 1) << cur.shift);
     else
-        kmask &= ~((key_t)((1u << cur_width) - 1) << cur_shift);
-    for (uint i = lid; i < BINS; i += WG)
+        kmask &= ~((key_t)((1u << cur.width) - 1) << cur.shift);
+    for (uint i = lid; i < slots * BINS; i += WG)
         hist[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     const ulong stride = (ulong)get_num_groups(0) * TILE;
-    uint run_digit = 0, run = 0;
+    uint run_digit[KEY_PLACES], run[KEY_PLACES];
+    for (uint s = 0; s < KEY_PLACES; s++)
+        run[s] = run_digit[s] = 0;
     for (ulong base = lo + (ulong)get_group_id(0) * TILE; base < hi; base += stride) {
         key_t bits[ITEMS];
         uint idx[ITEMS], kind[ITEMS];
@@ -188,11 +243,14 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
                 bits[j] = key_to_bits(keys[i]); /* places and prefix stay within the range */
                 idx[j] = (uint)i;
             }
-            kind[j] = all ? 1u : classify(bits[j], idx[j], kpre, kmask, ipre, imask, cur_shift,
-                                          cur_width, cur_index, b, take);
-            if (kind[j] == 2 && nxt_width)
-                run_count(hist, &run_digit, &run,
-                          digit_at(bits[j], idx[j], nxt_shift, nxt_width, nxt_index));
+            kind[j] = all ? 1u : classify(bits[j], idx[j], kpre, kmask, ipre, imask, cur, b, take);
+            for (uint s = 0; kind[j] == 2 && s < KEY_PLACES && s < slots; s++) {
+                const place p = place_of(r + 1 + s, begin, end, index_bits);
+                const uint d = digit_at(bits[j], idx[j], p);
+                run_count(hist + s * BINS, &run_digit[s], &run[s], d);
+                if (p.is_index || d != digit_at(ref, 0, p))
+                    break;
+            }
             if (kind[j] == 2 && !compact)
                 kind[j] = 0;
             n_out += kind[j] == 1;
@@ -220,38 +278,36 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* bases read before the next step sets them */
     }
-    if (run)
-        atomic_add(&hist[run_digit], run);
+    for (uint s = 0; s < KEY_PLACES; s++)
+        if (run[s])
+            atomic_add(&hist[s * BINS + run_digit[s]], run[s]);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = lid; i < BINS; i += WG)
+    for (uint i = lid; i < slots * BINS; i += WG)
         if (hist[i])
-            atomic_add(&st[S_HIST + i], hist[i]);
+            atomic_add(&st[S_HIST + (r + 1) * BINS + i], hist[i]);
 }
 
 /* The prefix extended by digit b of a place. */
-inline void extend_prefix(__global uint *st, uint b, uint shift, uint width, uint is_index)
+inline void extend_prefix(__global uint *st, uint b, place p)
 {
-    if (is_index) {
-        st[S_IPRE] |= b << shift;
-        st[S_IMASK] |= ((1u << width) - 1) << shift;
+    if (p.is_index) {
+        st[S_IPRE] |= b << p.shift;
+        st[S_IMASK] |= ((1u << p.width) - 1) << p.shift;
         return;
     }
-    const ulong pre = load2(st, S_KPRE) | ((ulong)b << shift);
-    const ulong mask = load2(st, S_KMASK) | ((ulong)((1u << width) - 1) << shift);
-    st[S_KPRE] = (uint)pre;
-    st[S_KPRE + 1] = (uint)(pre >> 32);
-    st[S_KMASK] = (uint)mask;
-    st[S_KMASK + 1] = (uint)(mask >> 32);
+    store2(st, S_KPRE, load2(st, S_KPRE) | ((ulong)b << p.shift));
+    store2(st, S_KMASK, load2(st, S_KMASK) | ((ulong)((1u << p.width) - 1) << p.shift));
 }
 
 /*
- * The round's decisions (work-item 0, the bucket b found, `below` candidates under it). The pass
- * reads the input's range of the prefix (for an index place only up to b's end: later records have
- * a larger digit), or the candidate buffer; it copies the bucket when that at least halves what the
- * next pass reads; it is skipped while the bucket still holds every input record.
+ * The round's decisions (work-item 0, the bucket b found, `below` candidates under it); whether the
+ * pass runs. The pass reads the input's range of the prefix (for an index place only up to b's end:
+ * later records have a larger digit), or the candidate buffer; it copies the bucket when that at
+ * least halves what the next pass reads. It is skipped when it would write nothing and the next
+ * place's counts are known: while the bucket holds every input record, or when b is the reference
+ * key's digit at a key place (the pass before counted the next place for those records).
  */
-inline void decide(__global uint *st, uint cap, uint n, uint b, uint below, uint cnt,
-                   uint shift, uint width, uint is_index)
+inline uint decide(__global uint *st, uint cap, uint n, uint b, uint below, uint cnt, place p)
 {
     if (st[S_COMPACT]) { /* the last pass copied its bucket: that buffer is the source now */
         st[S_SRC] = st[S_SRC] == 1 ? 2 : 1;
@@ -260,15 +316,18 @@ inline void decide(__global uint *st, uint cap, uint n, uint b, uint below, uint
     st[S_NEXT] = 0;
     const uint left = st[S_REMAIN] - below, take = left == cnt, src = st[S_SRC];
     ulong lo = 0, hi = n;
-    if (is_index) {
+    if (p.is_index) {
         lo = st[S_IPRE];
-        hi = min((ulong)n, lo + ((ulong)(b + 1) << shift));
+        hi = min((ulong)n, lo + ((ulong)(b + 1) << p.shift));
     }
     const ulong reads = src ? st[S_COUNT] : hi - lo;
-    const uint compact = !take && cnt <= cap && 2 * (ulong)cnt <= reads;
-    const uint whole = st[S_WHOLE] && !take && cnt == st[S_CAND];
+    const uint was_whole = st[S_WHOLE], whole = was_whole && !take && cnt == st[S_CAND];
+    const uint follows = !was_whole && !take && !below && !p.is_index &&
+                         b == digit_at((key_t)load2(st, S_REF), 0, p);
+    const uint run = !whole && !follows;
+    const uint compact = run && !take && cnt <= cap && 2 * (ulong)cnt <= reads;
     st[S_WHOLE] = whole;
-    st[S_RUN] = !whole;
+    st[S_RUN] = run;
     st[S_EMIT] = take || below || compact;
     st[S_TAKE] = take;
     st[S_COMPACT] = compact;
@@ -278,7 +337,8 @@ inline void decide(__global uint *st, uint cap, uint n, uint b, uint below, uint
     st[S_CAND] = cnt;
     st[S_REMAIN] = left;
     st[S_BUCKET] = b;
-    extend_prefix(st, b, shift, width, is_index);
+    extend_prefix(st, b, p);
+    return run;
 }
 
 /* Every input record holds the decided key: the result is the first `remain` of them. */
@@ -292,25 +352,33 @@ inline void take_first(__global uint *st)
 }
 
 /*
- * One work-group, after each pass: the bucket of place `r` (shift, width, is_index) where the count
- * reaches the records still needed, by a work-group scan of the counts (top_hist's while the input
- * is whole, else those of the pass before, which are cleared for the next pass).
+ * One work-group, after each pass: the bucket of place r where the count reaches the records still
+ * needed, by a work-group scan of the place's counts. When the pass will run, the counts of the
+ * places after r are cleared for it. The first pick also finds the reference key, the smallest of
+ * top_hist's work-groups'.
  */
-__kernel void top_pick(__global uint *st, uint cap, uint n, uint r, uint shift, uint width,
-                       uint is_index)
+__kernel void top_pick(__global uint *st, uint cap, uint n, uint r, uint begin, uint end,
+                       uint index_bits)
 {
     __local uint h[BINS];
     __local uint scratch[WG];
-    __local uint found[2];
-    const uint lid = get_local_id(0);
+    __local key_t least[WG];
+    __local uint found[3];
+    const uint lid = get_local_id(0), n_places = (end - begin + 7) / 8 + (index_bits + 7) / 8;
+    const place p = place_of(r, begin, end, index_bits);
     /* no early return: barriers are reached by every work-item on every path (PoCL needs it) */
-    const uint done = st[S_DONE], take = st[S_TAKE], remain = st[S_REMAIN], whole = st[S_WHOLE];
-    const int active = !done && !take, counted = active && !(whole && is_index);
-    for (uint i = lid; i < BINS; i += WG) {
-        h[i] = !counted ? 0u : whole ? st[S_GHIST + r * BINS + i] : st[S_HIST + i];
-        if (counted && !whole)
-            st[S_HIST + i] = 0;
+    if (r == 0) {
+        key_t m = KEY_ONES;
+        for (uint g = lid; g < st[S_GROUPS]; g += WG)
+            m = min(m, (key_t)load2(st, S_GMIN + 2 * g));
+        m = wg_min(m, least);
+        if (lid == 0)
+            store2(st, S_REF, m);
     }
+    const uint done = st[S_DONE], take = st[S_TAKE], remain = st[S_REMAIN], whole = st[S_WHOLE];
+    const int active = !done && !take, counted = active && !(whole && p.is_index);
+    for (uint i = lid; i < BINS; i += WG)
+        h[i] = counted ? st[S_HIST + r * BINS + i] : 0u;
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     /* work-item lid owns `per` consecutive bins */
     const uint per = WG >= BINS ? 1 : BINS / WG, first = lid * per;
@@ -327,16 +395,21 @@ __kernel void top_pick(__global uint *st, uint cap, uint n, uint r, uint shift, 
         found[1] = below;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid != 0)
-        return;
-    if (!active) {
-        st[S_DONE] = 1; /* the last pass completed the result (or one before it did) */
-        st[S_RUN] = 0;
-    } else if (!counted) {
-        take_first(st);
-    } else {
-        decide(st, cap, n, found[0], found[1], h[found[0]], shift, width, is_index);
+    if (lid == 0) {
+        found[2] = 0;
+        if (!active) {
+            st[S_DONE] = 1; /* the last pass completed the result (or one before it did) */
+            st[S_RUN] = 0;
+        } else if (!counted) {
+            take_first(st);
+        } else {
+            found[2] = decide(st, cap, n, found[0], found[1], h[found[0]], p);
+        }
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (found[2])
+        for (uint i = (r + 1) * BINS + lid; i < n_places * BINS; i += WG)
+            st[S_HIST + i] = 0;
 }
 
 #ifdef VALUE_T

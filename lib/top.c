@@ -1,13 +1,14 @@
 /*
  * Top-k: the first K records of the stable sort, by radix select (cl/top.cl) and a stable radix sort
- * of the K records found. The select counts every key digit place in one read of the input; while
+ * of the K records found. The select counts the key digit places in one read of the input; while
  * each place's bucket holds every record (constant keys, a constant top) that is all it reads, and
  * the result is the first K records. Otherwise a pass per place reads the input filtered by the
- * prefix until the K-th record's bucket is small enough to be copied to a candidate buffer (uniform
- * keys: the pass after the histogram), then only the candidates; passes over the index digits read
- * only the index range still open. Every decision is made on the device, so clsort_top_enqueue()
- * never blocks. The records found are sorted by input index, then stably by key (radix8), so that equal
- * keys keep their input order; their values are then fetched by index.
+ * prefix, skipped while the K-th record follows the smallest key's digits (the pass before counted
+ * those places), until the K-th record's bucket is small enough to be copied to a candidate buffer
+ * (uniform keys: the pass after the histogram); then only the candidates are read. Passes over the
+ * index digits read only the index range still open. Every decision is made on the device, so
+ * clsort_top_enqueue() never blocks. The records found are sorted by input index, then stably by key
+ * (radix8), so that equal keys keep their input order; their values are then fetched by index.
  * Calls: radix.c (the sorts of the K records), keys.c, options.c, program.c, buffers.c, chain.c,
  * dispatch.c (the spec's checks), api.c (the stats' last fields), status.c.
  */
@@ -17,8 +18,9 @@
 #include <string.h>
 
 #define TOP_BINS 256
-#define TOP_STATE_WORDS (TOP_BINS + 24 + 8 * TOP_BINS) /* S_WORDS in cl/top.cl */
-#define TOP_MAX_PLACES 12               /* 64 key bits and 32 index bits, 8 at a time */
+#define TOP_MAX_PLACES 12 /* 64 key bits and 32 index bits, 8 at a time: MAX_PLACES in cl/top.cl */
+#define TOP_MAX_GROUPS 2048 /* MAX_GROUPS in cl/top.cl */
+#define TOP_STATE_WORDS (32 + TOP_MAX_PLACES * TOP_BINS + 2 * TOP_MAX_GROUPS) /* S_WORDS */
 #define TOP_GROUPS_PER_CU 8
 
 /* A digit place of the select: width bits at shift, of the mapped key or of the index. */
@@ -64,6 +66,8 @@ static void plan(const clsort_context *ctx, top_run *t)
     t->groups = (t->n + tile - 1) / tile;
     if (t->groups > most)
         t->groups = most ? most : 1;
+    if (t->groups > TOP_MAX_GROUPS)
+        t->groups = TOP_MAX_GROUPS;
 }
 
 static clsort_status prepare(clsort_context *ctx, top_run *t)
@@ -111,23 +115,20 @@ static void release(top_run *t)
     clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
 }
 
-/* Round r: the pick of place r, then the pass that applies it and counts place r + 1. */
+/* Round r: the pick of place r, then the pass that applies it and counts the places after it. */
 static clsort_status round_r(clsort_context *ctx, const top_run *t, cl_mem keys, cl_mem out_keys,
                              unsigned r)
 {
-    static const top_place none = { 0, 0, 0 };
-    const top_place *cur = &t->places[r], *nxt = r + 1 < t->n_places ? cur + 1 : &none;
     const cl_uint cap = (cl_uint)t->cap, n = (cl_uint)t->n, r32 = r;
+    const cl_uint begin = t->begin, end = t->end, index_bits = t->index_bits;
     clsort_status st = clsort_set_args(ctx, t->pick, "top_pick", 7, ARG(t->state), ARG(cap),
-                                       ARG(n), ARG(r32), ARG(cur->shift), ARG(cur->width),
-                                       ARG(cur->index));
+                                       ARG(n), ARG(r32), ARG(begin), ARG(end), ARG(index_bits));
     if (st == CLSORT_OK)
         st = clsort_launch(ctx, t->pick, t->wg, t->wg);
     if (st == CLSORT_OK)
-        st = clsort_set_args(ctx, t->pass, "top_pass", 13, ARG(keys), ARG(t->state),
+        st = clsort_set_args(ctx, t->pass, "top_pass", 11, ARG(keys), ARG(t->state),
                              ARG(t->cand_keys), ARG(t->cand_idx), ARG(cap), ARG(out_keys),
-                             ARG(t->idx), ARG(cur->shift), ARG(cur->width), ARG(cur->index),
-                             ARG(nxt->shift), ARG(nxt->width), ARG(nxt->index));
+                             ARG(t->idx), ARG(r32), ARG(begin), ARG(end), ARG(index_bits));
     return st != CLSORT_OK ? st : clsort_launch(ctx, t->pass, t->groups * t->wg, t->wg);
 }
 
