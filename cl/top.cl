@@ -152,7 +152,8 @@ __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, u
                 break;
             const key_t bits = key_to_bits(keys[i]);
             least = min(least, bits & (key_t)KEY_RANGE_MASK);
-            for (uint p = 0; p < KEY_PLACES; p++) {
+#pragma unroll
+            for (uint p = 0; p < KEY_PLACES; p++) { /* unrolled: run counters stay in registers */
                 if (p >= places)
                     break;
                 const place pl = place_of(p, begin, end, 0);
@@ -229,6 +230,7 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
         key_t bits[ITEMS];
         uint idx[ITEMS], kind[ITEMS];
         uint n_out = 0, n_next = 0;
+#pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             const ulong i = base + (ulong)j * WG + lid;
             kind[j] = 0;
@@ -244,6 +246,7 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
                 idx[j] = (uint)i;
             }
             kind[j] = all ? 1u : classify(bits[j], idx[j], kpre, kmask, ipre, imask, cur, b, take);
+#pragma unroll
             for (uint s = 0; kind[j] == 2 && s < KEY_PLACES && s < slots; s++) {
                 const place p = place_of(r + 1 + s, begin, end, index_bits);
                 const uint d = digit_at(bits[j], idx[j], p);
@@ -267,6 +270,7 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         uint o = bases[0] + (uint)at, c = bases[1] + (uint)(at >> 32);
+#pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             if (kind[j] == 1) {
                 out_keys[o] = bits_to_key(bits[j]);
