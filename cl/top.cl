@@ -383,6 +383,8 @@ __kernel void top_pick(__global uint *st, uint cap, uint n, uint r, uint begin, 
     const int active = !done && !take, counted = active && !(whole && p.is_index);
     for (uint i = lid; i < BINS; i += WG)
         h[i] = counted ? st[S_HIST + r * BINS + i] : 0u;
+    if (lid == 0)
+        found[0] = found[1] = 0; /* a bin within range even if the counts were short */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     /* work-item lid owns `per` consecutive bins */
     const uint per = WG >= BINS ? 1 : BINS / WG, first = lid * per;
