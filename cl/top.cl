@@ -90,16 +90,38 @@ inline uint digit_at(key_t bits, uint idx, place p)
     return p.is_index ? (idx >> p.shift) & mask : (uint)(bits >> p.shift) & mask;
 }
 
-/* Counts of a work-item's run of equal digits go to the local histogram at once: skewed and equal
- * keys would otherwise all hit one counter. */
-inline void run_count(__local uint *h, uint *run_digit, uint *run, uint d)
+/*
+ * Chained counts: a record counted at slots 0..m (places in a row) shares the reference's digits at
+ * slots 0..m-1, so it is kept as (m, its digit at m): the counts at the reference's digits are
+ * added once per work-group from reach[m] (records m deep). A work-item's run of equal (m, digit)
+ * goes to local memory at once: skewed and equal keys would otherwise all hit one counter.
+ */
+inline void run_flush(__local uint *h, __local uint *reach, uint at, uint count)
 {
-    if (*run && d != *run_digit) {
-        atomic_add(&h[*run_digit], *run);
+    atomic_add(&h[at], count);
+    if (at >= BINS)
+        atomic_add(&reach[at / BINS], count);
+}
+
+inline void run_count(__local uint *h, __local uint *reach, uint *run_at, uint *run, uint at)
+{
+    if (*run && at != *run_at) {
+        run_flush(h, reach, *run_at, *run);
         *run = 0;
     }
-    *run_digit = d;
+    *run_at = at;
     (*run)++;
+}
+
+/* After the runs are flushed and a barrier: slot t's count at the reference's digit ref_digit
+ * gains the records counted deeper (one work-item per slot). */
+inline void add_reach(__local uint *h, __local const uint *reach, uint slots, uint t,
+                      uint ref_digit)
+{
+    uint deeper = 0;
+    for (uint m = t + 1; m < slots; m++)
+        deeper += reach[m];
+    h[t * BINS + ref_digit] += deeper;
 }
 
 /* One work-group: the state cleared, K of n records wanted, all of them candidates. */
@@ -133,17 +155,17 @@ inline key_t wg_min(key_t v, __local key_t *scratch)
  */
 __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, uint begin, uint end)
 {
-    __local uint h[KEY_PLACES * BINS];
+    __local uint h[KEY_PLACES * BINS], reach[KEY_PLACES];
     __local key_t scratch[WG];
     const uint lid = get_local_id(0), places = (end - begin + 7) / 8;
     for (uint i = lid; i < KEY_PLACES * BINS; i += WG)
         h[i] = 0;
+    for (uint i = lid; i < KEY_PLACES; i += WG)
+        reach[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint run_digit[KEY_PLACES], run[KEY_PLACES];
-    for (uint p = 0; p < KEY_PLACES; p++)
-        run[p] = run_digit[p] = 0;
     const key_t first = n ? key_to_bits(keys[0]) : 0;
     key_t least = KEY_ONES;
+    uint run_at = 0, run = 0;
     const ulong stride = (ulong)get_num_groups(0) * TILE;
     for (ulong base = (ulong)get_group_id(0) * TILE; base < n; base += stride)
         for (uint j = 0; j < ITEMS; j++) {
@@ -152,19 +174,16 @@ __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, u
                 break;
             const key_t bits = key_to_bits(keys[i]);
             least = min(least, bits & (key_t)KEY_RANGE_MASK);
-#pragma unroll
-            for (uint p = 0; p < KEY_PLACES; p++) { /* unrolled: run counters stay in registers */
-                if (p >= places)
-                    break;
-                const place pl = place_of(p, begin, end, 0);
-                run_count(h + p * BINS, &run_digit[p], &run[p], digit_at(bits, 0, pl));
-                if (digit_at(bits ^ first, 0, pl))
-                    break;
-            }
+            uint m = 0;
+            while (m + 1 < places && !digit_at(bits ^ first, 0, place_of(m, begin, end, 0)))
+                m++;
+            run_count(h, reach, &run_at, &run, m * BINS + digit_at(bits, 0, place_of(m, begin, end, 0)));
         }
-    for (uint p = 0; p < KEY_PLACES; p++)
-        if (run[p])
-            atomic_add(&h[p * BINS + run_digit[p]], run[p]);
+    if (run)
+        run_flush(h, reach, run_at, run);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint t = lid; t < places; t += WG)
+        add_reach(h, reach, places, t, digit_at(first, 0, place_of(t, begin, end, 0)));
     least = wg_min(least, scratch); /* its barriers order the counts above too */
     for (uint i = lid; i < places * BINS; i += WG)
         if (h[i])
@@ -196,7 +215,7 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
                        __global key_t *out_keys, __global uint *out_idx,
                        uint r, uint begin, uint end, uint index_bits)
 {
-    __local uint hist[KEY_PLACES * BINS];
+    __local uint hist[KEY_PLACES * BINS], reach[KEY_PLACES];
     __local ulong scratch[WG];
     __local uint bases[2];
     const uint lid = get_local_id(0);
@@ -220,17 +239,16 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
         kmask &= ~((key_t)((1u << cur.width) - 1) << cur.shift);
     for (uint i = lid; i < slots * BINS; i += WG)
         hist[i] = 0;
+    for (uint i = lid; i < KEY_PLACES; i += WG)
+        reach[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     const ulong stride = (ulong)get_num_groups(0) * TILE;
-    uint run_digit[KEY_PLACES], run[KEY_PLACES];
-    for (uint s = 0; s < KEY_PLACES; s++)
-        run[s] = run_digit[s] = 0;
+    uint run_at = 0, run = 0;
     for (ulong base = lo + (ulong)get_group_id(0) * TILE; base < hi; base += stride) {
         key_t bits[ITEMS];
         uint idx[ITEMS], kind[ITEMS];
         uint n_out = 0, n_next = 0;
-#pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             const ulong i = base + (ulong)j * WG + lid;
             kind[j] = 0;
@@ -246,13 +264,12 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
                 idx[j] = (uint)i;
             }
             kind[j] = all ? 1u : classify(bits[j], idx[j], kpre, kmask, ipre, imask, cur, b, take);
-#pragma unroll
-            for (uint s = 0; kind[j] == 2 && s < KEY_PLACES && s < slots; s++) {
-                const place p = place_of(r + 1 + s, begin, end, index_bits);
-                const uint d = digit_at(bits[j], idx[j], p);
-                run_count(hist + s * BINS, &run_digit[s], &run[s], d);
-                if (p.is_index || d != digit_at(ref, 0, p))
-                    break;
+            if (kind[j] == 2 && slots) { /* m: how deep the record follows the reference */
+                uint m = 0;
+                place p = place_of(r + 1, begin, end, index_bits);
+                while (m + 1 < slots && digit_at(bits[j], 0, p) == digit_at(ref, 0, p))
+                    p = place_of(r + 2 + m++, begin, end, index_bits);
+                run_count(hist, reach, &run_at, &run, m * BINS + digit_at(bits[j], idx[j], p));
             }
             if (kind[j] == 2 && !compact)
                 kind[j] = 0;
@@ -270,7 +287,6 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         uint o = bases[0] + (uint)at, c = bases[1] + (uint)(at >> 32);
-#pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             if (kind[j] == 1) {
                 out_keys[o] = bits_to_key(bits[j]);
@@ -282,9 +298,12 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* bases read before the next step sets them */
     }
-    for (uint s = 0; s < KEY_PLACES; s++)
-        if (run[s])
-            atomic_add(&hist[s * BINS + run_digit[s]], run[s]);
+    if (run)
+        run_flush(hist, reach, run_at, run);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint t = lid; t + 1 < slots; t += WG) /* the last slot has no deeper records */
+        add_reach(hist, reach, slots, t,
+                  digit_at(ref, 0, place_of(r + 1 + t, begin, end, index_bits)));
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < slots * BINS; i += WG)
         if (hist[i])
@@ -371,20 +390,20 @@ __kernel void top_pick(__global uint *st, uint cap, uint n, uint r, uint begin, 
     const uint lid = get_local_id(0), n_places = (end - begin + 7) / 8 + (index_bits + 7) / 8;
     const place p = place_of(r, begin, end, index_bits);
     /* no early return: barriers are reached by every work-item on every path (PoCL needs it) */
-    if (r == 0) {
-        key_t m = KEY_ONES;
-        for (uint g = lid; g < st[S_GROUPS]; g += WG)
-            m = min(m, (key_t)load2(st, S_GMIN + 2 * g));
-        m = wg_min(m, least);
-        if (lid == 0)
-            store2(st, S_REF, m);
-    }
+    key_t m = KEY_ONES;
+    for (uint g = lid; r == 0 && g < st[S_GROUPS]; g += WG)
+        m = min(m, (key_t)load2(st, S_GMIN + 2 * g));
+    m = wg_min(m, least); /* on every path: barriers in a branch upset PoCL */
+    if (lid == 0 && r == 0)
+        store2(st, S_REF, m);
     const uint done = st[S_DONE], take = st[S_TAKE], remain = st[S_REMAIN], whole = st[S_WHOLE];
     const int active = !done && !take, counted = active && !(whole && p.is_index);
     for (uint i = lid; i < BINS; i += WG)
         h[i] = counted ? st[S_HIST + r * BINS + i] : 0u;
-    if (lid == 0)
-        found[0] = found[1] = 0; /* a bin within range even if the counts were short */
+    if (lid == 0) {
+        found[0] = 0;
+        found[1] = 0;
+    }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     /* work-item lid owns `per` consecutive bins */
     const uint per = WG >= BINS ? 1 : BINS / WG, first = lid * per;
