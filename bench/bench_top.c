@@ -6,6 +6,11 @@
  *   bench_top [--log2n 28] [--k 1000] [--dists uniform,q4,constant,low16] [--reps 10] [--pairs]
  *             [--desc]
  *
+ * Distributions: benchgen.h's (uniform, q2..q32: the AND of that many words, constant, low16,
+ * nearly, skew), and two of the select's own cases: "two" (two keys that differ in byte 1 only:
+ * the top places hold every key) and "ties" (two thirds of the keys equal, above the k-th key of
+ * ascending order, the rest uniform).
+ *
  * The full sort sorts a fresh copy of the input each time (the copy is made and finished before the
  * clock starts). The top-k result is checked against the first k records of the full sort's.
  * Each line: RESULT impl=clsort-top|clsort-sort dist=... log2n=... n=... k=... kind=... ms=...,
@@ -54,6 +59,24 @@ static void check_st(clsort_context *ctx, clsort_status st, const char *what)
                 clsort_error_detail(ctx));
         exit(1);
     }
+}
+
+#define DIST_TWO 1000
+#define DIST_TIES 1001
+
+static int dist_of(const char *name)
+{
+    return !strcmp(name, "two") ? DIST_TWO : !strcmp(name, "ties") ? DIST_TIES : benchgen_q(name);
+}
+
+static uint32_t key_of(uint64_t i, uint64_t n, int d)
+{
+    const uint32_t r = (uint32_t)benchgen_mix(5 * 0x9e3779b97f4a7c15ull + i);
+    if (d == DIST_TWO)
+        return r & 1 ? 0x89ab00cdu : 0x89abcdcdu;
+    if (d == DIST_TIES)
+        return r % 3 ? 0x55555555u : r;
+    return benchgen_key(i, n, (unsigned)d);
 }
 
 typedef struct bench {
@@ -184,13 +207,13 @@ int main(int argc, char **argv)
     }
     int rc = 0;
     for (char *save = NULL, *d = strtok_r(dists, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
-        const int q = benchgen_q(d);
+        const int q = dist_of(d);
         if (q < 0) {
             fprintf(stderr, "bench_top: unknown distribution %s\n", d);
             return 2;
         }
         for (size_t i = 0; i < b.n; i++)
-            host[i] = benchgen_key(i, b.n, (unsigned)q);
+            host[i] = key_of(i, b.n, q);
         CHECK_CL(clEnqueueWriteBuffer(b.q, b.keys, CL_TRUE, 0, b.n * 4, host, 0, NULL, NULL));
         const double top = time_top(&b), sort = time_sort(&b);
         const char *kind = pairs ? "pairs" : "keys";

@@ -51,6 +51,7 @@ typedef struct clsort_settings {
     int build_options_too_long; /* ... and did not fit: every build fails as too long */
     size_t scratch_keep;        /* CLSORT_SCRATCH_KEEP, in bytes */
     size_t chunk_keys;          /* CLSORT_CHUNK_KEYS; 0 unset */
+    size_t top_cap;             /* CLSORT_TOP_CAP: top-k's candidate buffer capacity; 0 unset */
     int spill_thread;           /* CLSORT_SPILL_THREAD; -1 unset */
     int device_merge;           /* CLSORT_DEVICE_MERGE; -1 unset */
     size_t stage_bytes;         /* CLSORT_STAGE_BYTES (default 8 MiB) */

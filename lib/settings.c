@@ -148,6 +148,7 @@ int clsort_settings_read(clsort_settings *s)
     s->scratch_keep = (size_t)number(s, "CLSORT_SCRATCH_KEEP", 0, ((size_t)-1 >> 20) - 1,
                                      CLSORT_SCRATCH_KEEP >> 20) << 20;
     s->chunk_keys = (size_t)number(s, "CLSORT_CHUNK_KEYS", 0, (size_t)-1, 0);
+    s->top_cap = (size_t)number(s, "CLSORT_TOP_CAP", 0, UINT32_MAX, 0);
     /* for tests: 1 writes run files from a thread of their own, 0 from the sort's (default: the
      * thread where the device has memory of its own) */
     s->spill_thread = (int)number(s, "CLSORT_SPILL_THREAD", 0, 1, (unsigned long long)-1);

@@ -1,11 +1,14 @@
 /*
  * Top-k: the first K records of the stable sort, by radix select (cl/top.cl) and a stable radix sort
- * of the K records found. The select reads the input twice when its first digit spreads the keys
- * (a histogram, then a pass that keeps the K-th record's bucket in a candidate buffer); later rounds
- * read only the candidates, and skewed inputs re-read the input filtered by the prefix instead, once
- * per digit place at most. Every decision is made on the device, so clsort_top_enqueue() never
- * blocks. The records found are sorted by input index, then stably by key (radix8), so that equal
- * keys keep their input order; their values are then fetched by index.
+ * of the K records found. The select counts the key digit places in one read of the input; while
+ * each place's bucket holds every record (constant keys, a constant top) that is all it reads, and
+ * the result is the first K records. Otherwise a pass per place reads the input filtered by the
+ * prefix, skipped while the K-th record follows the smallest key's digits (the pass before counted
+ * those places), until the K-th record's bucket is small enough to be copied to a candidate buffer
+ * (uniform keys: the pass after the histogram); then only the candidates are read. Passes over the
+ * index digits read only the index range still open. Every decision is made on the device, so
+ * clsort_top_enqueue() never blocks. The records found are sorted by input index, then stably by key
+ * (radix8), so that equal keys keep their input order; their values are then fetched by index.
  * Calls: radix.c (the sorts of the K records), keys.c, options.c, program.c, buffers.c, chain.c,
  * dispatch.c (the spec's checks), api.c (the stats' last fields), status.c.
  */
@@ -15,8 +18,9 @@
 #include <string.h>
 
 #define TOP_BINS 256
-#define TOP_STATE_WORDS (TOP_BINS + 15) /* S_WORDS in cl/top.cl */
-#define TOP_MAX_PLACES 12               /* 64 key bits and 32 index bits, 8 at a time */
+#define TOP_MAX_PLACES 12 /* 64 key bits and 32 index bits, 8 at a time: MAX_PLACES in cl/top.cl */
+#define TOP_MAX_GROUPS 2048 /* MAX_GROUPS in cl/top.cl */
+#define TOP_STATE_WORDS (32 + TOP_MAX_PLACES * TOP_BINS + 2 * TOP_MAX_GROUPS) /* S_WORDS */
 #define TOP_GROUPS_PER_CU 8
 
 /* A digit place of the select: width bits at shift, of the mapped key or of the index. */
@@ -28,8 +32,8 @@ typedef struct top_run {
     const clsort_spec *spec;
     size_t n, k, ks, vs, cap, groups, wg;
     top_place places[TOP_MAX_PLACES];
-    unsigned n_places, index_bits;
-    cl_kernel init, pass, pick, values;
+    unsigned n_places, index_bits, begin, end;
+    cl_kernel init, hist, pass, pick, values;
     cl_mem cand_keys, cand_idx, idx, state;
 } top_run;
 
@@ -45,22 +49,25 @@ static void add_places(top_run *t, unsigned lo, unsigned hi, cl_uint index)
 
 static void plan(const clsort_context *ctx, top_run *t)
 {
-    unsigned begin, end;
-    clsort_key_range(t->spec, &begin, &end);
-    add_places(t, begin, end, 0);
+    clsort_key_range(t->spec, &t->begin, &t->end);
+    add_places(t, t->begin, t->end, 0);
     t->index_bits = 1;
     while (t->index_bits < 32 && ((size_t)1 << t->index_bits) < t->n)
         t->index_bits++;
     add_places(t, 0, t->index_bits, 1);
     /* Candidates copied once the K-th record's bucket holds at most a sixteenth of the input:
-     * uniform keys get there after the first digit, skewed ones re-read the input meanwhile. */
-    t->cap = t->n / 16 + 256 < t->n ? t->n / 16 + 256 : t->n;
+     * uniform keys get there after the first digit, skewed ones re-read the input meanwhile
+     * (CLSORT_TOP_CAP sets the capacity, for tests). */
+    const size_t cap = ctx->settings.top_cap ? ctx->settings.top_cap : t->n / 16 + 256;
+    t->cap = cap < t->n ? cap : t->n;
     t->wg = ctx->tuning.scan.wg;
     const size_t tile = t->wg * ctx->tuning.scan.items;
     const size_t most = (size_t)ctx->compute_units * TOP_GROUPS_PER_CU;
     t->groups = (t->n + tile - 1) / tile;
     if (t->groups > most)
         t->groups = most ? most : 1;
+    if (t->groups > TOP_MAX_GROUPS)
+        t->groups = TOP_MAX_GROUPS;
 }
 
 static clsort_status prepare(clsort_context *ctx, top_run *t)
@@ -76,6 +83,8 @@ static clsort_status prepare(clsort_context *ctx, top_run *t)
     clsort_status st = clsort_get_program(ctx, "top", clsort_cl_top, clsort_cl_top_len, &opts, &prog);
     if (st == CLSORT_OK)
         st = clsort_create_kernel(ctx, prog, "top_init", &t->init);
+    if (st == CLSORT_OK)
+        st = clsort_create_kernel(ctx, prog, "top_hist", &t->hist);
     if (st == CLSORT_OK)
         st = clsort_create_kernel(ctx, prog, "top_pass", &t->pass);
     if (st == CLSORT_OK)
@@ -98,7 +107,7 @@ static clsort_status prepare(clsort_context *ctx, top_run *t)
 
 static void release(top_run *t)
 {
-    cl_kernel ks[] = { t->init, t->pass, t->pick, t->values };
+    cl_kernel ks[] = { t->init, t->hist, t->pass, t->pick, t->values };
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);
@@ -106,22 +115,37 @@ static void release(top_run *t)
     clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
 }
 
-/* One top_pass launch: cur (NULL for the first histogram) decided by the pick before it, nxt
- * (NULL after the last place) counted for the next. */
-static clsort_status pass(clsort_context *ctx, const top_run *t, cl_mem keys, cl_mem out_keys,
-                          const top_place *cur, const top_place *nxt)
+/* Round r: the pick of place r, then the pass that applies it and counts the places after it. */
+static clsort_status round_r(clsort_context *ctx, const top_run *t, cl_mem keys, cl_mem out_keys,
+                             unsigned r)
 {
-    static const top_place none = { 0, 0, 0 };
-    const cl_ulong n = t->n;
-    const cl_uint cap = (cl_uint)t->cap;
-    cur = cur ? cur : &none;
-    nxt = nxt ? nxt : &none;
-    clsort_status st = clsort_set_args(ctx, t->pass, "top_pass", 14, ARG(keys), ARG(n),
-                                       ARG(t->state), ARG(t->cand_keys), ARG(t->cand_idx),
-                                       ARG(cap), ARG(out_keys), ARG(t->idx), ARG(cur->shift),
-                                       ARG(cur->width), ARG(cur->index), ARG(nxt->shift),
-                                       ARG(nxt->width), ARG(nxt->index));
+    const cl_uint cap = (cl_uint)t->cap, n = (cl_uint)t->n, r32 = r;
+    const cl_uint begin = t->begin, end = t->end, index_bits = t->index_bits;
+    clsort_status st = clsort_set_args(ctx, t->pick, "top_pick", 7, ARG(t->state), ARG(cap),
+                                       ARG(n), ARG(r32), ARG(begin), ARG(end), ARG(index_bits));
+    if (st == CLSORT_OK)
+        st = clsort_launch(ctx, t->pick, t->wg, t->wg);
+    if (st == CLSORT_OK)
+        st = clsort_set_args(ctx, t->pass, "top_pass", 11, ARG(keys), ARG(t->state),
+                             ARG(t->cand_keys), ARG(t->cand_idx), ARG(cap), ARG(out_keys),
+                             ARG(t->idx), ARG(r32), ARG(begin), ARG(end), ARG(index_bits));
     return st != CLSORT_OK ? st : clsort_launch(ctx, t->pass, t->groups * t->wg, t->wg);
+}
+
+/* The state reset and the histogram of every key place: the select's one full read. */
+static clsort_status start(clsort_context *ctx, const top_run *t, cl_mem keys)
+{
+    const cl_uint k32 = (cl_uint)t->k, n32 = (cl_uint)t->n;
+    const cl_ulong n = t->n;
+    const cl_uint begin = t->begin, end = t->end;
+    clsort_status st = clsort_set_args(ctx, t->init, "top_init", 3, ARG(t->state), ARG(k32),
+                                       ARG(n32));
+    if (st == CLSORT_OK)
+        st = clsort_launch(ctx, t->init, t->wg, t->wg);
+    if (st == CLSORT_OK)
+        st = clsort_set_args(ctx, t->hist, "top_hist", 5, ARG(keys), ARG(n), ARG(t->state),
+                             ARG(begin), ARG(end));
+    return st != CLSORT_OK ? st : clsort_launch(ctx, t->hist, t->groups * t->wg, t->wg);
 }
 
 /* The K records found, in no order, sorted: by index, then stably by key; values by index. */
@@ -165,23 +189,10 @@ static clsort_status top_chain(clsort_context *ctx, const clsort_spec *spec, cl_
                   .vs = spec->value_size };
     plan(ctx, &t);
     clsort_status st = prepare(ctx, &t);
-    const cl_uint k32 = (cl_uint)k;
     if (st == CLSORT_OK)
-        st = clsort_set_args(ctx, t.init, "top_init", 2, ARG(t.state), ARG(k32));
-    if (st == CLSORT_OK)
-        st = clsort_launch(ctx, t.init, t.wg, t.wg);
-    if (st == CLSORT_OK)
-        st = pass(ctx, &t, keys, out_keys, NULL, &t.places[0]);
-    const cl_uint cap = (cl_uint)t.cap;
-    for (unsigned r = 0; r < t.n_places && st == CLSORT_OK; r++) {
-        const top_place *p = &t.places[r];
-        st = clsort_set_args(ctx, t.pick, "top_pick", 5, ARG(t.state), ARG(cap), ARG(p->shift),
-                             ARG(p->width), ARG(p->index));
-        if (st == CLSORT_OK)
-            st = clsort_launch(ctx, t.pick, t.wg, t.wg);
-        if (st == CLSORT_OK)
-            st = pass(ctx, &t, keys, out_keys, p, r + 1 < t.n_places ? p + 1 : NULL);
-    }
+        st = start(ctx, &t, keys);
+    for (unsigned r = 0; r < t.n_places && st == CLSORT_OK; r++)
+        st = round_r(ctx, &t, keys, out_keys, r);
     if (st == CLSORT_OK)
         st = order(ctx, &t, values, out_keys, out_values);
     release(&t);

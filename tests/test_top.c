@@ -4,7 +4,9 @@
  * first k records compared bit for bit, keys and values (which checks stability). Every key type,
  * both orders, bit ranges, value sizes; duplicates, equal keys, keys spread over buckets of the
  * first digit with k at and beside their edges, float specials (signed zeros, NaNs with payloads,
- * infinities); k = 1, n, and beside the tile and candidate-buffer sizes; the argument checks.
+ * infinities); inputs one bucket dominates (constant, two keys, the AND of 4 words, ties at the k-th
+ * key); k = 1, n, and beside the tile, index-digit and candidate-buffer sizes, the latter made small
+ * through CLSORT_TOP_CAP; the argument checks.
  * Usage: test_top [quick | long]   (quick: small sizes, for runs under oclgrind)
  */
 #include <setjmp.h>
@@ -105,8 +107,9 @@ static size_t *ref_top(const ref_ctx *r, const unsigned char *keys, size_t n, si
 
 /* ---- inputs ---- */
 
-enum { D_UNIFORM, D_FEW, D_EQUAL, D_BUCKETS, D_SPECIAL, D_SORTED, D_COUNT };
-static const char *const dist_names[] = { "uniform", "few", "equal", "buckets", "special", "sorted" };
+enum { D_UNIFORM, D_FEW, D_EQUAL, D_BUCKETS, D_SPECIAL, D_SORTED, D_TWO, D_AND4, D_TIES, D_COUNT };
+static const char *const dist_names[] = { "uniform", "few",  "equal", "buckets", "special",
+                                          "sorted",  "two",  "and4",  "ties" };
 
 static void fill(unsigned char *keys, size_t n, clsort_key_type t, int d, uint64_t seed)
 {
@@ -138,6 +141,15 @@ static void fill(unsigned char *keys, size_t n, clsort_key_type t, int d, uint64
             break;
         case D_SORTED:
             k = i / 3;
+            break;
+        case D_TWO: /* equal but for byte 1: the first places hold every key */
+            k = (k & 1) ? 0x0123456789ab00cdull : 0x0123456789abcdcdull;
+            break;
+        case D_AND4: /* low entropy: each byte is 0 for most keys */
+            k &= rng(&s) & rng(&s) & rng(&s);
+            break;
+        case D_TIES: /* two thirds equal, the rest around them */
+            k = (k % 3) ? 0x5555555555555555ull : k;
             break;
         default:
             break;
@@ -206,16 +218,15 @@ static clsort_status run_enqueue(clsort_context *ctx, const clsort_spec *spec,
     return st;
 }
 
-static void check_case(clsort_context *ctx, const top_case *c)
+/* One case on the given keys (n of them, of the case's type). */
+static void check_keys(clsort_context *ctx, const top_case *c, unsigned char *keys)
 {
     char what[200];
     describe(c, what, sizeof what);
     const size_t ks = clsort_key_type_size(c->type), n = c->n, k = c->k, vs = c->vs;
-    unsigned char *keys = malloc(n * ks), *vals = vs ? malloc(n * vs) : NULL;
+    unsigned char *vals = vs ? malloc(n * vs) : NULL;
     unsigned char *ok = malloc(k * ks), *ov = vs ? malloc(k * vs) : NULL;
-    assert_non_null(keys);
     assert_non_null(ok);
-    fill(keys, n, c->type, c->dist, seed_override ? seed_override : n + k);
     for (size_t i = 0; i < n && vs; i++) { /* the index, so that the order among ties is seen */
         const uint64_t v = i * 0x100000001ull + 7;
         memcpy(vals + i * vs, &v, vs);
@@ -241,10 +252,19 @@ static void check_case(clsort_context *ctx, const top_case *c)
                      got == want ? ": the value differs" : "");
     }
     free(idx);
-    free(keys);
     free(vals);
     free(ok);
     free(ov);
+}
+
+static void check_case(clsort_context *ctx, const top_case *c)
+{
+    const size_t ks = clsort_key_type_size(c->type);
+    unsigned char *keys = malloc(c->n * ks);
+    assert_non_null(keys);
+    fill(keys, c->n, c->type, c->dist, seed_override ? seed_override : c->n + c->k);
+    check_keys(ctx, c, keys);
+    free(keys);
 }
 
 /* k values worth trying for n: the ends, the middle, beside 256 and the 1024-key tiles. */
@@ -292,7 +312,7 @@ static void test_sizes(void **state)
     const size_t *sz = quick ? quick_sizes : sizes;
     const size_t count = quick ? 3 : sizeof sizes / sizeof sizes[0];
     for (size_t s = 0; s < count; s++)
-        for (int d = 0; d < D_COUNT; d++) {
+        for (int d = 0; d < (quick ? D_TWO : D_COUNT); d++) { /* quick: test_skewed has the rest */
             size_t kv[16];
             const size_t m = ks_for(sz[s], kv);
             for (size_t i = 0; i < m; i++) {
@@ -352,6 +372,105 @@ static void test_bucket_edges(void **state)
             }
     }
     seed_override = 0;
+}
+
+/* Inputs one bucket dominates, on prime sizes: constant keys (the select stays whole and takes the
+ * first k), keys equal but for one byte, low entropy (the AND of 4 words), two thirds ties; k at the
+ * ends, in the ties and beside the index digits' bucket edges (256, 65536); every key type, both
+ * orders. Then a bit range where the keys agree though they differ outside it, and one where they
+ * differ. */
+static void test_skewed(void **state)
+{
+    static const size_t sizes[] = { 1, 2, 3, 251, 4099, 70001 };
+    static const int dists[] = { D_EQUAL, D_TWO, D_AND4, D_TIES };
+    const size_t count = sizeof sizes / sizeof sizes[0];
+    unsigned m = 0;
+    for (size_t s = quick ? 3 : 0; s < (quick ? 4 : count); s++)
+        for (size_t di = 0; di < 4; di++) {
+            const size_t n = sizes[s];
+            const size_t kv[] = { 1, n, n / 3, n - 1, 256, 257, 255, 65536, 65535, 65537, n / 2 + 1 };
+            for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+                if (kv[i] < 1 || kv[i] > n || (i && kv[i] == kv[0]) || (quick && i > 2))
+                    continue;
+                m++;
+                top_case c = { quick ? CLSORT_KEY_U32 : (clsort_key_type)(m % 6), (int)(m / 6 % 2),
+                               0, 0, m % 3 * 4, n, kv[i], dists[di], m % 5 == 0 };
+                check_case(*state, &c);
+            }
+        }
+    const size_t n = quick ? 300 : 20011;
+    for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t += quick ? 3 : 1) {
+        const unsigned w = (unsigned)clsort_key_type_size(t) * 8;
+        /* the ranges (and value sizes) of test_types, so that no new programs are built */
+        top_case agree = { t, t % 2, w / 2, w / 2 + 1, 8, n, n / 3, D_TWO, 0 };
+        check_case(*state, &agree);
+        top_case split = { t, t % 2 == 0, 3, w - 5, 4, n, n / 2 + 1, D_TWO, 1 };
+        check_case(*state, &split);
+    }
+}
+
+/* n u32 keys whose first byte is 1, 2, 3 for cap - 1, cap and cap + 1 of them and 4 for the rest,
+ * shuffled; the other bytes random with repeats. */
+static void fill_steps(unsigned char *keys, size_t n, size_t cap, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t top = i < cap - 1 ? 1 : i < 2 * cap - 1 ? 2 : i < 3 * cap ? 3 : 4;
+        const uint32_t k = top << 24 | ((uint32_t)rng(&seed) & 0x00ff0f0fu);
+        memcpy(keys + i * 4, &k, 4);
+    }
+    for (size_t i = n; i > 1; i--) {
+        const size_t j = (size_t)(rng(&seed) % i);
+        unsigned char t[4];
+        memcpy(t, keys + (i - 1) * 4, 4);
+        memcpy(keys + (i - 1) * 4, keys + j * 4, 4);
+        memcpy(keys + j * 4, t, 4);
+    }
+}
+
+/* Small candidate buffers (CLSORT_TOP_CAP, read when a context opens): copies made or refused for
+ * buckets just under, at and over the capacity, from the input and from a candidate buffer; then
+ * every distribution on prime sizes with k beside the capacity. */
+static void test_cap(void **state)
+{
+    (void)state;
+    static const size_t caps[] = { 1, 37, 600 };
+    for (size_t ci = quick ? 1 : 0; ci < 3; ci++) {
+        const size_t cap = caps[ci];
+        char v[32];
+        snprintf(v, sizeof v, "%zu", cap);
+        setenv("CLSORT_TOP_CAP", v, 1);
+        clsort_context *ctx = NULL;
+        assert_int_equal(clsort_open(&ctx, NULL), CLSORT_OK);
+        unsetenv("CLSORT_TOP_CAP");
+        const size_t n = 3 * cap + (quick ? 40 : 5003);
+        unsigned char *keys = malloc(n * 4);
+        fill_steps(keys, n, cap, cap);
+        const size_t edges[] = { 1, cap - 1, cap, 2 * cap - 1, 2 * cap, 3 * cap, 3 * cap + 1, n };
+        for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+            for (int desc = 0; desc < 2; desc++) {
+                if (quick && (e < 1 || e > 4 || desc != (int)e % 2))
+                    continue;
+                const size_t k = desc ? n + 1 - edges[e] : edges[e];
+                if (k < 1 || k > n)
+                    continue;
+                top_case c = { CLSORT_KEY_U32, desc, 0, 0, 4, n, k, D_UNIFORM, (int)e % 2 };
+                check_keys(ctx, &c, keys);
+            }
+        free(keys);
+        static const size_t sizes[] = { 97, 1009, 10007 };
+        for (size_t s = 0; s < (quick ? 0u : 3u); s++) /* quick: the steps alone */
+            for (int d = 0; d < D_COUNT; d++) {
+                const size_t sz = sizes[s], kv[] = { 1, cap - 1, cap, cap + 1, sz / 2, sz };
+                for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+                    if (kv[i] < 1 || kv[i] > sz || (quick && i % 2))
+                        continue;
+                    top_case c = { (clsort_key_type)((i + s) % 6), (d + (int)i) % 2, 0, 0, 4, sz,
+                                   kv[i], d, (int)i % 3 == 0 };
+                    check_case(ctx, &c);
+                }
+            }
+        clsort_close(&ctx);
+    }
 }
 
 /* Repeated calls in one context keep working (kept scratch, state reset each time). */
@@ -426,6 +545,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_bucket_edges),
+        cmocka_unit_test(test_skewed),
+        cmocka_unit_test(test_cap),
         cmocka_unit_test(test_repeat),
     };
     return cmocka_run_group_tests_name("top", tests, open_ctx, close_ctx);
