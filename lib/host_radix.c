@@ -11,6 +11,9 @@
 #include "host_sort.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -95,6 +98,91 @@ INLINE void scatter_body(const clsort_host_sort *s, const clsort_host_span *src,
     }
 }
 
+#if defined(__SSE2__)
+/* Whole lines around the cache: the scratch is not read again before the split ends, and a line
+ * written whole needs no read of it first. 2^24 u32 keys by the top 8 bits, one thread of a 2-core
+ * EPYC (CPU time, /tmp harness): 39 ms by plain stores, 21 ms gathered and streamed. */
+static void stream_lines(void *dst, const void *src, size_t bytes)
+{
+    __m128i *d = dst;
+    const __m128i *from = src;
+    for (size_t i = 0; i < bytes / 16; i++)
+        _mm_stream_si128(d + i, _mm_load_si128(from + i));
+}
+
+/* Records [from, to) of a digit's group (all in the group) from its gathered line to dst. */
+INLINE void put_part(unsigned char *dst, const unsigned char *line, size_t from, size_t to,
+                     unsigned group, unsigned size)
+{
+    memcpy(dst + from * size, line + (from & (group - 1)) * size, (to - from) * size);
+}
+
+/* The scatter of scatter_body, each digit's records gathered in lines->keys and ->values until a
+ * group of `group` records (aligned in dst) is complete, then streamed; a group that begins before
+ * this chunk's first record of the digit (other chunks write there) and the last, incomplete ones
+ * are stored plainly. dst's keys and values are aligned to lines. */
+INLINE void split_lines(const clsort_host_sort *s, const clsort_host_span *src,
+                        const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass,
+                        size_t *off, clsort_host_lines *lines, unsigned ks, unsigned vs, int fl)
+{
+    const order o = order_of(s);
+    const unsigned sh = s->shift[pass], dm = s->dmask[pass];
+    const unsigned group = CLSORT_HOST_LINE / (ks == 4 || vs == 4 ? 4 : 8);
+    const unsigned char *sk = src->keys, *sv = src->values;
+    unsigned char *dk = dst->keys, *dv = dst->values;
+    size_t *begin = lines->begin;
+    memcpy(begin, off, (dm + 1) * sizeof *off);
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t k = load(sk, i, ks);
+        const unsigned d = (unsigned)(order_bits(o, k, ks, fl) >> sh) & dm;
+        const size_t at = off[d]++;
+        const unsigned slot = at & (group - 1);
+        store(lines->keys[d], slot, k, ks);
+        if (vs)
+            store(lines->values[d], slot, load(sv, i, vs), vs);
+        if (slot != group - 1)
+            continue;
+        const size_t first = at + 1 - group;
+        if (first >= begin[d]) {
+            stream_lines(dk + first * ks, lines->keys[d], group * ks);
+            if (vs)
+                stream_lines(dv + first * vs, lines->values[d], group * vs);
+        } else {
+            put_part(dk, lines->keys[d], begin[d], at + 1, group, ks);
+            if (vs)
+                put_part(dv, lines->values[d], begin[d], at + 1, group, vs);
+        }
+    }
+    for (unsigned d = 0; d <= dm; d++) {
+        const size_t end = off[d], first = end & ~(size_t)(group - 1);
+        const size_t from = first > begin[d] ? first : begin[d];
+        put_part(dk, lines->keys[d], from, end, group, ks);
+        if (vs)
+            put_part(dv, lines->values[d], from, end, group, vs);
+    }
+    _mm_sfence(); /* the streamed lines are seen before the threads' barrier */
+}
+#endif
+
+INLINE int line_aligned(const void *p)
+{
+    return ((uintptr_t)p & (CLSORT_HOST_LINE - 1)) == 0;
+}
+
+INLINE void split_body(const clsort_host_sort *s, const clsort_host_span *src,
+                       const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass,
+                       size_t *off, clsort_host_lines *lines, unsigned ks, unsigned vs, int fl)
+{
+#if defined(__SSE2__)
+    if (line_aligned(dst->keys) && (!vs || line_aligned(dst->values))) {
+        split_lines(s, src, dst, lo, hi, pass, off, lines, ks, vs, fl);
+        return;
+    }
+#endif
+    (void)lines;
+    scatter_body(s, src, dst, lo, hi, pass, off, ks, vs, fl);
+}
+
 /* Stable insertion sort of [lo, hi) in place, by the masked order bits. */
 INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a, size_t lo,
                            size_t hi, unsigned ks, unsigned vs, int fl)
@@ -129,6 +217,12 @@ INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a,
     {                                                                                              \
         scatter_body(s, src, dst, lo, hi, pass, off, KS, VS, FL);                                  \
     }                                                                                              \
+    static void split_##KS##_##VS##_##FL(const clsort_host_sort *s, const clsort_host_span *src,   \
+                                         const clsort_host_span *dst, size_t lo, size_t hi,        \
+                                         unsigned pass, size_t *off, clsort_host_lines *lines)     \
+    {                                                                                              \
+        split_body(s, src, dst, lo, hi, pass, off, lines, KS, VS, FL);                             \
+    }                                                                                              \
     static void insertion_##KS##_##VS##_##FL(const clsort_host_sort *s,                            \
                                              const clsort_host_span *a, size_t lo, size_t hi)      \
     {                                                                                              \
@@ -143,7 +237,8 @@ VARIANTS(8, 1)
 
 #define OPS(KS, VS, FL)                                                                            \
     {                                                                                              \
-        hist_##KS##_##VS##_##FL, scatter_##KS##_##VS##_##FL, insertion_##KS##_##VS##_##FL          \
+        hist_##KS##_##VS##_##FL, scatter_##KS##_##VS##_##FL, split_##KS##_##VS##_##FL,             \
+            insertion_##KS##_##VS##_##FL                                                           \
     }
 /* [key size 8][value size / 4][float] */
 static const clsort_host_ops ops_table[2][3][2] = {

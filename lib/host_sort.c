@@ -148,10 +148,15 @@ static void *work(void *arg)
     }
     if (p->top == s->passes)
         return NULL;
+    clsort_host_lines *lines = aligned_alloc(CLSORT_HOST_LINE, sizeof *lines);
     for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
         const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
-        s->ops->scatter(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c]);
+        if (lines)
+            s->ops->split(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c], lines);
+        else
+            s->ops->scatter(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c]);
     }
+    free(lines);
     pthread_barrier_wait(&p->barrier);
     take_buckets(p);
     return NULL;

@@ -16,6 +16,16 @@ typedef struct clsort_host_span {
 
 typedef struct clsort_host_sort clsort_host_sort;
 
+/* A thread's buffer for the split's scatter: per digit, the records gathered for the digit's next
+ * aligned group in the scratch (64 bytes of the narrower of key and value), written as whole
+ * cache lines once complete. */
+#define CLSORT_HOST_LINE 64
+typedef struct clsort_host_lines {
+    _Alignas(CLSORT_HOST_LINE) unsigned char keys[256][2 * CLSORT_HOST_LINE];
+    _Alignas(CLSORT_HOST_LINE) unsigned char values[256][2 * CLSORT_HOST_LINE];
+    size_t begin[256]; /* where the chunk's records of each digit start */
+} clsort_host_lines;
+
 /* The loops, compiled per key size, value size and key kind. */
 typedef struct clsort_host_ops {
     /* Counts of the digit places in `places` (bit per place) over keys [lo, hi). */
@@ -24,6 +34,11 @@ typedef struct clsort_host_ops {
     /* Records [lo, hi) of src to dst by the digit of `pass`; off[d]: where digit d goes next. */
     void (*scatter)(const clsort_host_sort *s, const clsort_host_span *src,
                     const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass, size_t *off);
+    /* The scatter, by whole lines where dst is aligned to lines (else as scatter); dst is
+     * written from memory, not read, so lines go around the cache. */
+    void (*split)(const clsort_host_sort *s, const clsort_host_span *src,
+                  const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass, size_t *off,
+                  clsort_host_lines *lines);
     /* Stable insertion sort of [lo, hi) in place. */
     void (*insertion)(const clsort_host_sort *s, const clsort_host_span *a, size_t lo, size_t hi);
 } clsort_host_ops;
