@@ -1,7 +1,8 @@
 /*
- * The passes of the host radix sort (host_sort.c runs them on the host's threads): digit
- * histograms of a range of keys, the stable scatter of a range by one digit, and the sort of one
- * bucket in the calling thread (its digit passes in cache, or an insertion sort when it is short).
+ * The loops of the host radix sort (host_sort.c runs them on the host's threads, host_local.c
+ * sorts a bucket with them): digit histograms of a range of keys, the stable scatter of a range by
+ * one digit (by 8-bit places, or by the wider digits of a bucket), the split's scatter by whole
+ * lines, and an insertion sort for short ranges.
  * Keys are moved as they are stored; their order bits (the key mapping of cl/common.cl, the order
  * and the bit range, as clsort_key_recipe_order() has them) are computed where a digit is read, so
  * nothing is mapped back. The loops are compiled once per key size, value size and key kind (float
@@ -92,6 +93,59 @@ INLINE void scatter_body(const clsort_host_sort *s, const clsort_host_span *src,
     for (size_t i = lo; i < hi; i++) {
         const uint64_t k = load(sk, i, ks);
         const size_t at = off[(unsigned)(order_bits(o, k, ks, fl) >> sh) & dm]++;
+        store(dk, at, k, ks);
+        if (vs)
+            store(dv, at, load(sv, i, vs), vs);
+    }
+}
+
+/* Counts of every digit of g over keys [lo, hi), in 32-bit counters (hi - lo < 2^32). ND is the
+ * digit count where the caller knows it (the loop unrolled), else 0 and g->n is read. */
+INLINE void digit_hist_body(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
+                            const clsort_host_digits *g, uint32_t (*c)[CLSORT_HOST_DIGIT_MAX],
+                            unsigned ks, int fl, unsigned nd)
+{
+    const order o = order_of(s);
+    const unsigned n = nd ? nd : g->n;
+    unsigned sh[CLSORT_HOST_MAX_DIGITS], dm[CLSORT_HOST_MAX_DIGITS];
+    for (unsigned j = 0; j < n; j++) {
+        sh[j] = g->shift[j];
+        dm[j] = g->mask[j];
+        memset(c[j], 0, (dm[j] + 1) * sizeof c[j][0]);
+    }
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t m = order_bits(o, load(keys, i, ks), ks, fl);
+        for (unsigned j = 0; j < n; j++)
+            c[j][(unsigned)(m >> sh[j]) & dm[j]]++;
+    }
+}
+
+INLINE void digit_hist_any(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
+                           const clsort_host_digits *g, uint32_t (*c)[CLSORT_HOST_DIGIT_MAX],
+                           unsigned ks, int fl)
+{
+    if (g->n == 2) /* a bucket of u32 keys after the split */
+        digit_hist_body(s, keys, lo, hi, g, c, ks, fl, 2);
+    else if (g->n == 3)
+        digit_hist_body(s, keys, lo, hi, g, c, ks, fl, 3);
+    else
+        digit_hist_body(s, keys, lo, hi, g, c, ks, fl, 0);
+}
+
+/* Records [lo, hi) of src to dst by digit j of g; off[d]: where digit d goes next, from lo. */
+INLINE void digit_scatter_body(const clsort_host_sort *s, const clsort_host_span *src,
+                               const clsort_host_span *dst, size_t lo, size_t hi,
+                               const clsort_host_digits *g, unsigned j, uint32_t *off, unsigned ks,
+                               unsigned vs, int fl)
+{
+    const order o = order_of(s);
+    const unsigned sh = g->shift[j], dm = g->mask[j];
+    const void *sk = src->keys, *sv = src->values;
+    unsigned char *dk = (unsigned char *)dst->keys + lo * ks;
+    unsigned char *dv = vs ? (unsigned char *)dst->values + lo * vs : NULL;
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t k = load(sk, i, ks);
+        const uint32_t at = off[(unsigned)(order_bits(o, k, ks, fl) >> sh) & dm]++;
         store(dk, at, k, ks);
         if (vs)
             store(dv, at, load(sv, i, vs), vs);
@@ -223,6 +277,18 @@ INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a,
     {                                                                                              \
         split_body(s, src, dst, lo, hi, pass, off, lines, KS, VS, FL);                             \
     }                                                                                              \
+    static void digit_hist_##KS##_##VS##_##FL(const clsort_host_sort *s, const void *keys,       \
+                                              size_t lo, size_t hi, const clsort_host_digits *g,   \
+                                              uint32_t (*c)[CLSORT_HOST_DIGIT_MAX])                \
+    {                                                                                              \
+        digit_hist_any(s, keys, lo, hi, g, c, KS, FL);                                             \
+    }                                                                                              \
+    static void digit_scatter_##KS##_##VS##_##FL(                                                  \
+        const clsort_host_sort *s, const clsort_host_span *src, const clsort_host_span *dst,       \
+        size_t lo, size_t hi, const clsort_host_digits *g, unsigned j, uint32_t *off)              \
+    {                                                                                              \
+        digit_scatter_body(s, src, dst, lo, hi, g, j, off, KS, VS, FL);                            \
+    }                                                                                              \
     static void insertion_##KS##_##VS##_##FL(const clsort_host_sort *s,                            \
                                              const clsort_host_span *a, size_t lo, size_t hi)      \
     {                                                                                              \
@@ -238,6 +304,7 @@ VARIANTS(8, 1)
 #define OPS(KS, VS, FL)                                                                            \
     {                                                                                              \
         hist_##KS##_##VS##_##FL, scatter_##KS##_##VS##_##FL, split_##KS##_##VS##_##FL,             \
+            digit_hist_##KS##_##VS##_##FL, digit_scatter_##KS##_##VS##_##FL,                       \
             insertion_##KS##_##VS##_##FL                                                           \
     }
 /* [key size 8][value size / 4][float] */
@@ -262,55 +329,4 @@ void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t 
         s->dmask[p] = (1u << bits) - 1;
     }
     s->ops = &ops_table[s->ks == 8][s->vs / 4][s->recipe.is_float];
-}
-
-static void span_copy(const clsort_host_sort *s, const clsort_host_span *src,
-                      const clsort_host_span *dst, size_t lo, size_t hi)
-{
-    memcpy((char *)dst->keys + lo * s->ks, (const char *)src->keys + lo * s->ks, (hi - lo) * s->ks);
-    if (s->vs)
-        memcpy((char *)dst->values + lo * s->vs, (const char *)src->values + lo * s->vs,
-               (hi - lo) * s->vs);
-}
-
-#define INSERTION_MAX 24
-
-unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_span *src,
-                                const clsort_host_span *alt, int to_alt, size_t lo, size_t hi,
-                                unsigned places)
-{
-    const clsort_host_span *out = to_alt ? alt : src;
-    if (hi - lo <= INSERTION_MAX) {
-        if (to_alt)
-            span_copy(s, src, alt, lo, hi);
-        s->ops->insertion(s, out, lo, hi);
-        return 0;
-    }
-    size_t c[CLSORT_HOST_MAX_PASSES][256];
-    s->ops->hist(s, src->keys, lo, hi, places, c);
-    const clsort_host_span *from = src, *to = alt;
-    unsigned skipped = 0;
-    for (unsigned p = 0; p < s->passes; p++) {
-        if (!(places >> p & 1))
-            continue;
-        size_t run = lo;
-        int constant = 0;
-        for (unsigned d = 0; d <= s->dmask[p]; d++) {
-            const size_t k = c[p][d];
-            constant |= k == hi - lo;
-            c[p][d] = run;
-            run += k;
-        }
-        if (constant) {
-            skipped++;
-            continue;
-        }
-        s->ops->scatter(s, from, to, lo, hi, p, c[p]);
-        const clsort_host_span *t = from;
-        from = to;
-        to = t;
-    }
-    if (from != out)
-        span_copy(s, from, out, lo, hi);
-    return skipped;
 }

@@ -1,6 +1,7 @@
 /*
- * Shared by the host radix sort's files only: host_radix.c (the passes), host_sort.c (the threads
- * and the plan) and host_family.c (the family entry: buffers mapped on the queue).
+ * Shared by the host radix sort's files only: host_radix.c (the loops), host_local.c (the sort of
+ * a range in one thread), host_sort.c (the threads and the plan) and host_family.c (the family
+ * entry: buffers mapped on the queue).
  */
 #ifndef CLSORT_HOST_SORT_H
 #define CLSORT_HOST_SORT_H
@@ -15,6 +16,13 @@ typedef struct clsort_host_span {
 } clsort_host_span;
 
 typedef struct clsort_host_sort clsort_host_sort;
+
+/* Digits of the sort of a short range (in cache): up to 12 bits each, lowest first. */
+#define CLSORT_HOST_MAX_DIGITS 8
+#define CLSORT_HOST_DIGIT_MAX 4096
+typedef struct clsort_host_digits {
+    unsigned n, shift[CLSORT_HOST_MAX_DIGITS], mask[CLSORT_HOST_MAX_DIGITS];
+} clsort_host_digits;
 
 /* A thread's buffer for the split's scatter: per digit, the records gathered for the digit's next
  * aligned group in the scratch (64 bytes of the narrower of key and value), written as whole
@@ -39,6 +47,13 @@ typedef struct clsort_host_ops {
     void (*split)(const clsort_host_sort *s, const clsort_host_span *src,
                   const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass, size_t *off,
                   clsort_host_lines *lines);
+    /* Counts of every digit of g over keys [lo, hi) (hi - lo < 2^32). */
+    void (*digit_hist)(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
+                       const clsort_host_digits *g, uint32_t (*c)[CLSORT_HOST_DIGIT_MAX]);
+    /* Records [lo, hi) of src to dst by digit j of g; off[d]: where digit d goes next, from lo. */
+    void (*digit_scatter)(const clsort_host_sort *s, const clsort_host_span *src,
+                          const clsort_host_span *dst, size_t lo, size_t hi,
+                          const clsort_host_digits *g, unsigned j, uint32_t *off);
     /* Stable insertion sort of [lo, hi) in place. */
     void (*insertion)(const clsort_host_sort *s, const clsort_host_span *a, size_t lo, size_t hi);
 } clsort_host_ops;
