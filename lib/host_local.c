@@ -13,13 +13,20 @@
 
 #define INSERTION_MAX 24
 
+/* Records [from, from + n) of src to dst from index `to`. */
+static void span_move(const clsort_host_sort *s, const clsort_host_span *src, size_t from,
+                      const clsort_host_span *dst, size_t to, size_t n)
+{
+    memcpy((char *)dst->keys + to * s->ks, (const char *)src->keys + from * s->ks, n * s->ks);
+    if (s->vs)
+        memcpy((char *)dst->values + to * s->vs, (const char *)src->values + from * s->vs,
+               n * s->vs);
+}
+
 static void span_copy(const clsort_host_sort *s, const clsort_host_span *src,
                       const clsort_host_span *dst, size_t lo, size_t hi)
 {
-    memcpy((char *)dst->keys + lo * s->ks, (const char *)src->keys + lo * s->ks, (hi - lo) * s->ks);
-    if (s->vs)
-        memcpy((char *)dst->values + lo * s->vs, (const char *)src->values + lo * s->vs,
-               (hi - lo) * s->vs);
+    span_move(s, src, lo, dst, lo, hi - lo);
 }
 
 static unsigned log2_floor(size_t n)
@@ -54,36 +61,52 @@ static void plan_digits(const clsort_host_sort *s, unsigned places, size_t n, cl
     }
 }
 
-/* The sort by the digits of g; returns the digits skipped. */
+/* Digit counts to where each digit's records start; returns 0 where one digit has them all. */
+static int starts(uint32_t *c, unsigned mask, size_t n)
+{
+    uint32_t run = 0;
+    int varies = 1;
+    for (unsigned d = 0; d <= mask; d++) {
+        const uint32_t k = c[d];
+        varies &= k != n;
+        c[d] = run;
+        run += k;
+    }
+    return varies;
+}
+
+/* The sort by the digits of g; returns the digits skipped. The passes go back and forth between
+ * src and alt, the last into out; where their count would end in the other one, the first goes
+ * into buf (it is indexed from 0) and the second from buf, which saves copying the range back. */
 static unsigned sort_digits(const clsort_host_sort *s, const clsort_host_span *src,
                             const clsort_host_span *alt, const clsort_host_span *out, size_t lo,
-                            size_t hi, const clsort_host_digits *g)
+                            size_t hi, const clsort_host_digits *g, const clsort_host_buffer *buf)
 {
     uint32_t c[CLSORT_HOST_MAX_DIGITS][CLSORT_HOST_DIGIT_MAX];
     s->ops->digit_hist(s, src->keys, lo, hi, g, c);
-    const clsort_host_span *from = src, *to = alt;
-    unsigned skipped = 0;
-    for (unsigned j = 0; j < g->n; j++) {
-        uint32_t run = 0;
-        int constant = 0;
-        for (unsigned d = 0; d <= g->mask[j]; d++) {
-            const uint32_t k = c[j][d];
-            constant |= k == hi - lo;
-            c[j][d] = run;
-            run += k;
-        }
-        if (constant) {
-            skipped++;
-            continue;
-        }
-        s->ops->digit_scatter(s, from, to, lo, hi, g, j, c[j]);
-        const clsort_host_span *t = from;
+    unsigned pass[CLSORT_HOST_MAX_DIGITS], m = 0;
+    for (unsigned j = 0; j < g->n; j++)
+        if (starts(c[j], g->mask[j], hi - lo))
+            pass[m++] = j;
+    const clsort_host_span *other = out == src ? alt : src; /* the one that is not out */
+    const int wrong_end = (m % 2 == 1) != (out != src);
+    const int via_buf = wrong_end && m >= 2 && buf && buf->records >= hi - lo;
+    const clsort_host_span *from = src;
+    size_t at = lo; /* where the range starts in `from` */
+    for (unsigned t = 0; t < m; t++) {
+        const clsort_host_span *to = from == src ? alt : src;
+        if (via_buf && t == 0)
+            to = &buf->span;
+        else if (via_buf && t == 1)
+            to = (m - t) % 2 == 1 ? out : other;
+        const size_t to_at = to == &buf->span ? 0 : lo;
+        s->ops->digit_scatter(s, from, at, to, to_at, hi - lo, g, pass[t], c[pass[t]]);
         from = to;
-        to = t;
+        at = to_at;
     }
     if (from != out)
-        span_copy(s, from, out, lo, hi);
-    return skipped;
+        span_move(s, from, at, out, lo, hi - lo);
+    return g->n - m;
 }
 
 /* The sort by 8-bit places, for ranges too long for 32-bit counters. */
@@ -122,7 +145,7 @@ static unsigned sort_places(const clsort_host_sort *s, const clsort_host_span *s
 
 unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_span *src,
                                 const clsort_host_span *alt, int to_alt, size_t lo, size_t hi,
-                                unsigned places)
+                                unsigned places, const clsort_host_buffer *buf)
 {
     const clsort_host_span *out = to_alt ? alt : src;
     if (hi - lo <= INSERTION_MAX) {
@@ -140,5 +163,5 @@ unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_spa
         return sort_places(s, src, alt, out, lo, hi, places);
     clsort_host_digits g;
     plan_digits(s, places, hi - lo, &g);
-    return sort_digits(s, src, alt, out, lo, hi, &g);
+    return sort_digits(s, src, alt, out, lo, hi, &g, buf);
 }

@@ -132,18 +132,20 @@ INLINE void digit_hist_any(const clsort_host_sort *s, const void *keys, size_t l
         digit_hist_body(s, keys, lo, hi, g, c, ks, fl, 0);
 }
 
-/* Records [lo, hi) of src to dst by digit j of g; off[d]: where digit d goes next, from lo. */
-INLINE void digit_scatter_body(const clsort_host_sort *s, const clsort_host_span *src,
-                               const clsort_host_span *dst, size_t lo, size_t hi,
+/* n records of src from index from to dst from index to, by digit j of g; off[d]: where digit d
+ * goes next, counted from `to`. */
+INLINE void digit_scatter_body(const clsort_host_sort *s, const clsort_host_span *src, size_t from,
+                               const clsort_host_span *dst, size_t to, size_t n,
                                const clsort_host_digits *g, unsigned j, uint32_t *off, unsigned ks,
                                unsigned vs, int fl)
 {
     const order o = order_of(s);
     const unsigned sh = g->shift[j], dm = g->mask[j];
-    const void *sk = src->keys, *sv = src->values;
-    unsigned char *dk = (unsigned char *)dst->keys + lo * ks;
-    unsigned char *dv = vs ? (unsigned char *)dst->values + lo * vs : NULL;
-    for (size_t i = lo; i < hi; i++) {
+    const unsigned char *sk = (const unsigned char *)src->keys + from * ks;
+    const unsigned char *sv = vs ? (const unsigned char *)src->values + from * vs : NULL;
+    unsigned char *dk = (unsigned char *)dst->keys + to * ks;
+    unsigned char *dv = vs ? (unsigned char *)dst->values + to * vs : NULL;
+    for (size_t i = 0; i < n; i++) {
         const uint64_t k = load(sk, i, ks);
         const uint32_t at = off[(unsigned)(order_bits(o, k, ks, fl) >> sh) & dm]++;
         store(dk, at, k, ks);
@@ -284,10 +286,11 @@ INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a,
         digit_hist_any(s, keys, lo, hi, g, c, KS, FL);                                             \
     }                                                                                              \
     static void digit_scatter_##KS##_##VS##_##FL(                                                  \
-        const clsort_host_sort *s, const clsort_host_span *src, const clsort_host_span *dst,       \
-        size_t lo, size_t hi, const clsort_host_digits *g, unsigned j, uint32_t *off)              \
+        const clsort_host_sort *s, const clsort_host_span *src, size_t from,                       \
+        const clsort_host_span *dst, size_t to, size_t n, const clsort_host_digits *g, unsigned j, \
+        uint32_t *off)                                                                             \
     {                                                                                              \
-        digit_scatter_body(s, src, dst, lo, hi, g, j, off, KS, VS, FL);                            \
+        digit_scatter_body(s, src, from, dst, to, n, g, j, off, KS, VS, FL);                       \
     }                                                                                              \
     static void insertion_##KS##_##VS##_##FL(const clsort_host_sort *s,                            \
                                              const clsort_host_span *a, size_t lo, size_t hi)      \

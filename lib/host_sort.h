@@ -50,9 +50,10 @@ typedef struct clsort_host_ops {
     /* Counts of every digit of g over keys [lo, hi) (hi - lo < 2^32). */
     void (*digit_hist)(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
                        const clsort_host_digits *g, uint32_t (*c)[CLSORT_HOST_DIGIT_MAX]);
-    /* Records [lo, hi) of src to dst by digit j of g; off[d]: where digit d goes next, from lo. */
-    void (*digit_scatter)(const clsort_host_sort *s, const clsort_host_span *src,
-                          const clsort_host_span *dst, size_t lo, size_t hi,
+    /* n records of src from index `from` to dst from index `to`, by digit j of g; off[d]: where
+     * digit d goes next, counted from `to`. */
+    void (*digit_scatter)(const clsort_host_sort *s, const clsort_host_span *src, size_t from,
+                          const clsort_host_span *dst, size_t to, size_t n,
                           const clsort_host_digits *g, unsigned j, uint32_t *off);
     /* Stable insertion sort of [lo, hi) in place. */
     void (*insertion)(const clsort_host_sort *s, const clsort_host_span *a, size_t lo, size_t hi);
@@ -70,14 +71,21 @@ struct clsort_host_sort {
     const clsort_host_ops *ops;
 };
 
+/* A thread's scratch for clsort_host_sort_local(): a range of up to `records` records is sorted
+ * through it where that saves a copy (an even count of passes into alt); records 0: none. */
+typedef struct clsort_host_buffer {
+    clsort_host_span span;
+    size_t records;
+} clsort_host_buffer;
+
 /* The order and digit places of a spec for n records; data, tmp and threads are the caller's. */
 void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t n);
 /* Sort records [lo, hi) of src by the digit places in `places`, in the calling thread, through alt
- * ([lo, hi) of it is scratch); the result ends in alt when to_alt, else in src. Returns the places
- * skipped because every record there had the same digit. */
+ * ([lo, hi) of it is scratch) and buf (NULL: none); the result ends in alt when to_alt, else in
+ * src. Returns the digit passes skipped because every record there had the same digit. */
 unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_span *src,
                                 const clsort_host_span *alt, int to_alt, size_t lo, size_t hi,
-                                unsigned places);
+                                unsigned places, const clsort_host_buffer *buf);
 /* The whole sort of s->data, on s->threads threads (fewer when threads cannot be started). Returns
  * the digit places skipped. */
 unsigned clsort_host_sort_run(const clsort_host_sort *s);
