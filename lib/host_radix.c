@@ -225,6 +225,26 @@ INLINE int line_aligned(const void *p)
     return ((uintptr_t)p & (CLSORT_HOST_LINE - 1)) == 0;
 }
 
+void clsort_host_stream(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    unsigned char *d = dst;
+    const unsigned char *from = src;
+    const size_t head = (CLSORT_HOST_LINE - ((uintptr_t)d & (CLSORT_HOST_LINE - 1))) &
+                        (CLSORT_HOST_LINE - 1);
+    if (bytes >= head + CLSORT_HOST_LINE) {
+        memcpy(d, from, head);
+        const size_t body = (bytes - head) & ~(size_t)(CLSORT_HOST_LINE - 1);
+        for (size_t i = head; i < head + body; i += 16)
+            _mm_stream_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(from + i)));
+        memcpy(d + head + body, from + head + body, bytes - head - body);
+        _mm_sfence();
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
 INLINE void split_body(const clsort_host_sort *s, const clsort_host_span *src,
                        const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass,
                        size_t *off, clsort_host_lines *lines, unsigned ks, unsigned vs, int fl)

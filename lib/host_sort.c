@@ -44,6 +44,7 @@ typedef struct plan {
     unsigned below;      /* places not found constant, bit per place */
     unsigned low;        /* the places below the top one the buckets are sorted by */
     int planned;         /* top is the place that splits (or s->passes) */
+    int stream;          /* the split and the buckets' results go around the cache */
     unsigned skipped;    /* places where every record has the same digit */
     size_t start[257];   /* where each bucket starts */
     unsigned order[256]; /* the buckets, largest first */
@@ -128,6 +129,7 @@ static void *bucket_buffer(const plan *p, clsort_host_buffer *buf)
     buf->records = mem ? buf->records : 0;
     buf->span.keys = mem;
     buf->span.values = mem ? (char *)mem + buf->records * s->ks : NULL;
+    buf->stream = p->stream;
     return mem;
 }
 
@@ -173,9 +175,8 @@ static void *work(void *arg)
     }
     if (p->top == s->passes)
         return NULL;
-    clsort_host_lines *lines = s->n * (s->ks + s->vs) > STREAM_MIN_BYTES
-                                   ? aligned_alloc(CLSORT_HOST_LINE, sizeof *lines)
-                                   : NULL;
+    clsort_host_lines *lines =
+        p->stream ? aligned_alloc(CLSORT_HOST_LINE, sizeof *lines) : NULL;
     for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
         const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
         if (lines)
@@ -250,6 +251,7 @@ unsigned clsort_host_sort_run(const clsort_host_sort *s)
     if (!p)
         return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, all, NULL);
     p->s = s;
+    p->stream = s->n * (s->ks + s->vs) > STREAM_MIN_BYTES;
     p->top = s->passes - 1;
     p->below = (1u << s->passes) - 1;
     atomic_init(&p->next, 0);

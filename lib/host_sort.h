@@ -72,11 +72,18 @@ struct clsort_host_sort {
 };
 
 /* A thread's scratch for clsort_host_sort_local(): a range of up to `records` records is sorted
- * through it where that saves a copy (an even count of passes into alt); records 0: none. */
+ * through it where that saves a copy (an even count of passes into alt); records 0: none. With
+ * `stream`, the passes go between src and it and the result is streamed into alt (alt's range is
+ * not in cache: reading its lines for the scatter's stores would cost more). */
 typedef struct clsort_host_buffer {
     clsort_host_span span;
     size_t records;
+    int stream;
 } clsort_host_buffer;
+
+/* memcpy() with the destination's whole lines stored around the cache (where the target has
+ * such stores). */
+void clsort_host_stream(void *dst, const void *src, size_t bytes);
 
 /* The order and digit places of a spec for n records; data, tmp and threads are the caller's. */
 void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t n);
