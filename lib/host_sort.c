@@ -7,8 +7,12 @@
  * then the threads take the buckets, largest first, and sort each by the lower places from the
  * scratch back to the data. A bucket holds 1/256 of the input (2^24 u32 keys: 256 KiB), so its
  * passes run in the core's cache where a pass over the whole array runs from memory: 2^24 u32 keys
- * on a 2-core EPYC, ~41 ms against ~85 ms for four whole-array passes on both threads.
- * Calls: host_radix.c.
+ * on a 2-core EPYC, ~41 ms against ~85 ms for four whole-array passes on both threads. Past
+ * STREAM_MIN_BYTES the split writes whole lines around the cache and so do the buckets' results
+ * (through a buffer per thread): 2^24 u32 keys, CPU time of the whole sort on 2 threads, 103 ms
+ * before, 70 ms with the streaming and the 12-bit digits of host_local.c (/tmp harness on
+ * clsort_host_sort_run, medians of 7).
+ * Calls: host_local.c, host_radix.c.
  */
 #include "host_sort.h"
 
@@ -17,8 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Inputs of up to this many bytes (keys and values) are sorted by the calling thread alone. */
-#define LOCAL_MAX_BYTES ((size_t)1 << 20)
+/* Inputs of up to this many bytes (keys and values) are sorted by the calling thread alone: up to
+ * there the array stays in cache for its passes, and the split's extra pass and the second
+ * thread cost more than they save. 2^20 u32 keys, shared 2-core EPYC (/tmp harness on
+ * clsort_host_sort_run, medians of 41): one thread 3.6-4.2 ms CPU, 7.8-11 ms wall; split on two
+ * threads 5.2 ms CPU, 15.5-17 ms wall (minimum wall 3.0 against 4.3). */
+#define LOCAL_MAX_BYTES ((size_t)4 << 20)
 /* The split's counts and scatter go by chunks that the threads take as they come, so that a thread
  * the system lets wait (the cores are shared) holds the others up by one chunk at most. */
 #define CHUNKS_PER_THREAD 8

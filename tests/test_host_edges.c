@@ -1,6 +1,6 @@
 /*
  * host-radix at and around its size thresholds, against a host reference (records ordered by key,
- * then by input position), keys and values bit for bit: the input one thread sorts alone (1 MiB of
+ * then by input position), keys and values bit for bit: the input one thread sorts alone (4 MiB of
  * records), the widths of the digits of a range sorted in one thread (by its length: 2^10 and
  * 2^15 records), the split that streams lines to the scratch (inputs past 16 MiB), and the buffer
  * a bucket is sorted through (buckets of up to 8 MiB), with and without streaming.
@@ -120,9 +120,9 @@ static void around(clsort_context *ctx, size_t ks, size_t vs, size_t n)
 
 static void test_one_thread(void **state)
 {
-    around(*state, 4, 0, (size_t)1 << 18); /* 1 MiB of keys */
-    around(*state, 4, 4, (size_t)1 << 17);
-    around(*state, 8, 8, (size_t)1 << 16);
+    around(*state, 4, 0, (size_t)1 << 20); /* 4 MiB of keys */
+    around(*state, 4, 4, (size_t)1 << 19);
+    around(*state, 8, 8, (size_t)1 << 18);
 }
 
 static void test_digit_widths(void **state)
