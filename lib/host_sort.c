@@ -31,6 +31,8 @@
  * the system lets wait (the cores are shared) holds the others up by one chunk at most. */
 #define CHUNKS_PER_THREAD 8
 #define CHUNK_MIN ((size_t)1 << 15)
+/* A bucket buffer is kept for buckets of up to this: past it a bucket's passes leave the L2 cache
+ * anyway and the copy back costs little beside them, so it is not worth the memory. */
 #define BUFFER_MAX_BYTES ((size_t)8 << 20)
 /* The split streams whole lines to the scratch (around the cache) for inputs past this; smaller
  * ones (with the scratch, up to 32 MiB) stay in a 32 MiB L3 for the buckets' passes. CPU time of
