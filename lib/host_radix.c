@@ -145,7 +145,25 @@ INLINE void digit_scatter_body(const clsort_host_sort *s, const clsort_host_span
     const unsigned char *sv = vs ? (const unsigned char *)src->values + from * vs : NULL;
     unsigned char *dk = (unsigned char *)dst->keys + to * ks;
     unsigned char *dv = vs ? (unsigned char *)dst->values + to * vs : NULL;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    /* four keys' digits ahead of their stores: 2^24 u32 keys, CPU time of the whole sort on 2
+     * threads 65 ms one key at a time, 64 ms four; u64 keys 135-141 ms, 121 ms (/tmp harness on
+     * clsort_host_sort_run, medians of 5-7) */
+    for (; i + 4 <= n; i += 4) {
+        uint64_t k[4];
+        unsigned d[4];
+        for (unsigned u = 0; u < 4; u++) {
+            k[u] = load(sk, i + u, ks);
+            d[u] = (unsigned)(order_bits(o, k[u], ks, fl) >> sh) & dm;
+        }
+        for (unsigned u = 0; u < 4; u++) {
+            const uint32_t at = off[d[u]]++;
+            store(dk, at, k[u], ks);
+            if (vs)
+                store(dv, at, load(sv, i + u, vs), vs);
+        }
+    }
+    for (; i < n; i++) {
         const uint64_t k = load(sk, i, ks);
         const uint32_t at = off[(unsigned)(order_bits(o, k, ks, fl) >> sh) & dm]++;
         store(dk, at, k, ks);
