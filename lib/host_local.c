@@ -105,17 +105,18 @@ static unsigned sort_digits(const clsort_host_sort *s, const clsort_host_span *s
     const int wrong_end = (m % 2 == 1) != (out != src);
     const int via_buf = !stream && fits && wrong_end && m >= 2;
     const clsort_host_span *other = out == src ? alt : src; /* the one that is not out */
+    const clsort_host_span *scratch = fits ? &buf->span : NULL;
     const clsort_host_span *from = src;
     size_t at = lo; /* where the range starts in `from` */
     for (unsigned t = 0; t < m; t++) {
         const clsort_host_span *to = from == src ? alt : src;
         if (stream)
-            to = from == src ? &buf->span : src;
+            to = from == src ? scratch : src;
         else if (via_buf && t == 0)
-            to = &buf->span;
+            to = scratch;
         else if (via_buf && t == 1)
             to = (m - t) % 2 == 1 ? out : other;
-        const size_t to_at = to == &buf->span ? 0 : lo;
+        const size_t to_at = to == scratch ? 0 : lo;
         s->ops->digit_scatter(s, from, at, to, to_at, hi - lo, g, pass[t], c[pass[t]]);
         from = to;
         at = to_at;

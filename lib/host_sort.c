@@ -135,10 +135,13 @@ static void *bucket_buffer(const plan *p, clsort_host_buffer *buf)
     const unsigned b = p->order[0];
     const size_t most = p->start[b + 1] - p->start[b], rs = s->ks + s->vs;
     buf->records = most <= BUFFER_MAX_BYTES / rs ? most : 0;
-    void *mem = buf->records ? malloc(buf->records * rs) : NULL;
+    /* the values after the keys, on a line of their own (8-byte values stay aligned) */
+    const size_t line = CLSORT_HOST_LINE;
+    const size_t kb = (buf->records * s->ks + line - 1) / line * line;
+    void *mem = buf->records ? malloc(kb + buf->records * s->vs) : NULL;
     buf->records = mem ? buf->records : 0;
     buf->span.keys = mem;
-    buf->span.values = mem ? (char *)mem + buf->records * s->ks : NULL;
+    buf->span.values = mem ? (char *)mem + kb : NULL;
     buf->stream = p->stream;
     return mem;
 }
