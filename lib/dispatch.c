@@ -38,8 +38,9 @@ typedef struct clsort_family {
 } clsort_family;
 
 /* The host's threads sort faster than the device's kernels where the device is the host's own
- * cores: 2^24 u32 keys on a shared 2-core EPYC with PoCL, medians of the same runs, host-radix
- * 136-146 ms, radix8 163-271 ms. Not at every size: at 2^20, 3.6 ms against radix8's 3.2 ms. */
+ * cores: shared 2-core EPYC with PoCL, bench_radix run wall time, medians of 7 alternated runs:
+ * 2^24 u32 keys host-radix 37.1 ms, radix8 88.4 ms (load ~1.3); 68.6, 198.7 (load ~4). Not at
+ * every size: at 2^20, 2.69 ms against radix8's 1.78 (load ~1.3), 2.72 against 3.41 (load ~4). */
 static int cpu_device(const clsort_context *ctx)
 {
     return (ctx->type & CL_DEVICE_TYPE_CPU) && ctx->host_unified;

@@ -7,8 +7,12 @@
  * then the threads take the buckets, largest first, and sort each by the lower places from the
  * scratch back to the data. A bucket holds 1/256 of the input (2^24 u32 keys: 256 KiB), so its
  * passes run in the core's cache where a pass over the whole array runs from memory: 2^24 u32 keys
- * on a 2-core EPYC, ~41 ms against ~85 ms for four whole-array passes on both threads.
- * Calls: host_radix.c.
+ * on a 2-core EPYC, ~41 ms against ~85 ms for four whole-array passes on both threads. Past
+ * STREAM_MIN_BYTES the split writes whole lines around the cache and so do the buckets' results
+ * (through a buffer per thread): 2^24 u32 keys, CPU time of the whole sort on 2 threads, 103 ms
+ * before, 70 ms with the streaming and the 12-bit digits of host_local.c (/tmp harness on
+ * clsort_host_sort_run, medians of 7).
+ * Calls: host_local.c, host_radix.c.
  */
 #include "host_sort.h"
 
@@ -17,12 +21,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Inputs of up to this many bytes (keys and values) are sorted by the calling thread alone. */
-#define LOCAL_MAX_BYTES ((size_t)1 << 20)
+/* Inputs of up to this many bytes (keys and values) are sorted by the calling thread alone: up to
+ * there the array stays in cache for its passes, and the split's extra pass and the second
+ * thread cost more than they save. 2^20 u32 keys, shared 2-core EPYC (/tmp harness on
+ * clsort_host_sort_run, medians of 41): one thread 3.6-4.2 ms CPU, 7.8-11 ms wall; split on two
+ * threads 5.2 ms CPU, 15.5-17 ms wall (minimum wall 3.0 against 4.3). */
+#define LOCAL_MAX_BYTES ((size_t)4 << 20)
 /* The split's counts and scatter go by chunks that the threads take as they come, so that a thread
  * the system lets wait (the cores are shared) holds the others up by one chunk at most. */
 #define CHUNKS_PER_THREAD 8
 #define CHUNK_MIN ((size_t)1 << 15)
+/* A bucket buffer is kept for buckets of up to this: past it a bucket's passes leave the L2 cache
+ * anyway and the copy back costs little beside them, so it is not worth the memory. */
+#define BUFFER_MAX_BYTES ((size_t)8 << 20)
+/* The split streams whole lines to the scratch (around the cache) for inputs past this; smaller
+ * ones (with the scratch, up to 32 MiB) stay in a 32 MiB L3 for the buckets' passes. CPU time of
+ * the whole sort, 2 threads, u32 keys, medians (/tmp harness on clsort_host_sort_run): 2^20
+ * streamed 5.4 ms, plain 4.8; 2^22 21.8, 21.0; 2^23 37.8, 43.5. */
+#define STREAM_MIN_BYTES ((size_t)16 << 20)
 
 typedef struct plan {
     const clsort_host_sort *s;
@@ -38,6 +54,7 @@ typedef struct plan {
     unsigned below;      /* places not found constant, bit per place */
     unsigned low;        /* the places below the top one the buckets are sorted by */
     int planned;         /* top is the place that splits (or s->passes) */
+    int stream;          /* the split and the buckets' results go around the cache */
     unsigned skipped;    /* places where every record has the same digit */
     size_t start[257];   /* where each bucket starts */
     unsigned order[256]; /* the buckets, largest first */
@@ -110,17 +127,40 @@ static int plan_place(plan *p)
     return 0;
 }
 
+/* A buffer for the largest bucket, where it is at most BUFFER_MAX_BYTES: a bucket sorted by an
+ * even count of passes goes through it rather than being copied back at the end. */
+static void *bucket_buffer(const plan *p, clsort_host_buffer *buf)
+{
+    const clsort_host_sort *s = p->s;
+    const unsigned b = p->order[0];
+    const size_t most = p->start[b + 1] - p->start[b], rs = s->ks + s->vs;
+    buf->records = most <= BUFFER_MAX_BYTES / rs ? most : 0;
+    /* the values after the keys, on a line of their own (8-byte values stay aligned) */
+    const size_t line = CLSORT_HOST_LINE;
+    const size_t kb = (buf->records * s->ks + line - 1) / line * line;
+    void *mem = buf->records ? malloc(kb + buf->records * s->vs) : NULL;
+    buf->records = mem ? buf->records : 0;
+    buf->span.keys = mem;
+    buf->span.values = mem ? (char *)mem + kb : NULL;
+    buf->stream = p->stream;
+    return mem;
+}
+
 static void take_buckets(plan *p)
 {
     const clsort_host_sort *s = p->s;
+    clsort_host_buffer buf;
+    void *mem = bucket_buffer(p, &buf);
     for (;;) {
         const unsigned i = atomic_fetch_add(&p->next, 1);
         if (i >= p->buckets)
-            return;
+            break;
         const unsigned b = p->order[i];
         if (p->start[b] < p->start[b + 1])
-            clsort_host_sort_local(s, &s->tmp, &s->data, 1, p->start[b], p->start[b + 1], p->low);
+            clsort_host_sort_local(s, &s->tmp, &s->data, 1, p->start[b], p->start[b + 1], p->low,
+                                   &buf);
     }
+    free(mem);
 }
 
 static void *work(void *arg)
@@ -148,10 +188,16 @@ static void *work(void *arg)
     }
     if (p->top == s->passes)
         return NULL;
+    clsort_host_lines *lines =
+        p->stream ? aligned_alloc(CLSORT_HOST_LINE, sizeof *lines) : NULL;
     for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
         const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
-        s->ops->scatter(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c]);
+        if (lines)
+            s->ops->split(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c], lines);
+        else
+            s->ops->scatter(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c]);
     }
+    free(lines);
     pthread_barrier_wait(&p->barrier);
     take_buckets(p);
     return NULL;
@@ -183,7 +229,7 @@ static unsigned run_threads(plan *p, unsigned want)
         free(th);
         free(p->hist);
         return clsort_host_sort_local(p->s, &p->s->data, &p->s->tmp, 0, 0, p->s->n,
-                                      (1u << p->s->passes) - 1);
+                                      (1u << p->s->passes) - 1, NULL);
     }
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->cond, NULL);
@@ -211,12 +257,14 @@ unsigned clsort_host_sort_run(const clsort_host_sort *s)
 {
     if (s->n < 2)
         return 0;
+    const unsigned all = (1u << s->passes) - 1;
     if (s->threads <= 1 || s->n * (s->ks + s->vs) <= LOCAL_MAX_BYTES)
-        return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, (1u << s->passes) - 1);
+        return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, all, NULL);
     plan *p = calloc(1, sizeof *p);
     if (!p)
-        return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, (1u << s->passes) - 1);
+        return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, all, NULL);
     p->s = s;
+    p->stream = s->n * (s->ks + s->vs) > STREAM_MIN_BYTES;
     p->top = s->passes - 1;
     p->below = (1u << s->passes) - 1;
     atomic_init(&p->next, 0);

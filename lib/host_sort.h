@@ -1,6 +1,7 @@
 /*
- * Shared by the host radix sort's files only: host_radix.c (the passes), host_sort.c (the threads
- * and the plan) and host_family.c (the family entry: buffers mapped on the queue).
+ * Shared by the host radix sort's files only: host_radix.c (the loops), host_local.c (the sort of
+ * a range in one thread), host_sort.c (the threads and the plan) and host_family.c (the family
+ * entry: buffers mapped on the queue).
  */
 #ifndef CLSORT_HOST_SORT_H
 #define CLSORT_HOST_SORT_H
@@ -16,6 +17,23 @@ typedef struct clsort_host_span {
 
 typedef struct clsort_host_sort clsort_host_sort;
 
+/* Digits of the sort of a short range (in cache): up to 12 bits each, lowest first. */
+#define CLSORT_HOST_MAX_DIGITS 8
+#define CLSORT_HOST_DIGIT_MAX 4096
+typedef struct clsort_host_digits {
+    unsigned n, shift[CLSORT_HOST_MAX_DIGITS], mask[CLSORT_HOST_MAX_DIGITS];
+} clsort_host_digits;
+
+/* A thread's buffer for the split's scatter: per digit, the records gathered for the digit's next
+ * aligned group in the scratch (64 bytes of the narrower of key and value), written as whole
+ * cache lines once complete. */
+#define CLSORT_HOST_LINE 64
+typedef struct clsort_host_lines {
+    _Alignas(CLSORT_HOST_LINE) unsigned char keys[256][2 * CLSORT_HOST_LINE];
+    _Alignas(CLSORT_HOST_LINE) unsigned char values[256][2 * CLSORT_HOST_LINE];
+    size_t begin[256]; /* where the chunk's records of each digit start */
+} clsort_host_lines;
+
 /* The loops, compiled per key size, value size and key kind. */
 typedef struct clsort_host_ops {
     /* Counts of the digit places in `places` (bit per place) over keys [lo, hi). */
@@ -24,6 +42,19 @@ typedef struct clsort_host_ops {
     /* Records [lo, hi) of src to dst by the digit of `pass`; off[d]: where digit d goes next. */
     void (*scatter)(const clsort_host_sort *s, const clsort_host_span *src,
                     const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass, size_t *off);
+    /* The scatter, by whole lines where dst is aligned to lines (else as scatter); dst is
+     * written from memory, not read, so lines go around the cache. */
+    void (*split)(const clsort_host_sort *s, const clsort_host_span *src,
+                  const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass, size_t *off,
+                  clsort_host_lines *lines);
+    /* Counts of every digit of g over keys [lo, hi) (hi - lo < 2^32). */
+    void (*digit_hist)(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
+                       const clsort_host_digits *g, uint32_t (*c)[CLSORT_HOST_DIGIT_MAX]);
+    /* n records of src from index `from` to dst from index `to`, by digit j of g; off[d]: where
+     * digit d goes next, counted from `to`. */
+    void (*digit_scatter)(const clsort_host_sort *s, const clsort_host_span *src, size_t from,
+                          const clsort_host_span *dst, size_t to, size_t n,
+                          const clsort_host_digits *g, unsigned j, uint32_t *off);
     /* Stable insertion sort of [lo, hi) in place. */
     void (*insertion)(const clsort_host_sort *s, const clsort_host_span *a, size_t lo, size_t hi);
 } clsort_host_ops;
@@ -40,14 +71,28 @@ struct clsort_host_sort {
     const clsort_host_ops *ops;
 };
 
+/* A thread's scratch for clsort_host_sort_local(): a range of up to `records` records is sorted
+ * through it where that saves a copy (an even count of passes into alt); records 0: none. With
+ * `stream`, the passes go between src and it and the result is streamed into alt (alt's range is
+ * not in cache: reading its lines for the scatter's stores would cost more). */
+typedef struct clsort_host_buffer {
+    clsort_host_span span;
+    size_t records;
+    int stream;
+} clsort_host_buffer;
+
+/* memcpy() with the destination's whole lines stored around the cache (where the target has
+ * such stores). */
+void clsort_host_stream(void *dst, const void *src, size_t bytes);
+
 /* The order and digit places of a spec for n records; data, tmp and threads are the caller's. */
 void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t n);
 /* Sort records [lo, hi) of src by the digit places in `places`, in the calling thread, through alt
- * ([lo, hi) of it is scratch); the result ends in alt when to_alt, else in src. Returns the places
- * skipped because every record there had the same digit. */
+ * ([lo, hi) of it is scratch) and buf (NULL: none); the result ends in alt when to_alt, else in
+ * src. Returns the digit passes skipped because every record there had the same digit. */
 unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_span *src,
                                 const clsort_host_span *alt, int to_alt, size_t lo, size_t hi,
-                                unsigned places);
+                                unsigned places, const clsort_host_buffer *buf);
 /* The whole sort of s->data, on s->threads threads (fewer when threads cannot be started). Returns
  * the digit places skipped. */
 unsigned clsort_host_sort_run(const clsort_host_sort *s);

@@ -519,7 +519,7 @@ static void test_borrowed_queue(void **state)
     clsort_context *ctx = NULL;
     assert_int_equal(clsort_open_with_queue(&ctx, q), CLSORT_OK);
     check_enqueue(ctx, clctx, q, 3001);
-    check_enqueue(ctx, clctx, q, 300007); /* host-radix, where auto picks it: on all threads */
+    check_enqueue(ctx, clctx, q, 600011); /* host-radix, where auto picks it: on all threads */
     check_enqueue(ctx, clctx, q, 1);
     check_enqueue(ctx, clctx, q, 0);
 

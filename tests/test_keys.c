@@ -235,7 +235,7 @@ static void check(clsort_context *ctx, const order *o, size_t vs, size_t n)
 }
 
 static const size_t sizes[] = { 0, 1, 2, 3, 1000, 4097, 70001 };
-/* host-radix sorts up to 1 MiB of records in one thread and more on all of them: a size past that
+/* host-radix sorts up to 4 MiB of records in one thread and more on all of them: a size past that
  * for every type, order, value size and bit window (0 for the others). */
 static size_t threaded_n;
 /* Under oclgrind: a tail below a tile, and a few tiles of every family's simulator shapes. */
@@ -534,7 +534,7 @@ int main(int argc, char **argv)
     full = argc > 2 && !strcmp(argv[2], "full");
     /* Every algorithm takes every key type, order, bit range and value size. */
     unstable = algo == CLSORT_ALGO_BITONIC || algo == CLSORT_ALGO_ODDEVEN;
-    threaded_n = algo == CLSORT_ALGO_HOST_RADIX && !quick ? 300007 : 0;
+    threaded_n = algo == CLSORT_ALGO_HOST_RADIX && !quick ? 1048583 : 0;
     const struct CMUnitTest all[] = {
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_bit_ranges),
