@@ -1,52 +1,19 @@
 /*
- * Nameless temporary files (see tempfile.h). Owns temp_open/write/read/close; calls msg.c.
+ * Nameless temporary files (see tempfile.h). Owns temp_open/write/read/close; calls msg.c and
+ * lib/nameless.c (compiled in, as clsort-mpi does).
  */
 #include "tempfile.h"
 #include "cli.h"
+#include "nameless.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* A file in dir with no name: O_TMPFILE where the file system has it, else a unique name removed at
- * once, with signals held off in between so that none can leave the name behind. */
-static int nameless(const char *dir)
-{
-    int fd;
-#ifdef O_TMPFILE
-    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-        return fd;
-#endif
-    char path[4200];
-    if (snprintf(path, sizeof path, "%s/.clsort-run-XXXXXX", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    fd = mkostemp(path, O_CLOEXEC);
-    int saved = errno;
-    if (fd >= 0 && unlink(path) != 0) {
-        saved = errno;
-        close(fd);
-        fd = -1;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = saved;
-    return fd;
-}
 
 int temp_open(temp_file *t, const char *dir)
 {
     t->dir = dir;
-    t->fd = nameless(dir);
+    t->fd = clsort_nameless_file(dir);
     if (t->fd < 0) {
         msg_error("cannot create a temporary file in %s: %s", dir, strerror(errno));
         return EXIT_IO;
