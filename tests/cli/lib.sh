@@ -85,6 +85,11 @@ same_file() {
     if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1: $2 and $3 differ"; fi
 }
 
+# least_mi FILE: the N of "give at least -S NMi" in clsort's refusal of a -S too small (empty if none)
+least_mi() {
+    sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' "$1"
+}
+
 finish() {
     echo "$checks checks, $failures failed"
     [ "$failures" -eq 0 ]

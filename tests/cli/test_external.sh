@@ -11,7 +11,7 @@ mkdir runs runs2 out
 # included), plus a few MiB. The tests give the data about 8 MiB more than that.
 "$CLSORT" gen -n 1000 -o tiny.bin || exit 2
 "$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
-least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+least=$(least_mi err.txt)
 if [ -z "$least" ]; then
     not_ok "-S 1Mi: no 'give at least -S NMi' in the message"
     finish
@@ -52,7 +52,7 @@ same_as_memory() {
     local S=$S
     "$CLSORT" -i in.bin -o ext.bin -S 1Mi "${sort[@]}" "${vin[@]}" "${vext[@]}" 2>err.txt
     local case_least
-    case_least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+    case_least=$(least_mi err.txt)
     [ -z "$case_least" ] || S=$((case_least + 8))Mi
     check "$name: in memory" "$CLSORT" -i in.bin -o ref.bin "${sort[@]}" "${vin[@]}" "${vref[@]}"
     check "$name: -S $S" "$CLSORT" -i in.bin -o ext.bin -S "$S" -T runs "${sort[@]}" "${vin[@]}" \

@@ -7,7 +7,7 @@
 mkdir runs
 "$CLSORT" gen -n 1000 -o tiny.bin || exit 2
 "$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
-least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+least=$(least_mi err.txt)
 [ -n "$least" ] || { not_ok "-S 1Mi: no least size named"; finish; }
 S=$((least + 16))Mi
 

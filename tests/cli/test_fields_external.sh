@@ -12,7 +12,7 @@ mkdir runs out
 # the least -S clsort takes (what it holds before any data), and a few MiB for the data
 $PYTHON "$REF" gen tiny.in 10 100 1 0 10 || exit 2
 "$CLSORT" --record-size 100 --type bytes --key-size 10 -S 1Mi -i tiny.in -o tiny.out 2>err.txt
-least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+least=$(least_mi err.txt)
 if [ -z "$least" ]; then
     not_ok "-S 1Mi: no 'give at least -S NMi' in the message"
     finish
@@ -52,7 +52,7 @@ for c in "${cases[@]}"; do
     fi
     # this case's least -S: what clsort holds depends on the kernels it builds (segments build some)
     "$CLSORT" "${args[@]}" -S 1Mi -i $name.in -o $name.out 2>err.txt
-    case_least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+    case_least=$(least_mi err.txt)
     args+=(-S "$(( ${case_least:-$least} + 8 ))Mi" -T runs)
     hook=()
     [ "$run" = 0 ] || hook=(env CLSORT_TEST_RECORD_RUN="$run")

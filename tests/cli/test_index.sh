@@ -43,7 +43,7 @@ run_batch refs.txt
 mkdir runs
 "$CLSORT" gen -n 1000 -o tiny.bin || exit 2
 "$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
-least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+least=$(least_mi err.txt)
 S=$((least + 8))Mi
 "$CLSORT" gen -n 1200k --dist few:5000 --seed 5 -o big.bin || exit 2
 "$CLSORT" gen -n 1200k --value-size 8 --values-out bigpos.bin -o /dev/null || exit 2

@@ -119,7 +119,7 @@ mkdir runs
 run_mpi 2 -i two.bin -o small.out -S 1Mi
 expect_status "-S 1Mi" 1
 expect_message "-S 1Mi" "is too small"
-least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+least=$(least_mi err.txt)
 S=$((${least:-100} + 3))Mi
 # P, records a rank, gen options, sort options, distribution, whether every rank's runs go to
 # files (the first: slices sorted in runs that fit memory, and received parts merged in memory)

@@ -59,7 +59,7 @@ done
 
 # blocks: -S leaves room for a few hundred thousand records at a time
 "$CLSORT" -i in0.bin -o /dev/null -S 1Mi 2>err.txt
-least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+least=$(least_mi err.txt)
 S=$((${least:-100} + 6))Mi
 for k in 1 1000 400000; do
     check "blocks: --top $k -S $S" "$CLSORT" --top $k --value-size 4 --kv -S "$S" -i big.bin \

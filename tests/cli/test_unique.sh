@@ -64,7 +64,7 @@ check "-u dropped records" test "$(stat -c %s out0.file.bin)" -lt "$(stat -c %s 
 mkdir runs
 "$CLSORT" gen -n 1000 -o tiny.bin || exit 2
 "$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
-least=$(sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' err.txt)
+least=$(least_mi err.txt)
 S=$((least + 8))Mi
 "$CLSORT" gen -n 1200k --kv --dist few:5000 --seed 5 -o big.kv || exit 2
 check "-u -S $S" env CLSORT_CHUNK_KEYS=100000 "$CLSORT" --kv -u -i big.kv -o big.u -S "$S" \
