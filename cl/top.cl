@@ -167,18 +167,25 @@ __kernel void top_hist(__global const key_t *keys, ulong n, __global uint *st, u
     key_t least = KEY_ONES;
     uint run_at = 0, run = 0;
     const ulong stride = (ulong)get_num_groups(0) * TILE;
-    for (ulong base = (ulong)get_group_id(0) * TILE; base < n; base += stride)
+    for (ulong base = (ulong)get_group_id(0) * TILE; base < n; base += stride) {
+        /* every load of the step issued before the counting: the counts' local atomics would
+         * otherwise keep one load in flight per work-item */
+        key_t step[ITEMS];
         for (uint j = 0; j < ITEMS; j++) {
             const ulong i = base + (ulong)j * WG + lid;
-            if (i >= n)
+            step[j] = i < n ? key_to_bits(keys[i]) : 0;
+        }
+        for (uint j = 0; j < ITEMS; j++) {
+            if (base + (ulong)j * WG + lid >= n)
                 break;
-            const key_t bits = key_to_bits(keys[i]);
+            const key_t bits = step[j];
             least = min(least, bits & (key_t)KEY_RANGE_MASK);
             uint m = 0;
             while (m + 1 < places && !digit_at(bits ^ first, 0, place_of(m, begin, end, 0)))
                 m++;
             run_count(h, reach, &run_at, &run, m * BINS + digit_at(bits, 0, place_of(m, begin, end, 0)));
         }
+    }
     if (run)
         run_flush(h, reach, run_at, run);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -249,9 +256,8 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
         key_t bits[ITEMS];
         uint idx[ITEMS], kind[ITEMS];
         uint n_out = 0, n_next = 0;
-        for (uint j = 0; j < ITEMS; j++) {
+        for (uint j = 0; j < ITEMS; j++) { /* the loads first, as in top_hist */
             const ulong i = base + (ulong)j * WG + lid;
-            kind[j] = 0;
             bits[j] = 0;
             idx[j] = 0;
             if (i >= hi)
@@ -263,6 +269,11 @@ __kernel void top_pass(__global const key_t *keys, __global uint *st,
                 bits[j] = key_to_bits(keys[i]); /* places and prefix stay within the range */
                 idx[j] = (uint)i;
             }
+        }
+        for (uint j = 0; j < ITEMS; j++) {
+            kind[j] = 0;
+            if (base + (ulong)j * WG + lid >= hi)
+                continue;
             kind[j] = all ? 1u : classify(bits[j], idx[j], kpre, kmask, ipre, imask, cur, b, take);
             if (kind[j] == 2 && slots) { /* m: how deep the record follows the reference */
                 uint m = 0;
