@@ -309,11 +309,13 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
 #if SEG_RADIX
     __local uint lvary[KEY_BITS / 32];
 #endif
-    const uint lid = get_local_id(0), bad = *bad_flag;
-    const ulong w = (ulong)get_group_id(0) * HALF;
-    const ulong a = first_start_at(off, 0, n_seg, w, n, bad);
-    ulong b = first_start_at(off, a, n_seg, w + HALF, n, bad);
-    if (b > a && seg_off(off, b, n, bad) - seg_off(off, b - 1, n, bad) > HALF)
+    /* n_seg 0 with keys: a whole array of up to TILE keys, one work-group (lib/segments.c's
+     * single tile; off and bad_flag are not read) */
+    const uint lid = get_local_id(0), whole = n_seg == 0, bad = whole ? 1u : *bad_flag;
+    const ulong w = (ulong)get_group_id(0) * HALF, segs = whole ? 1 : n_seg;
+    const ulong a = first_start_at(off, 0, segs, w, n, bad);
+    ulong b = first_start_at(off, a, segs, w + HALF, n, bad);
+    if (!whole && b > a && seg_off(off, b, n, bad) - seg_off(off, b - 1, n, bad) > HALF)
         b--; /* a long segment: the radix passes' */
     const ulong lo = seg_off(off, a, n, bad);
     const uint len = b > a ? (uint)(seg_off(off, b, n, bad) - lo) : 0;

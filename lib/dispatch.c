@@ -2,8 +2,8 @@
  * Dispatch: the table of algorithm families (names and ids, what each takes, scratch size, limits,
  * enqueue, the variant it runs as), `auto`'s choice from it, the checks made before any work, and
  * running a job as one chain of commands.
- * Calls: the families (host_family.c, radix.c, bitonic.c, oddeven.c), index.c, keys.c, chain.c,
- * status.c.
+ * Calls: the families (host_family.c, radix.c, bitonic.c, oddeven.c; segments.c, also for radix8's
+ * small sorts), index.c, keys.c, chain.c, status.c.
  */
 #include "internal.h"
 
@@ -293,9 +293,17 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
     clsort_status st = CLSORT_OK;
     if (job->index_values && job->n)
         st = clsort_index_fill(ctx, job->values, job->spec->value_size, job->n);
-    if (st == CLSORT_OK && job->n > 1)
+    if (st == CLSORT_OK && job->n > 1) {
+        const clsort_algorithm a = resolve(ctx, job->spec);
+        /* radix8's small whole arrays: one work-group, one launch (not onesweep or radix8-rts by
+         * name: those run their own passes at every size) */
+        const int one_tile = !job->varseg && a == CLSORT_ALGO_RADIX8 &&
+                             clsort_segment_length(job->spec, job->n) == job->n &&
+                             clsort_single_tile_fits(ctx, job->spec, job->n);
         st = job->varseg ? clsort_segments_enqueue(ctx, job)
-                         : family_of(resolve(ctx, job->spec))->enqueue(ctx, job);
+             : one_tile  ? clsort_single_tile_enqueue(ctx, job)
+                         : family_of(a)->enqueue(ctx, job);
+    }
     /* An end marker costs a command (H100: ~8 us of host time and the wait for one more command):
      * only where an event is wanted or the queue does not order the chain. Nothing to do: a marker
      * still gives the caller an event that follows its wait list. */

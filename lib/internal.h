@@ -66,6 +66,9 @@ typedef struct clsort_settings {
     int bitonic_carry;
     /* CLSORT_SEG_BITONIC_MAX: short segments' groups of more keys take the radix sort (-1: unset) */
     long long seg_bitonic_max;
+    /* CLSORT_SINGLE_TILE_MAX: whole arrays of at most this many keys sorted by one work-group
+     * (-1: unset, the short-segment tile; 0: never) */
+    long long single_tile_max;
     /* CLSORT_RADIX8_*: -1 (or 0 where 0 is not a value) for unset */
     int radix_serial, radix_wg, radix_items, radix_match, radix_lb_at, radix_kv;
     int radix_ptx_set;
@@ -515,6 +518,10 @@ size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec
 
 /* ---- segments.c: variable segments (CSR offsets) ---- */
 /* The first entry of host offsets that is not CSR, as a detail on ctx; CLSORT_OK when all are. */
+/* A whole array of n keys that one work-group sorts in local memory in one launch (radix8's
+ * small sorts): whether it fits, and the launch. */
+int clsort_single_tile_fits(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+clsort_status clsort_single_tile_enqueue(clsort_context *ctx, clsort_job *job);
 clsort_status clsort_segments_check(clsort_context *ctx, const uint64_t *offsets, size_t n_seg,
                                     size_t n);
 /* Device bytes a sort of n keys in n_seg segments needs besides the caller's buffers. */

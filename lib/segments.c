@@ -115,7 +115,7 @@ static clsort_status sort_short_segments(clsort_context *ctx, const clsort_job *
                                          cl_mem keys_out, cl_mem values_out)
 {
     const seg_sort *g = job->varseg->state;
-    const size_t half = g->s.tile / 2, groups = (job->n + half - 1) / half;
+    const size_t half = g->s.tile / 2, groups = g->n_seg ? (job->n + half - 1) / half : 1;
     cl_kernel k = NULL;
     int at;
     const cl_mem keys[2] = { job->keys, keys_out }, vals[2] = { job->values, values_out };
@@ -204,6 +204,42 @@ static clsort_status build(clsort_context *ctx, const clsort_spec *spec, seg_sor
         clRetainProgram(g->prog);
     else
         g->prog = NULL;
+    return st;
+}
+
+/*
+ * A whole array of at most one tile (4,096 u32 keys on the H100) sorted by seg_short as one segment,
+ * in place, in one launch of one work-group: radix8 would take five launches (the histogram and a
+ * pass per byte), each about 10 us on the H100 however few the keys. CLSORT_SINGLE_TILE_MAX caps
+ * it (0: never), and enables it on CPU devices.
+ */
+int clsort_single_tile_fits(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    /* Not on CPU devices unless asked: a launch costs them little, and the program it needs besides
+     * radix8's is one more to compile (seconds with PoCL) for each spec. */
+    const long long set = ctx->settings.single_tile_max;
+    if (set < 0 ? (ctx->type & CL_DEVICE_TYPE_CPU) != 0 : n > (size_t)set)
+        return 0;
+    clsort_tile_shape s;
+    return short_shape(ctx, spec, &s) == CLSORT_OK && !(s.tile & (s.tile - 1)) && n <= s.tile;
+}
+
+clsort_status clsort_single_tile_enqueue(clsort_context *ctx, clsort_job *job)
+{
+    seg_sort g = { .n = job->n, .n_seg = 0 };
+    clsort_status st = short_shape(ctx, job->spec, &g.s);
+    if (st == CLSORT_OK)
+        st = build(ctx, job->spec, &g);
+    /* The kernel reads neither the offsets nor the flag of a whole array: the keys stand in. */
+    clsort_varseg v = { .offsets = job->keys };
+    clsort_job one = *job;
+    one.varseg = &v;
+    v.state = &g;
+    g.flag = job->keys;
+    if (st == CLSORT_OK)
+        st = sort_short_segments(ctx, &one, job->keys, job->spec->value_size ? job->values : NULL);
+    if (g.prog)
+        clReleaseProgram(g.prog);
     return st;
 }
 

@@ -175,6 +175,8 @@ int clsort_settings_read(clsort_settings *s)
     s->bitonic_carry = (int)number(s, "CLSORT_BITONIC_CARRY", 0, 1, (unsigned long long)-1);
     s->seg_bitonic_max =
         (long long)number(s, "CLSORT_SEG_BITONIC_MAX", 0, 1u << 30, (unsigned long long)-1);
+    s->single_tile_max =
+        (long long)number(s, "CLSORT_SINGLE_TILE_MAX", 0, 1u << 30, (unsigned long long)-1);
     radix(s);
     return s->error[0] ? -1 : 0;
 }

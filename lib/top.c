@@ -9,8 +9,8 @@
  * index digits read only the index range still open. Every decision is made on the device, so
  * clsort_top_enqueue() never blocks. The records found are sorted by input index, then stably by key
  * (radix8), so that equal keys keep their input order; their values are then fetched by index.
- * Calls: radix.c (the sorts of the K records), keys.c, options.c, program.c, buffers.c, chain.c,
- * dispatch.c (the spec's checks), api.c (the stats' last fields), status.c.
+ * Calls: radix.c and segments.c (the sorts of the K records), keys.c, options.c, program.c,
+ * buffers.c, chain.c, dispatch.c (the spec's checks), api.c (the stats' last fields), status.c.
  */
 #include "internal.h"
 
@@ -148,6 +148,13 @@ static clsort_status start(clsort_context *ctx, const top_run *t, cl_mem keys)
     return st != CLSORT_OK ? st : clsort_launch(ctx, t->hist, t->groups * t->wg, t->wg);
 }
 
+/* A stable sort of the K records: one work-group where they fit one. */
+static clsort_status small_sort(clsort_context *ctx, clsort_job *j)
+{
+    return clsort_single_tile_fits(ctx, j->spec, j->n) ? clsort_single_tile_enqueue(ctx, j)
+                                                       : clsort_radix8_enqueue(ctx, j);
+}
+
 /* The K records found, in no order, sorted: by index, then stably by key; values by index. */
 static clsort_status order(clsort_context *ctx, const top_run *t, cl_mem values, cl_mem out_keys,
                            cl_mem out_values)
@@ -166,8 +173,7 @@ static clsort_status order(clsort_context *ctx, const top_run *t, cl_mem values,
         by_key.segment = 0;
         clsort_job j2 = { .spec = &by_key, .keys = out_keys, .values = t->vs ? t->idx : NULL,
                           .n = t->k, .no_event = 1 };
-        if ((st = clsort_radix8_enqueue(ctx, &j1)) != CLSORT_OK ||
-            (st = clsort_radix8_enqueue(ctx, &j2)) != CLSORT_OK)
+        if ((st = small_sort(ctx, &j1)) != CLSORT_OK || (st = small_sort(ctx, &j2)) != CLSORT_OK)
             return st;
     }
     if (t->vs) {
