@@ -563,7 +563,7 @@ static int check_unique_args(const sort_args *a)
 
 /* Records sorted by a key field: --record-size R, --key-offset O, --type bytes with --key-size K
  * (sort and merge). The records carry their own data: options for values are refused with them, and
- * so are those of the layouts of keys only (--top, --segments). */
+ * so is --segments, of the layouts of keys only. */
 static int check_fields_args(sort_args *a, uint64_t seen)
 {
     if (a->layout.type == LAYOUT_KEY_BYTES) {
@@ -601,7 +601,6 @@ static int check_fields_args(sort_args *a, uint64_t seen)
         {R_VALUES_OUT, "--values-out", "they carry their own data"},
         {R_VALUE_SIZE, "--value-size", "they carry their own data"},
         {R_PARALLEL, "--parallel", "their runs are merged by one thread"},
-        {R_TOP, "--top", "it takes keys and key/value records"},
         {R_SEGMENTS, "--segments", "it takes keys and key/value records"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)

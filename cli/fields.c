@@ -24,6 +24,7 @@ typedef struct fields_job {
     const fields_args *f;
     input_file *in;
     size_t rs, cap;          /* record bytes; records per run */
+    size_t front;            /* --top: room for the records kept, before the run read */
     int with_pos;            /* --index-out */
     unsigned char *buf;      /* the run being read: buf_cap records allocated */
     uint64_t *pos;           /* and its positions */
@@ -35,14 +36,21 @@ typedef struct fields_job {
     rec_runs runs;
 } fields_job;
 
-/* The budget, and the records of a run: at least one, a whole number of segments (--segment). */
-static int plan_runs(fields_job *j, uint64_t *memory)
+/* The memory for the data (-S, else half of physical memory) and what sorting a record costs. */
+static uint64_t plan_budget(const fields_job *j, uint64_t *cost)
 {
     const fields_args *f = j->f;
     const uint64_t phys = io_physical_memory();
-    const uint64_t budget = f->memory ? f->memory : phys ? phys / 2 : (uint64_t)1 << 30;
     const uint64_t words = f->key->bytes ? (f->key->size + 7) / 8 : 1;
-    const uint64_t cost = 2 * (uint64_t)j->rs + 8 * words + 56 + (j->with_pos ? 8 : 0);
+    *cost = 2 * (uint64_t)j->rs + 8 * words + 56 + (j->with_pos ? 8 : 0);
+    return f->memory ? f->memory : phys ? phys / 2 : (uint64_t)1 << 30;
+}
+
+/* The budget, and the records of a run: at least one, a whole number of segments (--segment). */
+static int plan_runs(fields_job *j, uint64_t *memory)
+{
+    uint64_t cost;
+    const uint64_t budget = plan_budget(j, &cost);
     uint64_t cap = budget / 2 / cost;
     if (settings()->record_run && settings()->record_run < cap)
         cap = settings()->record_run;
@@ -63,10 +71,36 @@ static int plan_runs(fields_job *j, uint64_t *memory)
     return EXIT_OK;
 }
 
+/* --top K: the K records kept at the front of the buffer, and blocks of records read behind them
+ * (the records of a block: what the budget sorts at once less K, at most 2^24; at least K, so
+ * that each sort takes in as many new records as it keeps). */
+static int plan_top(fields_job *j, uint64_t *memory)
+{
+    const uint64_t k = j->f->top;
+    uint64_t cost;
+    const uint64_t budget = plan_budget(j, &cost), fit = budget / cost;
+    uint64_t block = fit > k ? fit - k : 0;
+    if (block < k || k > SIZE_MAX / j->rs / 2) {
+        msg_error("--top %llu: the %.1f MiB left for the data (-S less what clsort holds) sort "
+                  "%llu records of %zu bytes at once: expected K at most half of that, or a larger "
+                  "-S", (unsigned long long)k, (double)budget / 1048576, (unsigned long long)fit,
+                  j->rs);
+        return EXIT_USAGE;
+    }
+    block = block < ((uint64_t)1 << 24) ? block : (uint64_t)1 << 24;
+    if (settings()->record_run && settings()->record_run < block)
+        block = settings()->record_run;
+    block = block < SIZE_MAX / j->rs - k ? block : SIZE_MAX / j->rs - k;
+    j->front = (size_t)k;
+    j->cap = (size_t)block;
+    *memory = budget;
+    return EXIT_OK;
+}
+
 /* Room for records up to `want` in the run's buffers (and positions). */
 static int grow(fields_job *j, size_t want)
 {
-    unsigned char *b = realloc(j->buf, want * j->rs);
+    unsigned char *b = realloc(j->buf, (j->front + want) * j->rs);
     if (b)
         j->buf = b;
     uint64_t *p = j->with_pos && b ? realloc(j->pos, want * sizeof *p) : j->pos;
@@ -80,7 +114,8 @@ static int grow(fields_job *j, size_t want)
     return EXIT_OK;
 }
 
-/* The next run: up to j->cap records into j->buf, *m of them; *ended when the input is at its end. */
+/* The next run: up to j->cap records into j->buf after the front, *m of them; *ended when the input
+ * is at its end. */
 static int read_run(fields_job *j, size_t *m, int *ended)
 {
     input_file *in = j->in;
@@ -98,7 +133,8 @@ static int read_run(fields_job *j, size_t *m, int *ended)
                 break;
         }
         size_t got;
-        rc = input_read_some(in, j->buf + *m * j->rs, (j->buf_cap - *m) * j->rs, &got);
+        rc = input_read_some(in, j->buf + (j->front + *m) * j->rs, (j->buf_cap - *m) * j->rs,
+                             &got);
         if (rc == EXIT_OK && got % j->rs) /* a stream that ended inside a record */
             rc = layout_check_records(in->name, in->got, j->rs);
         if (rc != EXIT_OK || !got) {
@@ -114,17 +150,17 @@ static int read_run(fields_job *j, size_t *m, int *ended)
         *ended = 1;
     }
     if (rc == EXIT_OK && j->f->verify)
-        j->fingerprint += verify_fingerprint_bytes(j->buf, j->rs, *m);
+        j->fingerprint += verify_fingerprint_bytes(j->buf + j->front * j->rs, j->rs, *m);
     j->read_ms += now_ms() - t;
     return rc;
 }
 
-/* The run in j->buf sorted; its positions made the input's (base: its first record's). */
-static int sort_run(fields_job *j, size_t m, uint64_t base)
+/* The m records at recs sorted; their positions made the input's (base: the first record's). */
+static int sort_run(fields_job *j, unsigned char *recs, size_t m, uint64_t base)
 {
     const rec_key *k = j->f->key;
     clsort_stats st;
-    clsort_status s = clsort_sort_records(j->ctx, j->spec, j->buf, m, j->rs, k->offset,
+    clsort_status s = clsort_sort_records(j->ctx, j->spec, recs, m, j->rs, k->offset,
                                           k->bytes ? k->size : 0, j->with_pos ? j->pos : NULL,
                                           &st);
     if (s != CLSORT_OK) {
@@ -171,7 +207,7 @@ static int sort_runs(fields_job *j)
         if (rc != EXIT_OK || !m)
             break;
         progress_phase("sort", 0);
-        rc = sort_run(j, m, base);
+        rc = sort_run(j, j->buf, m, base);
         base += m;
         if (rc == EXIT_OK)
             rc = place_run(j, m, segments || (ended && !j->runs.n));
@@ -193,6 +229,40 @@ static int sort_runs(fields_job *j)
     return rc;
 }
 
+/* --top K: each run sorted behind the records kept, which end at the front (the first K of the
+ * stable sort of the input before it, fewer at first), so that on ties they, the earlier input,
+ * stay first; the first K of the sort are kept. The K written once the input ends. */
+static int top_runs(fields_job *j)
+{
+    const size_t k = j->front;
+    size_t kept = 0, m;
+    uint64_t n = 0;
+    int rc = EXIT_OK, ended = 0;
+    while (rc == EXIT_OK && !ended && (rc = read_run(j, &m, &ended)) == EXIT_OK && m) {
+        progress_phase("sort", 0);
+        unsigned char *recs = j->buf + (k - kept) * j->rs;
+        if ((rc = sort_run(j, recs, kept + m, 0)) != EXIT_OK)
+            break;
+        const size_t keep = kept + m < k ? kept + m : k;
+        memmove(j->buf + (k - keep) * j->rs, recs, keep * j->rs);
+        kept = keep;
+        n += m;
+        if (!ended)
+            progress_phase("read", j->in->is_regular ? j->in->size : 0);
+    }
+    j->stats->n = n;
+    if (rc == EXIT_OK && n < k) { /* the words of the keys' --top */
+        msg_error("--top %zu: the input has %llu records: expected K <= %llu", k,
+                  (unsigned long long)n, (unsigned long long)n);
+        rc = EXIT_USAGE;
+    }
+    const double t = now_ms();
+    if (rc == EXIT_OK)
+        rc = rec_out_put(&j->w, j->buf, NULL, k);
+    j->write_ms += now_ms() - t;
+    return rc;
+}
+
 int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args *f, input_file *in,
                 output_file *out, output_file *index, clsort_stats *stats, uint64_t *n_out)
 {
@@ -204,7 +274,7 @@ int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args 
     const char *const *dirs = f->n_temp_dirs ? f->temp_dirs : env_tmp[0] ? env_tmp : tmp;
     memset(stats, 0, sizeof *stats);
     uint64_t memory = 0;
-    int rc = plan_runs(&j, &memory);
+    int rc = f->top ? plan_top(&j, &memory) : plan_runs(&j, &memory);
     rec_runs_init(&j.runs, f->key, j.rs, j.with_pos, memory, dirs,
                   f->n_temp_dirs ? f->n_temp_dirs : 1);
     for (size_t i = 0; rc == EXIT_OK && i < f->n_temp_dirs; i++) {
@@ -216,7 +286,7 @@ int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args 
         rc = rec_out_start(&j.w, f->key, j.rs, out, index, f->unique, f->verify);
     if (rc == EXIT_OK) {
         progress_phase("read", in->is_regular ? in->size : 0);
-        rc = sort_runs(&j);
+        rc = f->top ? top_runs(&j) : sort_runs(&j);
     }
     const double t = now_ms();
     if (rc == EXIT_OK)
@@ -228,7 +298,7 @@ int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args 
     stats->runs_spilled = j.runs.spilled;
     stats->merge_levels = j.runs.levels;
     stats->temp_bytes = j.runs.temp_bytes;
-    stats->memory_bytes = 2 * memory;
+    stats->memory_bytes = f->top ? memory : 2 * memory;
     stats->total_ms = now_ms() - t0;
     stats->gkeys_per_s = stats->kernel_ms > 0 ? (double)stats->n / stats->kernel_ms / 1e6 : 0;
     rec_runs_free(&j.runs);

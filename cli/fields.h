@@ -2,7 +2,8 @@
  * Records sorted by a key field (sort --record-size, --key-offset, --type bytes --key-size): read
  * in runs that fit the memory budget, each sorted by the library's clsort_sort_records(); one run
  * is written out as it is, more are kept in memory or written to temporary files and merged
- * (recruns.c). -u, --verify and --index-out apply to either (recout.c).
+ * (recruns.c). -u, --verify and --index-out apply to either (recout.c). --top K reads the runs
+ * behind the first K records of those before, sorted with them, and writes the K.
  */
 #ifndef CLSORT_FIELDS_H
 #define CLSORT_FIELDS_H
@@ -20,6 +21,7 @@ typedef struct fields_args {
     const char *const *temp_dirs; /* -T; none: $TMPDIR, else /tmp */
     size_t n_temp_dirs;
     size_t fan_in;                /* --batch-size; 0: 64 */
+    uint64_t top;                 /* --top K: only the first K records; 0: all */
 } fields_args;
 
 /* Read in, sort, write out (and each output record's input position to index, when not NULL);

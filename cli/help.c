@@ -107,7 +107,7 @@ void help_main(void)
            "                        that no two neighbours are equal\n"
            "      --record-size R   records of R bytes sorted by a key field (the rest of\n"
            "                        each record goes with its key; with -c, -u, --verify,\n"
-           "                        -S, -T, merge; not --kv, --values, --top, --segments)\n"
+           "                        -S, -T, --top, merge; not --kv, --values, --segments)\n"
            "      --key-offset O    where the key starts in a record (default 0)\n"
            "      --key-size K      with --type bytes: keys of K bytes compared as unsigned\n"
            "                        bytes (memcmp order); without --record-size, keys alone\n"

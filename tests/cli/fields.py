@@ -4,11 +4,11 @@
 Usage: fields.py gen OUT N RS SEED [KEYOFF KS]   N records of RS bytes, keys at KEYOFF of KS bytes
                                                 drawn from a small pool (ties check stability)
        fields.py check IN... OUT RS OFF TYPE [--desc] [--bits B:E] [--unique] [--segment N]
-                       [--index IDX]
+                       [--index IDX] [--top K]
          OUT holds the records of the INs (one after the other) stably sorted by the key at OFF:
          TYPE is bytes:K (memcmp order) or u32 i32 f32 u64 i64 f64 (floats in IEEE total order);
          --unique: the first record of each run of equal keys only; --segment: each N records on
-         their own; IDX the input position of each
+         their own; IDX the input position of each; --top: the first K records only
        fields.py order IN RS OFF TYPE [--desc] [--bits B:E] [--unique]
          prints the index of IN's first record out of order (equal to the one before, too, with
          --unique), or "sorted"
@@ -57,6 +57,7 @@ def main(argv):
     bits = rest[rest.index('--bits') + 1] if '--bits' in rest else None
     seg = int(rest[rest.index('--segment') + 1]) if '--segment' in rest else 0
     idx_path = rest[rest.index('--index') + 1] if '--index' in rest else None
+    top = int(rest[rest.index('--top') + 1]) if '--top' in rest else None
     data = b''.join(open(f, 'rb').read() for f in (files if argv[1] == 'order' else files[:-1]))
     recs = [data[i:i + rs] for i in range(0, len(data), rs)]
     if ty.startswith('bytes:'):
@@ -84,6 +85,8 @@ def main(argv):
         order += sorted(range(b, min(b + step, len(recs))), key=key, reverse=desc)
     if unique:
         order = [i for n, i in enumerate(order) if n == 0 or key(i) != key(order[n - 1])]
+    if top is not None:
+        order = order[:top]
     want = b''.join(recs[i] for i in order)
     got = open(out, 'rb').read()
     if got != want:

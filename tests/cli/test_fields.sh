@@ -68,9 +68,10 @@ expect_message "--key-offset without --record-size" "--key-offset needs --record
 run_clsort --record-size 100 --type bytes --key-size 10 --parallel 2 -i gensort.in -o out/x
 expect_status "records with --parallel" 1
 expect_message "records with --parallel" "--parallel does not apply to records sorted by a key field"
-run_clsort --record-size 100 --type bytes --key-size 10 --top 5 -i gensort.in -o out/x
-expect_status "records with --top" 1
-expect_message "records with --top" "--top does not apply to records sorted by a key field"
+printf '0\n3\n' > segs.txt
+run_clsort --record-size 100 --type bytes --key-size 10 --segments segs.txt -i gensort.in -o out/x
+expect_status "records with --segments" 1
+expect_message "records with --segments" "--segments does not apply to records sorted by a key field"
 run_clsort --record-size 100 --type bytes --key-size 10 --algo bitonic -i gensort.in -o out/x
 expect_status "records with an unstable algorithm" 1
 expect_message "records with an unstable algorithm" "bitonic is not stable"

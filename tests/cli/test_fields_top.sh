@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# sort --top K of records by a key field (--record-size, --key-offset, --type bytes --key-size)
+# against fields.py's stable sort cut to K records, bit for bit: numbers at offsets and keys of
+# bytes, both orders, ties (records of equal keys differ in their other bytes: they keep their
+# input order); K = n, and K = 1, a middle K, n - 1 against its first K records; from stdin; K
+# across many blocks (CLSORT_TEST_RECORD_RUN) and an input of a few blocks under -S; empty inputs,
+# K > n, K = 0, sizes that are not whole records, refused combinations: exit 1, a message, no
+# output.
+. "$(dirname "$0")/lib.sh" "$@"
+
+REF=$TESTS/fields.py
+N=1000
+# name, record size, key offset, key (bytes:K or a type), options of order
+cases=(
+    "u32 12 0 u32"
+    "i32 9 3 i32 --desc"
+    "f32 8 2 f32"
+    "u64 16 4 u64 --desc"
+    "f64 20 5 f64"
+    "b10 40 3 bytes:10"
+    "b10d 40 3 bytes:10 --desc"
+)
+for c in "${cases[@]}"; do
+    read -r name rs off key opts <<< "$c"
+    ks=${key#bytes:}
+    [ "$ks" = "$key" ] && { case $key in *64) ks=8 ;; *) ks=4 ;; esac; }
+    $PYTHON "$REF" gen $name.in "$N" "$rs" "${#name}$rs" "$off" "$ks" || exit 2
+    # shellcheck disable=SC2206
+    args=(--record-size "$rs" --key-offset "$off" $opts)
+    if [ "${key#bytes:}" != "$key" ]; then
+        args+=(--type bytes --key-size "$ks")
+    else
+        args+=(--type "$key")
+    fi
+    # K = n against the reference; every other K against the first K records of that
+    check "$c: --top $N" "$CLSORT" "${args[@]}" --top $N -i $name.in -o $name.$N
+    # shellcheck disable=SC2086
+    check "$c: --top $N, the reference" $PYTHON "$REF" check $name.in $name.$N "$rs" "$off" \
+        "$key" $opts --top $N
+    for k in 1 333 $((N - 1)); do
+        if [ "$k" = 333 ]; then # from stdin
+            check "$c: --top $k, stdin" sh -c 'n=$1; k=$2; shift 2; "$0" "$@" < $n.in > $n.$k' \
+                "$CLSORT" $name $k "${args[@]}" --top $k
+        else
+            check "$c: --top $k" "$CLSORT" "${args[@]}" --top $k -i $name.in -o $name.$k
+        fi
+        head -c $((k * rs)) $name.$N > $name.want
+        same_file "$c: --top $k, the first $k of the reference's" $name.$k $name.want
+    done
+    # blocks of 97 records: K spans several, and the records kept meet ties in each new block
+    check "$c: --top 250 in blocks of 97, stdin" sh -c \
+        'n=$1; shift; CLSORT_TEST_RECORD_RUN=97 "$0" "$@" < $n.in > $n.blocks' "$CLSORT" $name \
+        "${args[@]}" --top 250
+    head -c $((250 * rs)) $name.$N > $name.want
+    same_file "$c: --top 250 in blocks, the first 250 of the reference's" $name.blocks $name.want
+done
+
+# an input of a few blocks under -S (what it sorts at once less K)
+$PYTHON "$REF" gen big.in 120000 16 5 4 8 || exit 2
+big=(--record-size 16 --key-offset 4 --type u64)
+"$CLSORT" "${big[@]}" -i big.in -o /dev/null -S 1Mi 2>err.txt
+S=$(($(least_mi err.txt) + 6))Mi
+check "-S $S: --top 1000" "$CLSORT" "${big[@]}" -S "$S" --top 1000 -i big.in -o big.top \
+    --stats-json big.json
+check "-S $S: --top 1000, the reference" $PYTHON "$REF" check big.in big.top 16 4 u64 --top 1000
+check "-S $S: --top 1000 took more than one block" grep -Eq '"runs": *([2-9]|[1-9][0-9])' big.json
+check "-S $S: --top 3000 --desc, stdin" sh -c '"$0" "$@" < big.in > big.desc' "$CLSORT" \
+    "${big[@]}" -S "$S" --top 3000 --desc
+check "-S $S: --top 3000 --desc, the reference" $PYTHON "$REF" check big.in big.desc 16 4 u64 \
+    --desc --top 3000
+
+# refusals: exit 1, a message, no output
+mkdir none
+: > empty.in
+rec=(--record-size 40 --key-offset 3 --type bytes --key-size 10)
+head -c $((40 * 7 + 13)) b10.in > odd.in
+refusals=(
+    "empty.in 1|the input has 0 records: expected K <= 0"
+    "b10.in $((N + 1))|--top $((N + 1)): the input has $N records: expected K <= $N"
+    "b10.in 0|--top 0: expected a number of records of at least 1"
+    "odd.in 2|odd.in: 293 bytes is not a multiple of the 40-byte record size"
+)
+for r in "${refusals[@]}"; do
+    read -r in k <<< "${r%%|*}"
+    run_clsort "${rec[@]}" --top "$k" -i "$in" -o none/out
+    expect_status "--top $k of $in" 1
+    expect_message "--top $k of $in" "${r#*|}"
+done
+run_clsort "${rec[@]}" --top 1 -o none/out < empty.in
+expect_status "--top 1 of an empty stdin" 1
+expect_message "--top 1 of an empty stdin" "the input has 0 records"
+run_clsort "${rec[@]}" --top 3 -o none/out < odd.in
+expect_status "--top of a stream ending inside a record" 1
+expect_message "--top of a stream ending inside a record" "(stdin): 293 bytes is not a multiple"
+run_clsort "${big[@]}" -S "$S" --top 100000 -i big.in -o none/out
+expect_status "--top over half of what -S sorts at once" 1
+expect_message "--top over half of what -S sorts at once" "expected K at most half of that"
+for opt in -u -c --verify "--segment 10" "--index-out none/idx"; do
+    # shellcheck disable=SC2086
+    run_clsort "${rec[@]}" --top 5 $opt -i b10.in -o none/out
+    expect_status "--top with $opt" 1
+    expect_message "--top with $opt" "options --top and ${opt%% *} are incompatible"
+done
+expect_only none "refusals"
+
+finish
