@@ -61,6 +61,7 @@ clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_me
 static clsort_status enqueue_job(clsort_context *ctx, clsort_job *job, cl_uint n_wait,
                                  const cl_event *wait, cl_event *done)
 {
+    job->no_start = 1;
     clsort_status st = clsort_dispatch(ctx, job, n_wait, wait);
     if (st != CLSORT_OK)
         return st;

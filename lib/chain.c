@@ -31,7 +31,7 @@ void clsort_chain_begin(clsort_context *ctx, cl_uint n_wait, const cl_event *wai
     ctx->chain_wait = wait;
     ctx->chain_n_wait = n_wait;
     ctx->first_event = ctx->last_event = NULL;
-    ctx->chain_pending = ctx->chain_flushed = 0;
+    ctx->chain_pending = ctx->chain_flushed = ctx->chain_no_start = 0;
 }
 
 void clsort_chain_push(clsort_context *ctx, cl_event ev)
@@ -61,10 +61,10 @@ static void chain_waits(const clsort_context *ctx, cl_uint *n, const cl_event **
 
 /* The wait list of the chain's next command, or 0 while the context reserves: then nothing is
  * enqueued (clsort_reserve() only allocates and builds). *ev is where the command's event goes, or
- * NULL where it needs none: the first command has one (the sort's start, for the kernel time), and
- * so has every command on an out-of-order queue (the next waits for it) or while profiling; on an
- * in-order queue the rest go without, as each event costs the driver, and clsort_chain_settle()
- * marks the end. */
+ * NULL where it needs none: the first command has one (the sort's start, for the kernel time) unless
+ * nobody reads it (chain_no_start), and so has every command on an out-of-order queue (the next
+ * waits for it) or while profiling; on an in-order queue the rest go without, as each event costs
+ * the driver, and clsort_chain_settle() marks the end. */
 static int next_command(const clsort_context *ctx, cl_uint *n, const cl_event **list,
                         cl_event **ev, cl_event *slot)
 {
@@ -72,7 +72,9 @@ static int next_command(const clsort_context *ctx, cl_uint *n, const cl_event **
         return 0;
     chain_waits(ctx, n, list);
     *slot = NULL;
-    *ev = !ctx->first_event || ctx->out_of_order || ctx->settings.profile ? slot : NULL;
+    *ev = (!ctx->first_event && !ctx->chain_no_start) || ctx->out_of_order || ctx->settings.profile
+              ? slot
+              : NULL;
     return 1;
 }
 

@@ -290,6 +290,7 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
                               const cl_event *wait)
 {
     clsort_chain_begin(ctx, n_wait, wait);
+    ctx->chain_no_start = job->no_start;
     clsort_status st = CLSORT_OK;
     if (job->index_values && job->n)
         st = clsort_index_fill(ctx, job->values, job->spec->value_size, job->n);

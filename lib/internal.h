@@ -272,6 +272,7 @@ struct clsort_context {
     cl_event first_event, last_event;
     int chain_pending;  /* commands enqueued after last_event without an event of their own */
     int chain_flushed;  /* the chain's first kernel was flushed to the device */
+    int chain_no_start; /* nobody reads the chain's span: its first command needs no event */
 
     char detail[CLSORT_DETAIL_MAX];
 };
@@ -496,6 +497,9 @@ struct clsort_job {
     /* The caller asked for no event (clsort_enqueue with done NULL): on an in-order queue the chain
      * needs no end marker, the queue's order is the caller's wait. */
     int no_event;
+    /* Nobody reads the chain's span (clsort_enqueue and friends, not the host sorts' stats): the
+     * first command goes without an event (on the H100 its enqueue took 18.5 us with one). */
+    int no_start;
     /* An argsort: the values are first filled with the positions 0..n-1 (of value_size bytes). */
     int index_values;
     /* Variable segments; NULL for a whole array or fixed segments (spec->segment). */
