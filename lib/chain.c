@@ -47,10 +47,12 @@ void clsort_chain_push(clsort_context *ctx, cl_event ev)
 }
 
 /* The wait list of the chain's next command: the caller's events first, then the newest command
- * (none on an in-order queue, which orders the chain by itself and runs it without waits). */
+ * (none on an in-order queue, which orders the chain by itself and runs it without waits). Once a
+ * command is enqueued, with an event or without (chain_pending), the caller's list is not given
+ * again: a marker with a list waits only for it (on NVIDIA it completes before the kernels). */
 static void chain_waits(const clsort_context *ctx, cl_uint *n, const cl_event **list)
 {
-    if (ctx->last_event) {
+    if (ctx->last_event || ctx->chain_pending) {
         *n = ctx->out_of_order ? 1 : 0;
         *list = ctx->out_of_order ? &ctx->last_event : NULL;
     } else {
