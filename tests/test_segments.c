@@ -128,9 +128,9 @@ static void sweep(void **state, int pairs)
     clsort_context *ctx = *state;
     if (quick) {
         /* Every kernel on small inputs: whole arrays below and above a small tile, segments within
-         * a tile with a tail, and segments longer than a tile. */
+         * a tile with a tail (each its own tile in radix8-rts), and segments longer than a tile. */
         static const size_t cases[][2] = { { 0, 0 }, { 1, 0 }, { 3, 0 }, { 200, 0 }, { 600, 0 },
-                                           { 100, 3 }, { 700, 64 }, { 1100, 1000 }, { 700, 300 } };
+                                           { 67, 3 }, { 700, 64 }, { 700, 300 } };
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
             check(ctx, algo, cases[c][0], cases[c][1] ? cases[c][1] : 1u << 30, DIST_UNIFORM, pairs);
         return;
@@ -277,8 +277,10 @@ static void test_wide(void **state)
     clsort_context *ctx = *state;
     const size_t n_cases = sizeof wide_cases / sizeof wide_cases[0];
     if (quick) {
-        /* A whole array over several tiles, segments within a tile and longer than one. */
-        static const size_t cases[][2] = { { 600, 0 }, { 100, 3 }, { 700, 64 }, { 700, 300 } };
+        /* A whole array over several tiles (bitonic's padded to 1024 keys, so that its global
+         * merges span two work-groups), segments within a tile and longer than one. */
+        const size_t whole = algo == CLSORT_ALGO_BITONIC ? 513 : 300;
+        const size_t cases[][2] = { { whole, 0 }, { 20, 3 }, { 300, 64 }, { 700, 300 } };
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
             for (size_t c = 0; c < n_cases; c++)
                 check_wide(ctx, &wide_cases[c], cases[k][0], cases[k][1]);
@@ -301,7 +303,7 @@ static void test_wide(void **state)
 static void test_dispatch(void **state)
 {
     clsort_context *ctx = *state;
-    check(ctx, CLSORT_ALGO_AUTO, 1000, 64, DIST_UNIFORM, 1);
+    check(ctx, CLSORT_ALGO_AUTO, quick ? 300 : 1000, 64, DIST_UNIFORM, 1);
     clsort_spec spec;
     clsort_spec_default(&spec);
     spec.segment = 64;

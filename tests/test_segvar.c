@@ -250,7 +250,7 @@ static const size_t mix[] = { 0, 1, 2, 3, 0, 0, 255, 256, 257, 1, 511, 512, 513,
 static void test_mix(void **state)
 {
     clsort_context *ctx = *state;
-    const size_t n = quick ? 2500 : 150000;
+    const size_t n = quick ? 900 : 150000;
     uint64_t *off = malloc((n + 2) * sizeof *off);
     const size_t *lens = quick ? mix + 4 : mix;
     const size_t n_lens = quick ? 17 : sizeof mix / sizeof mix[0];
@@ -272,7 +272,7 @@ static void test_mix(void **state)
 static void test_values(void **state)
 {
     clsort_context *ctx = *state;
-    const size_t n = quick ? 1500 : 60000;
+    const size_t n = quick ? 700 : 60000;
     uint64_t *off = malloc((n + 2) * sizeof *off);
     const size_t n_seg = make_offsets(off, mix + 3, 20, n);
     const clsort_algorithm algos[] = { CLSORT_ALGO_AUTO, CLSORT_ALGO_RADIX8, CLSORT_ALGO_RADIX8_RTS };
@@ -291,7 +291,7 @@ static void test_values(void **state)
 static void test_bit_ranges(void **state)
 {
     clsort_context *ctx = *state;
-    const size_t n = quick ? 1500 : 50000;
+    const size_t n = quick ? 700 : 50000;
     uint64_t *off = malloc((n + 2) * sizeof *off);
     const size_t n_seg = make_offsets(off, mix + 6, 20, n);
     const struct { clsort_key_type t; unsigned b, e; int desc; size_t vs; } r[] = {
@@ -323,19 +323,20 @@ static void test_edges(void **state)
     const uint64_t none[] = { 0 }, empties[] = { 0, 0, 0, 0 };
     assert_int_equal(clsort_sort_segments(ctx, &s, NULL, NULL, 0, none, 0, NULL), CLSORT_OK);
     assert_int_equal(clsort_sort_segments(ctx, &s, NULL, NULL, 0, empties, 3, NULL), CLSORT_OK);
-    const size_t big = quick ? 2500 : 70000;
+    const size_t big = quick ? 900 : 70000;
     uint64_t *off = malloc((4 * big + 3002) * sizeof *off); /* the 1-key and empty segments */
     const size_t ones[] = { 1 }, lens_a[] = { 0, 0, 1, 0 }, whole[] = { big };
     size_t n_seg = make_offsets(off, whole, 1, big);
     check(ctx, &s, big, off, n_seg, 1);
-    n_seg = make_offsets(off, ones, 1, 3000);
-    check(ctx, &s, 3000, off, n_seg, 2);
+    const size_t n_ones = quick ? 1000 : 3000;
+    n_seg = make_offsets(off, ones, 1, n_ones);
+    check(ctx, &s, n_ones, off, n_seg, 2);
     n_seg = make_offsets(off, lens_a, 4, 500);
     check(ctx, &s, 500, off, n_seg, 3);
     /* one pass (an odd number: the result in the radix's other buffer) with lone keys between
-     * long segments: every short segment must reach it */
-    const size_t lone[] = { 1, 2000, 1, 1, 3000 };
-    n_seg = make_offsets(off, lone, 5, big);
+     * long segments: every short segment must reach it (quick: lengths for the simulator's tiles) */
+    const size_t lone[] = { 1, 2000, 1, 1, 3000 }, lone_quick[] = { 1, 300, 1, 1, 400 };
+    n_seg = make_offsets(off, quick ? lone_quick : lone, 5, big);
     s.begin_bit = 8;
     s.end_bit = 16;
     check(ctx, &s, big, off, n_seg, 5);
@@ -455,7 +456,7 @@ static void test_device(void **state)
     cl_context cl;
     cl_command_queue q;
     assert_int_equal(clsort_context_info(ctx, &cl, &q), CLSORT_OK);
-    const size_t n = quick ? 2000 : 80000;
+    const size_t n = quick ? 800 : 80000;
     uint64_t *off = malloc((n + 2) * sizeof *off);
     const size_t n_seg = make_offsets(off, mix + 1, 26, n);
     clsort_spec s;

@@ -345,7 +345,8 @@ static void test_types(void **state)
 }
 
 /* Bucket edges of the first digit: D_BUCKETS puts about n/5 keys in each of 5 buckets; k at the
- * exact edges (counted here) and beside them, in both orders (descending counts from the top). */
+ * exact edges (counted here) and beside them, in both orders (descending counts from the top).
+ * quick: the edges of the second bucket only (the kernels are the same for every edge). */
 static void test_bucket_edges(void **state)
 {
     const size_t n = quick ? 500 : 50000;
@@ -362,6 +363,8 @@ static void test_bucket_edges(void **state)
     size_t edge = 0;
     for (int b = 0; b < 5; b++) {
         edge += count[b];
+        if (quick && b != 1)
+            continue;
         for (int desc = 0; desc < 2; desc++)
             for (long d = -1; d <= 1; d++) {
                 const size_t k = (desc ? n - edge : edge) + (size_t)d;
