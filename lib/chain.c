@@ -168,38 +168,35 @@ clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t by
     return chain_add(ctx, err, ev, "clEnqueueCopyBuffer");
 }
 
-clsort_status clsort_chain_map(clsort_context *ctx, cl_mem buf, size_t bytes, cl_map_flags flags,
-                               void **ptr, cl_event *ev)
+clsort_status clsort_chain_fence(clsort_context *ctx, cl_event *start)
 {
+    *start = NULL;
+    if (ctx->reserving)
+        return CLSORT_OK;
     cl_uint n;
     const cl_event *w;
     chain_waits(ctx, &n, &w);
     cl_int err = CL_SUCCESS;
-    *ev = NULL;
-    *ptr = clEnqueueMapBuffer(ctx->queue, buf, CL_FALSE, flags, 0, bytes, n, w, ev, &err);
-    if (err != CL_SUCCESS) {
-        *ev = NULL;
-        return clsort_fail_cl(ctx, err, "clEnqueueMapBuffer");
-    }
-    clRetainEvent(*ev); /* one reference for the chain, one for the caller */
-    return chain_add(ctx, CL_SUCCESS, ev, "clEnqueueMapBuffer");
+    /* A marker with a list waits only for it: the caller's list goes to a barrier before it. */
+    if (n)
+        err = clEnqueueBarrierWithWaitList(ctx->queue, n, w, NULL);
+    cl_event ev = NULL;
+    if (err == CL_SUCCESS)
+        err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ev);
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(ctx, err, "clEnqueueMarkerWithWaitList");
+    clRetainEvent(ev); /* one reference for the chain, one for the caller */
+    *start = ev;
+    return chain_add(ctx, CL_SUCCESS, &ev, "clEnqueueMarkerWithWaitList");
 }
 
-clsort_status clsort_chain_unmap(clsort_context *ctx, cl_mem buf, void *ptr, cl_event gate)
+clsort_status clsort_chain_gate(clsort_context *ctx, cl_event gate)
 {
-    cl_uint n;
-    const cl_event *w;
-    cl_event slot, *ev;
-    if (!next_command(ctx, &n, &w, &ev, &slot))
+    if (ctx->reserving)
         return CLSORT_OK;
-    /* behind the gate the chain's map commands are (the gate follows them) */
-    cl_event list[2] = { gate, ctx->out_of_order ? ctx->last_event : NULL };
-    if (gate) {
-        n = list[1] ? 2 : 1;
-        w = list;
-    }
-    cl_int err = clEnqueueUnmapMemObject(ctx->queue, buf, ptr, n, w, ev);
-    return chain_add(ctx, err, ev, "clEnqueueUnmapMemObject");
+    cl_event ev = NULL;
+    cl_int err = clEnqueueBarrierWithWaitList(ctx->queue, 1, &gate, &ev);
+    return chain_add(ctx, err, &ev, "clEnqueueBarrierWithWaitList");
 }
 
 void clsort_profile_last(clsort_context *ctx, const char *family, const char *what, unsigned pass)

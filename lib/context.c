@@ -127,6 +127,8 @@ void clsort_close(clsort_context **pctx)
     clsort_scratch_release(ctx);
     clsort_release_programs(ctx);
     clsort_cache_close(&ctx->cache_fd);
+    if (ctx->host_queue)
+        clReleaseCommandQueue(ctx->host_queue);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->context)

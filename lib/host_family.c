@@ -1,11 +1,14 @@
 /*
- * The host-radix family: the sort runs on the host's threads, on the job's buffers mapped on the
- * queue. The keys and values, and scratch buffers of their size, are mapped (not blocking) after
- * the chain's waits; unmaps enqueued behind a user event end the chain; a thread of the library
- * waits for the maps, sorts (host_sort.c) and completes the user event. The call returns at once,
- * as clsort_enqueue() must: its wait list may hold events that complete only after it returns. On a
- * CPU device the maps hand out the buffers' own memory, so nothing is copied; elsewhere the maps
- * copy, and the device's own algorithms are faster.
+ * The host-radix family: the sort runs on the host's threads, on the job's buffers mapped. The
+ * chain gets a marker (the start: the caller's events and everything enqueued before have
+ * completed) and a barrier behind a user event (the gate); a thread of the library waits for the
+ * start, maps the keys and values and scratch buffers of their size on a queue of its own, sorts
+ * (host_sort.c), unmaps, and completes the gate. The call returns at once, as clsort_enqueue()
+ * must: its wait list may hold events that complete only after it returns. The maps are not the
+ * chain's commands: a buffer mapped twice at once (two sorts in flight, sharing the scratch or the
+ * caller's buffers) is undefined, and crashed NVIDIA's driver; here each sort maps only after the
+ * one before has unmapped. On a CPU device the maps hand out the buffers' own memory, so nothing is
+ * copied; elsewhere the maps copy, and the device's own algorithms are faster.
  * Calls: host_sort.c, host_radix.c, chain.c, buffers.c, status.c.
  */
 #include "host_sort.h"
@@ -20,88 +23,112 @@ enum { MAP_KEYS, MAP_VALUES, MAP_TMP_KEYS, MAP_TMP_VALUES, MAPS };
 
 typedef struct host_task {
     clsort_host_sort sort;
-    cl_mem mem[MAPS]; /* NULL where there is nothing to map (no values) */
+    cl_command_queue queue; /* the maps' own queue (a reference of the task's) */
+    cl_mem mem[MAPS];       /* NULL where there is nothing to map (no values) */
+    size_t bytes[MAPS];
     void *ptr[MAPS];
-    cl_event mapped[MAPS];
-    cl_event gate;    /* completed by the sorting thread */
+    cl_event start;         /* the chain's marker before the sort */
+    cl_event gate;          /* completed by the sorting thread */
 } host_task;
 
 static void task_free(host_task *t)
 {
     for (int i = 0; i < MAPS; i++)
-        if (t->mapped[i])
-            clReleaseEvent(t->mapped[i]);
+        if (t->mem[i])
+            clReleaseMemObject(t->mem[i]);
+    if (t->start)
+        clReleaseEvent(t->start);
     if (t->gate)
         clReleaseEvent(t->gate);
+    if (t->queue)
+        clReleaseCommandQueue(t->queue);
     free(t);
+}
+
+/* Map every buffer (blocking), or none: what was mapped is unmapped again. */
+static cl_int map_all(host_task *t)
+{
+    static const cl_map_flags flags[MAPS] = { CL_MAP_READ | CL_MAP_WRITE, CL_MAP_READ | CL_MAP_WRITE,
+                                              CL_MAP_WRITE_INVALIDATE_REGION,
+                                              CL_MAP_WRITE_INVALIDATE_REGION };
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < MAPS && err == CL_SUCCESS; i++)
+        if (t->mem[i])
+            t->ptr[i] = clEnqueueMapBuffer(t->queue, t->mem[i], CL_TRUE, flags[i], 0, t->bytes[i], 0,
+                                           NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        for (int i = 0; i < MAPS; i++)
+            if (t->ptr[i])
+                clEnqueueUnmapMemObject(t->queue, t->mem[i], t->ptr[i], 0, NULL, NULL);
+    return err;
+}
+
+static cl_int unmap_all(host_task *t)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < MAPS; i++)
+        if (t->ptr[i]) {
+            cl_int e = clEnqueueUnmapMemObject(t->queue, t->mem[i], t->ptr[i], 0, NULL, NULL);
+            err = err == CL_SUCCESS ? e : err;
+        }
+    cl_int e = clFinish(t->queue);
+    return err == CL_SUCCESS ? e : err;
 }
 
 static void *run_task(void *arg)
 {
     host_task *t = arg;
-    cl_int st = CL_SUCCESS;
-    for (int i = 0; i < MAPS && st == CL_SUCCESS; i++)
-        if (t->mapped[i])
-            st = clWaitForEvents(1, &t->mapped[i]);
-    if (st == CL_SUCCESS)
+    /* a failed start (a failed event in the caller's wait list) fails the commands after the gate */
+    cl_int st = clWaitForEvents(1, &t->start);
+    if (st == CL_SUCCESS && (st = map_all(t)) == CL_SUCCESS) {
+        t->sort.data = (clsort_host_span){ t->ptr[MAP_KEYS], t->ptr[MAP_VALUES] };
+        t->sort.tmp = (clsort_host_span){ t->ptr[MAP_TMP_KEYS], t->ptr[MAP_TMP_VALUES] };
         clsort_host_sort_run(&t->sort);
+        st = unmap_all(t);
+    }
     /* freed first: once the gate completes, the caller may end the process */
     cl_event gate = t->gate;
     t->gate = NULL;
     task_free(t);
-    /* a failed map (a failed event in the caller's wait list) fails the commands after the gate */
     clSetUserEventStatus(gate, st == CL_SUCCESS ? CL_COMPLETE
                                                 : CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     clReleaseEvent(gate);
     return NULL;
 }
 
-/* The maps, in chain order; on failure what was mapped is unmapped again. */
-static clsort_status map_all(clsort_context *ctx, host_task *t, const size_t *bytes)
+static clsort_status host_queue(clsort_context *ctx, cl_command_queue *q)
 {
-    static const cl_map_flags flags[MAPS] = { CL_MAP_READ | CL_MAP_WRITE, CL_MAP_READ | CL_MAP_WRITE,
-                                              CL_MAP_WRITE_INVALIDATE_REGION,
-                                              CL_MAP_WRITE_INVALIDATE_REGION };
-    clsort_status st = CLSORT_OK;
-    for (int i = 0; i < MAPS && st == CLSORT_OK; i++)
-        if (t->mem[i])
-            st = clsort_chain_map(ctx, t->mem[i], bytes[i], flags[i], &t->ptr[i], &t->mapped[i]);
-    if (st != CLSORT_OK)
-        for (int i = 0; i < MAPS; i++)
-            if (t->mapped[i])
-                clsort_chain_unmap(ctx, t->mem[i], t->ptr[i], NULL);
-    return st;
-}
-
-static clsort_status unmap_all(clsort_context *ctx, host_task *t)
-{
-    clsort_status st = CLSORT_OK;
-    for (int i = 0; i < MAPS; i++)
-        if (t->mem[i]) {
-            clsort_status u = clsort_chain_unmap(ctx, t->mem[i], t->ptr[i], t->gate);
-            st = st == CLSORT_OK ? u : st;
+    if (!ctx->host_queue) {
+        cl_int err;
+        ctx->host_queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &err);
+        if (err != CL_SUCCESS) {
+            ctx->host_queue = NULL;
+            return clsort_fail_cl(ctx, err, "clCreateCommandQueue");
         }
-    return st;
+    }
+    clRetainCommandQueue(ctx->host_queue);
+    *q = ctx->host_queue;
+    return CLSORT_OK;
 }
 
-/* Enqueue the maps, the gate and the unmaps, then hand the task to a thread of its own, which
- * frees it (on failure it is still the caller's). */
-static clsort_status launch(clsort_context *ctx, host_task *t, const size_t *bytes)
+/* Enqueue the start and the gate, then hand the task to a thread of its own, which frees it (on
+ * failure it is still the caller's). */
+static clsort_status launch(clsort_context *ctx, host_task *t)
 {
-    clsort_status st = map_all(ctx, t, bytes);
+    clsort_status st = host_queue(ctx, &t->queue);
+    if (st == CLSORT_OK)
+        st = clsort_chain_fence(ctx, &t->start);
     if (st != CLSORT_OK)
         return st;
     cl_int err;
     t->gate = clCreateUserEvent(ctx->context, &err);
     if (err != CL_SUCCESS) {
         t->gate = NULL;
-        unmap_all(ctx, t);
         return clsort_fail_cl(ctx, err, "clCreateUserEvent");
     }
-    if ((st = unmap_all(ctx, t)) == CLSORT_OK)
-        clFlush(ctx->queue); /* the maps run while the thread waits for them */
-    t->sort.data = (clsort_host_span){ t->ptr[MAP_KEYS], t->ptr[MAP_VALUES] };
-    t->sort.tmp = (clsort_host_span){ t->ptr[MAP_TMP_KEYS], t->ptr[MAP_TMP_VALUES] };
+    st = clsort_chain_gate(ctx, t->gate);
+    if (st == CLSORT_OK)
+        clFlush(ctx->queue); /* the start completes while the thread waits for it */
     pthread_t th;
     if (st != CLSORT_OK || pthread_create(&th, NULL, run_task, t)) {
         clSetUserEventStatus(t->gate, CL_COMPLETE); /* nothing sorted; the commands drain */
@@ -139,15 +166,18 @@ clsort_status clsort_host_radix_enqueue(clsort_context *ctx, clsort_job *job)
     if (t) {
         const cl_mem mem[MAPS] = { job->keys, vs ? job->values : NULL, tmp[0], tmp[1] };
         const size_t bytes[MAPS] = { n * ks, n * vs, n * ks, n * vs };
-        memcpy(t->mem, mem, sizeof mem);
+        for (int i = 0; i < MAPS; i++)
+            if ((t->mem[i] = mem[i]) != NULL)
+                clRetainMemObject(mem[i]); /* the thread's, as the caller may release them */
+        memcpy(t->bytes, bytes, sizeof bytes);
         clsort_host_sort_init(&t->sort, spec, n);
         t->sort.threads = thread_count(ctx);
-        if ((st = launch(ctx, t, bytes)) != CLSORT_OK)
+        if ((st = launch(ctx, t)) != CLSORT_OK)
             task_free(t);
     } else if (st == CLSORT_OK && !ctx->reserving) {
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
-    /* the commands hold the scratch buffers as long as they need them */
+    /* the task holds the scratch buffers as long as it needs them */
     clsort_release_mems(tmp, 2);
     return st;
 }

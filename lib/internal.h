@@ -227,6 +227,7 @@ struct clsort_context {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
+    cl_command_queue host_queue; /* host-radix's maps, off the chain (created at its first sort) */
     int profiling;     /* the queue records profiling information */
     int out_of_order;  /* the queue may run commands out of order */
     int launch_compiles; /* the device compiles a kernel at its first launch (PoCL) */
@@ -386,13 +387,11 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, siz
 clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes);
 /* Copy between buffers, chained likewise. */
 clsort_status clsort_copy(clsort_context *ctx, cl_mem src, cl_mem dst, size_t bytes);
-/* Map bytes of a buffer (not blocking) as the chain's next command; *ptr is valid once *ev (a
- * reference of the caller's own, to release) completes. */
-clsort_status clsort_chain_map(clsort_context *ctx, cl_mem buf, size_t bytes, cl_map_flags flags,
-                               void **ptr, cl_event *ev);
-/* Unmap what clsort_chain_map() mapped, chained likewise, and also after gate when it is not NULL
- * (a user event that completes when the host is done with the memory). */
-clsort_status clsort_chain_unmap(clsort_context *ctx, cl_mem buf, void *ptr, cl_event gate);
+/* A marker after the chain's waits and everything enqueued before them: *start (a reference of
+ * the caller's own, to release) completes when the sort's buffers are the host's to map elsewhere. */
+clsort_status clsort_chain_fence(clsort_context *ctx, cl_event *start);
+/* A barrier that holds the queue until gate (a user event) completes. */
+clsort_status clsort_chain_gate(clsort_context *ctx, cl_event gate);
 /* With the profile setting, wait for the chain's newest command and print its device time to stderr
  * (profiling queues only); for tuning runs. */
 void clsort_profile_last(clsort_context *ctx, const char *family, const char *what, unsigned pass);

@@ -429,6 +429,69 @@ static void test_back_to_back(void **state)
     clsort_close(&ctx);
 }
 
+/* Two host-radix sorts of the same buffers in flight at once, both behind a user event the caller
+ * completes after both calls returned: the second (descending) sorts the first's output, so the
+ * result is the descending stable order, values included. Each sort maps the buffers only after
+ * the one before has unmapped them (mapping a buffer twice at once crashed NVIDIA's driver). */
+static void test_host_in_flight(void **state)
+{
+    clsort_context *ctx = *state;
+    cl_context clctx;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
+    const size_t n = 20011;
+    uint32_t *k = malloc(n * 4), *v = malloc(n * 4), *rk = malloc(n * 4), *rv = malloc(n * 4);
+    test_fill_keys(k, n, DIST_FEW, 41);
+    for (size_t j = 0; j < n; j++)
+        v[j] = (uint32_t)j;
+    cl_int err;
+    cl_mem kb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, k, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem vb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, v, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    /* reference: stable descending, ties in input order (the ascending pass keeps them so) */
+    size_t w = 0;
+    for (int64_t key = 0xffffffffll; w < n && key >= 0;) {
+        uint32_t next = 0;
+        int more = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (k[j] == (uint32_t)key) {
+                rk[w] = k[j];
+                rv[w++] = v[j];
+            } else if (k[j] < (uint32_t)key && (!more || k[j] > next)) {
+                next = k[j];
+                more = 1;
+            }
+        }
+        key = more ? (int64_t)next : -1;
+    }
+    assert_int_equal(w, n);
+    cl_event go = clCreateUserEvent(clctx, &err), done[2];
+    assert_int_equal(err, CL_SUCCESS);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = CLSORT_ALGO_HOST_RADIX;
+    spec.value_size = 4;
+    assert_int_equal(clsort_enqueue(ctx, &spec, kb, vb, n, 1, &go, &done[0]), CLSORT_OK);
+    spec.descending = 1;
+    assert_int_equal(clsort_enqueue(ctx, &spec, kb, vb, n, 1, &done[0], &done[1]), CLSORT_OK);
+    assert_int_equal(clSetUserEventStatus(go, CL_COMPLETE), CL_SUCCESS);
+    assert_int_equal(clWaitForEvents(2, done), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(k, rk, n * 4);
+    assert_memory_equal(v, rv, n * 4);
+    for (int i = 0; i < 2; i++)
+        clReleaseEvent(done[i]);
+    clReleaseEvent(go);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    free(k);
+    free(v);
+    free(rk);
+    free(rv);
+}
+
 /* Scratch persists: after clsort_reserve(), sorts of that size or smaller, through clsort_enqueue()
  * and clsort_sort(), with every algorithm that needs scratch, allocate no device buffer; a larger
  * sort grows the kept buffers once, and the same size again allocates nothing; results stay right. */
@@ -730,6 +793,7 @@ int main(void)
         cmocka_unit_test(test_scan_strategy),
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_back_to_back),
+        cmocka_unit_test(test_host_in_flight),
         cmocka_unit_test(test_scratch_persists),
         cmocka_unit_test(test_auto_stable_segments),
     };
