@@ -163,15 +163,16 @@ typedef enum clsort_algorithm {
      */
     CLSORT_ALGO_ODDEVEN = 6,
     /**
-     * Host radix sort: the keys and values are mapped on the queue (clEnqueueMapBuffer, after the
-     * wait list) and sorted by the host's threads, one per compute unit of the device, with 8-bit
-     * digits: the highest digit place that varies splits the records into buckets, and each bucket
-     * is sorted by the lower places in the core's cache; places where every key has the same digit
-     * are skipped. Unmaps behind a user event end the sort, so clsort_enqueue() returns at once and
-     * its event completes when the sort has. On a CPU device the maps hand out the buffers' own
-     * memory; elsewhere they copy, and the device's algorithms are faster. ::CLSORT_ALGO_AUTO picks
-     * it for whole arrays on CPU devices that share host memory. Every key type, order and bit
-     * range; values of 0, 4 or 8 bytes; whole arrays only (segments: ::CLSORT_ERROR_UNSUPPORTED).
+     * Host radix sort: the keys and values are mapped (by a thread of the library, on a queue of
+     * its own, once the wait list and what was enqueued before completed) and sorted by the host's
+     * threads, one per compute unit of the device, with 8-bit digits: the highest digit place that
+     * varies splits the records into buckets, and each bucket is sorted by the lower places in the
+     * core's cache; places where every key has the same digit are skipped. A barrier behind a user
+     * event ends the sort on the caller's queue, so clsort_enqueue() returns at once and its event
+     * completes when the sort has. On a CPU device the maps hand out the buffers' own memory;
+     * elsewhere they copy, and the device's algorithms are faster. ::CLSORT_ALGO_AUTO picks it for
+     * whole arrays on CPU devices that share host memory. Every key type, order and bit range;
+     * values of 0, 4 or 8 bytes; whole arrays only (segments: ::CLSORT_ERROR_UNSUPPORTED).
      * Stable.
      */
     CLSORT_ALGO_HOST_RADIX = 7,
