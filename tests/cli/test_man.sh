@@ -11,8 +11,10 @@ if ! command -v man > /dev/null; then
     finish
 fi
 for page in clsort.1 libclsort.3 clsort-mpi.1; do
-    MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$MAN_DIR/$page" > "$page.txt" 2> warnings.txt
-    status=$?
+    # (groff may render hyphens and minus signs as U+2010 and U+2212: read back as '-')
+    MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$MAN_DIR/$page" 2> warnings.txt |
+        sed 's/\xe2\x80\x90/-/g; s/\xe2\x88\x92/-/g' > "$page.txt"
+    status=${PIPESTATUS[0]}
     expect_status "man $page" 0
     if [ -s warnings.txt ]; then
         not_ok "man $page: warnings"
