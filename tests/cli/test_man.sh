@@ -24,6 +24,12 @@ for page in clsort.1 libclsort.3 clsort-mpi.1; do
     fi
     check "man $page: rendered" test -s "$page.txt"
 done
+# A minimized system's man(1) prints a notice in place of the page.
+if ! grep -q '^NAME' clsort.1.txt; then
+    echo "skip: man(1) renders no page here:"
+    head -3 clsort.1.txt
+    finish
+fi
 
 # every help text fits a terminal of 80 columns
 for cmd in sort merge gen devices bench; do
