@@ -11,8 +11,7 @@ mkdir runs runs2 out
 # included), plus a few MiB. The tests give the data about 4 MiB more than that, less than every
 # input here (on a GPU the device's buffers do not count in -S, so inputs of 8 MiB would fit).
 "$CLSORT" gen -n 1000 -o tiny.bin || exit 2
-"$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
-least=$(least_mi err.txt)
+least=$(least_of -i tiny.bin -o tiny.out)
 if [ -z "$least" ]; then
     not_ok "-S 1Mi: no 'give at least -S NMi' in the message"
     finish
@@ -50,12 +49,10 @@ same_as_memory() {
     fi
     cp in.bin in.copy
     check "$name: in memory" "$CLSORT" -i in.bin -o ref.bin "${sort[@]}" "${vin[@]}" "${vref[@]}"
-    # this case's least -S: what clsort holds depends on the kernels it builds (auto may build none);
-    # asked after the sort above has cached them, as a driver that compiles holds its compiler too
+    # this case's least -S: what clsort holds depends on the kernels it builds (auto may build none)
     local S=$S
-    "$CLSORT" -i in.bin -o ext.bin -S 1Mi "${sort[@]}" "${vin[@]}" "${vext[@]}" 2>err.txt
     local case_least
-    case_least=$(least_mi err.txt)
+    case_least=$(least_of -i in.bin -o ext.bin "${sort[@]}" "${vin[@]}" "${vext[@]}")
     [ -z "$case_least" ] || S=$((case_least + 4))Mi
     check "$name: -S $S" "$CLSORT" -i in.bin -o ext.bin -S "$S" -T runs "${sort[@]}" "${vin[@]}" \
         "${vext[@]}" --verify --stats-json ext.json

@@ -51,8 +51,7 @@ for c in "${cases[@]}"; do
         args+=(--type "$key")
     fi
     # this case's least -S: what clsort holds depends on the kernels it builds (segments build some)
-    "$CLSORT" "${args[@]}" -S 1Mi -i $name.in -o $name.out 2>err.txt
-    case_least=$(least_mi err.txt)
+    case_least=$(least_of "${args[@]}" -i $name.in -o $name.out)
     args+=(-S "$(( ${case_least:-$least} + 8 ))Mi" -T runs)
     hook=()
     [ "$run" = 0 ] || hook=(env CLSORT_TEST_RECORD_RUN="$run")

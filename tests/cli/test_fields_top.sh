@@ -58,8 +58,7 @@ done
 # an input of a few blocks under -S (what it sorts at once less K)
 $PYTHON "$REF" gen big.in 120000 16 5 4 8 || exit 2
 big=(--record-size 16 --key-offset 4 --type u64)
-"$CLSORT" "${big[@]}" -i big.in -o /dev/null -S 1Mi 2>err.txt
-S=$(($(least_mi err.txt) + 6))Mi
+S=$(($(least_of "${big[@]}" -i big.in -o /dev/null) + 6))Mi
 check "-S $S: --top 1000" "$CLSORT" "${big[@]}" -S "$S" --top 1000 -i big.in -o big.top \
     --stats-json big.json
 check "-S $S: --top 1000, the reference" $PYTHON "$REF" check big.in big.top 16 4 u64 --top 1000

@@ -62,11 +62,9 @@ check "-u dropped records" test "$(stat -c %s out0.file.bin)" -lt "$(stat -c %s 
 # runs spilled to temporary files (-S: what clsort holds, plus 8 MiB), from a file and from stdin,
 # records of u32 keys with 5000 distinct values; descending too
 mkdir runs
-"$CLSORT" gen -n 1000 -o tiny.bin || exit 2
-"$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
-least=$(least_mi err.txt)
-S=$((least + 8))Mi
 "$CLSORT" gen -n 1200k --kv --dist few:5000 --seed 5 -o big.kv || exit 2
+least=$(least_of --kv -u -i big.kv -o big.u)
+S=$((least + 8))Mi
 check "-u -S $S" env CLSORT_CHUNK_KEYS=100000 "$CLSORT" --kv -u -i big.kv -o big.u -S "$S" \
     -T runs --stats-json big.json
 check "-u -S $S: runs spilled" $PYTHON -c 'import json,sys; r=json.load(open(sys.argv[1]))
