@@ -206,7 +206,13 @@ for n in $(seq 1 80); do
     grep -qF "(merge keys)" err.txt && merge_fault=1
 done
 check "runs: a sort goes through once the faults are past" test "$status" -eq 0
-check "runs: one fault hit the merge's device buffers" test "$merge_fault" -eq 1
+# The merge allocates buffers of its own where the device's memory is the host's (it releases the
+# runs' first); elsewhere it sorts its blocks in the buffers the runs were sorted in.
+if "$CLSORT" devices | grep -A1 '\[default\]' | grep -q 'type CPU'; then
+    check "runs: one fault hit the merge's device buffers" test "$merge_fault" -eq 1
+else
+    ok "runs: the merge sorts in the runs' device buffers (not a CPU device)"
+fi
 same_file "runs, allocation faults: input untouched" few.bin few.copy
 rm -f out/few.out
 
