@@ -56,10 +56,12 @@ static cl_int map_all(host_task *t)
         if (t->mem[i])
             t->ptr[i] = clEnqueueMapBuffer(t->queue, t->mem[i], CL_TRUE, flags[i], 0, t->bytes[i], 0,
                                            NULL, NULL, &err);
-    if (err != CL_SUCCESS)
+    if (err != CL_SUCCESS) {
         for (int i = 0; i < MAPS; i++)
             if (t->ptr[i])
                 clEnqueueUnmapMemObject(t->queue, t->mem[i], t->ptr[i], 0, NULL, NULL);
+        clFinish(t->queue); /* unmapped before the gate lets the caller's queue go on */
+    }
     return err;
 }
 
