@@ -176,13 +176,12 @@ clsort_status clsort_chain_fence(clsort_context *ctx, cl_event *start)
     cl_uint n;
     const cl_event *w;
     chain_waits(ctx, &n, &w);
-    cl_int err = CL_SUCCESS;
     /* A marker with a list waits only for it: the caller's list goes to a barrier before it. */
-    if (n)
-        err = clEnqueueBarrierWithWaitList(ctx->queue, n, w, NULL);
+    cl_int err = n ? clEnqueueBarrierWithWaitList(ctx->queue, n, w, NULL) : CL_SUCCESS;
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(ctx, err, "clEnqueueBarrierWithWaitList");
     cl_event ev = NULL;
-    if (err == CL_SUCCESS)
-        err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ev);
+    err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ev);
     if (err != CL_SUCCESS)
         return clsort_fail_cl(ctx, err, "clEnqueueMarkerWithWaitList");
     clRetainEvent(ev); /* one reference for the chain, one for the caller */

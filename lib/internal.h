@@ -520,11 +520,11 @@ clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_s
 size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 
 /* ---- segments.c: variable segments (CSR offsets) ---- */
-/* The first entry of host offsets that is not CSR, as a detail on ctx; CLSORT_OK when all are. */
 /* A whole array of n keys that one work-group sorts in local memory in one launch (radix8's
  * small sorts): whether it fits, and the launch. */
 int clsort_single_tile_fits(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 clsort_status clsort_single_tile_enqueue(clsort_context *ctx, clsort_job *job);
+/* The first entry of host offsets that is not CSR, as a detail on ctx; CLSORT_OK when all are. */
 clsort_status clsort_segments_check(clsort_context *ctx, const uint64_t *offsets, size_t n_seg,
                                     size_t n);
 /* Device bytes a sort of n keys in n_seg segments needs besides the caller's buffers. */

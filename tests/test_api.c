@@ -321,6 +321,16 @@ static void pairs_and_reference(uint32_t *k, uint32_t *v, uint32_t *rk, uint32_t
     test_reference_sort(rk, rv, n);
 }
 
+/* The buffers' n keys and values read into k and v, and compared with the reference. */
+static void expect_pairs(cl_command_queue q, cl_mem kb, cl_mem vb, uint32_t *k, uint32_t *v,
+                         const uint32_t *rk, const uint32_t *rv, size_t n)
+{
+    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(k, rk, n * 4);
+    assert_memory_equal(v, rv, n * 4);
+}
+
 /* Sort the caller's buffers after a user event, and wait on the returned event. */
 static void check_enqueue(clsort_context *ctx, cl_context clctx, cl_command_queue q, size_t n)
 {
@@ -345,10 +355,7 @@ static void check_enqueue(clsort_context *ctx, cl_context clctx, cl_command_queu
     assert_true(exec != CL_COMPLETE); /* held back by the gate */
     clSetUserEventStatus(gate, CL_COMPLETE);
     assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
-    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
-    assert_memory_equal(k, ref, n * 4);
-    assert_memory_equal(v, rv, n * 4);
+    expect_pairs(q, kb, vb, k, v, ref, rv, n);
     clReleaseEvent(done);
     clReleaseEvent(gate);
     clReleaseMemObject(kb);
@@ -441,31 +448,21 @@ static void test_host_in_flight(void **state)
     assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
     const size_t n = 20011;
     uint32_t *k = malloc(n * 4), *v = malloc(n * 4), *rk = malloc(n * 4), *rv = malloc(n * 4);
+    /* reference: stable descending (the complements' stable ascending order), ties in input
+     * order, as the ascending pass keeps them */
     test_fill_keys(k, n, DIST_FEW, 41);
+    for (size_t j = 0; j < n; j++) {
+        v[j] = rv[j] = (uint32_t)j;
+        rk[j] = ~k[j];
+    }
+    test_reference_sort(rk, rv, n);
     for (size_t j = 0; j < n; j++)
-        v[j] = (uint32_t)j;
+        rk[j] = ~rk[j];
     cl_int err;
     cl_mem kb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, k, &err);
     assert_int_equal(err, CL_SUCCESS);
     cl_mem vb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, v, &err);
     assert_int_equal(err, CL_SUCCESS);
-    /* reference: stable descending, ties in input order (the ascending pass keeps them so) */
-    size_t w = 0;
-    for (int64_t key = 0xffffffffll; w < n && key >= 0;) {
-        uint32_t next = 0;
-        int more = 0;
-        for (size_t j = 0; j < n; j++) {
-            if (k[j] == (uint32_t)key) {
-                rk[w] = k[j];
-                rv[w++] = v[j];
-            } else if (k[j] < (uint32_t)key && (!more || k[j] > next)) {
-                next = k[j];
-                more = 1;
-            }
-        }
-        key = more ? (int64_t)next : -1;
-    }
-    assert_int_equal(w, n);
     cl_event go = clCreateUserEvent(clctx, &err), done[2];
     assert_int_equal(err, CL_SUCCESS);
     clsort_spec spec;
@@ -477,10 +474,7 @@ static void test_host_in_flight(void **state)
     assert_int_equal(clsort_enqueue(ctx, &spec, kb, vb, n, 1, &done[0], &done[1]), CLSORT_OK);
     assert_int_equal(clSetUserEventStatus(go, CL_COMPLETE), CL_SUCCESS);
     assert_int_equal(clWaitForEvents(2, done), CL_SUCCESS);
-    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
-    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
-    assert_memory_equal(k, rk, n * 4);
-    assert_memory_equal(v, rv, n * 4);
+    expect_pairs(q, kb, vb, k, v, rk, rv, n);
     for (int i = 0; i < 2; i++)
         clReleaseEvent(done[i]);
     clReleaseEvent(go);
@@ -509,10 +503,7 @@ static size_t check_persist(clsort_context *ctx, const clsort_spec *spec, size_t
     clsort_scratch_info(ctx, NULL, &before);
     assert_int_equal(clsort_enqueue(ctx, spec, kb, vb, n, 0, NULL, NULL), CLSORT_OK);
     clsort_scratch_info(ctx, NULL, &after);
-    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
-    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
-    assert_memory_equal(k, rk, n * 4);
-    assert_memory_equal(v, rv, n * 4);
+    expect_pairs(q, kb, vb, k, v, rk, rv, n);
     pairs_and_reference(k, v, rk, rv, n, DIST_ENTROPY4, seed + 1);
     assert_int_equal(clsort_sort(ctx, spec, k, v, n, NULL), CLSORT_OK);
     assert_memory_equal(k, rk, n * 4);

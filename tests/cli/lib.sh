@@ -90,6 +90,21 @@ least_mi() {
     sed -n 's/.*give at least -S \([0-9]*\)Mi.*/\1/p' "$1"
 }
 
+# record_args KEY RS OFF [OPTS...]: for records of RS bytes with a key at OFF written as a type (u32,
+# f64, ...) or bytes:K, sets ks (the key's bytes) and args (clsort's options for them, OPTS last).
+record_args() {
+    local key=$1 rs=$2 off=$3
+    shift 3
+    ks=${key#bytes:}
+    [ "$ks" = "$key" ] && { case $key in *64) ks=8 ;; *) ks=4 ;; esac; }
+    args=(--record-size "$rs" --key-offset "$off" "$@")
+    if [ "${key#bytes:}" != "$key" ]; then
+        args+=(--type bytes --key-size "$ks")
+    else
+        args+=(--type "$key")
+    fi
+}
+
 # least_of ARGS...: the least -S clsort names for ARGS (with -S 1Mi added), asked twice: a driver
 # that compiles kernels at the first ask (NVIDIA's JIT-compiles PTX and caches what it compiled)
 # holds its compiler then and names tens of MiB more than a later run holds.

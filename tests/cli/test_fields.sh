@@ -19,16 +19,9 @@ cases=(
 )
 for c in "${cases[@]}"; do
     read -r name n rs off key opts <<< "$c"
-    ks=${key#bytes:}
-    [ "$ks" = "$key" ] && { case $key in *64) ks=8 ;; *) ks=4 ;; esac; }
+    # shellcheck disable=SC2086
+    record_args "$key" "$rs" "$off" $opts
     $PYTHON "$REF" gen $name.in "$n" "$rs" "${#name}" "$off" "$ks" || exit 2
-    # shellcheck disable=SC2206
-    args=(--record-size "$rs" --key-offset "$off" $opts)
-    if [ "${key#bytes:}" != "$key" ]; then
-        args+=(--type bytes --key-size "$ks")
-    else
-        args+=(--type "$key")
-    fi
     check "$c" "$CLSORT" "${args[@]}" -i $name.in -o $name.out --index-out $name.idx
     # shellcheck disable=SC2086
     check "$c: the reference" $PYTHON "$REF" check $name.in $name.out "$rs" "$off" "$key" $opts \

@@ -40,16 +40,9 @@ cases=(
 )
 for c in "${cases[@]}"; do
     read -r name n rs off key run opts <<< "$c"
-    ks=${key#bytes:}
-    [ "$ks" = "$key" ] && { case $key in *64) ks=8 ;; *) ks=4 ;; esac; }
+    # shellcheck disable=SC2086
+    record_args "$key" "$rs" "$off" $opts
     $PYTHON "$REF" gen $name.in "$n" "$rs" "${#name}" "$off" "$ks" || exit 2
-    # shellcheck disable=SC2206
-    args=(--record-size "$rs" --key-offset "$off" $opts)
-    if [ "${key#bytes:}" != "$key" ]; then
-        args+=(--type bytes --key-size "$ks")
-    else
-        args+=(--type "$key")
-    fi
     # this case's least -S: what clsort holds depends on the kernels it builds (segments build some)
     case_least=$(least_of "${args[@]}" -i $name.in -o $name.out)
     args+=(-S "$(( ${case_least:-$least} + 8 ))Mi" -T runs)

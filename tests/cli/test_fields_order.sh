@@ -17,16 +17,9 @@ cases=(
 )
 for c in "${cases[@]}"; do
     read -r name n rs off key opts <<< "$c"
-    ks=${key#bytes:}
-    [ "$ks" = "$key" ] && { case $key in *64) ks=8 ;; *) ks=4 ;; esac; }
+    # shellcheck disable=SC2086
+    record_args "$key" "$rs" "$off" $opts
     $PYTHON "$REF" gen $name.in "$n" "$rs" "${#name}" "$off" "$ks" || exit 2
-    # shellcheck disable=SC2206
-    args=(--record-size "$rs" --key-offset "$off" $opts)
-    if [ "${key#bytes:}" != "$key" ]; then
-        args+=(--type bytes --key-size "$ks")
-    else
-        args+=(--type "$key")
-    fi
     # -u and --verify, in memory and in runs of 97 records merged 3 at a time, from stdin
     check "$c: -u --verify" "$CLSORT" "${args[@]}" -u --verify -i $name.in -o $name.u \
         --index-out $name.uidx

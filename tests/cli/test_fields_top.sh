@@ -22,16 +22,9 @@ cases=(
 )
 for c in "${cases[@]}"; do
     read -r name rs off key opts <<< "$c"
-    ks=${key#bytes:}
-    [ "$ks" = "$key" ] && { case $key in *64) ks=8 ;; *) ks=4 ;; esac; }
+    # shellcheck disable=SC2086
+    record_args "$key" "$rs" "$off" $opts
     $PYTHON "$REF" gen $name.in "$N" "$rs" "${#name}$rs" "$off" "$ks" || exit 2
-    # shellcheck disable=SC2206
-    args=(--record-size "$rs" --key-offset "$off" $opts)
-    if [ "${key#bytes:}" != "$key" ]; then
-        args+=(--type bytes --key-size "$ks")
-    else
-        args+=(--type "$key")
-    fi
     # K = n against the reference; every other K against the first K records of that
     check "$c: --top $N" "$CLSORT" "${args[@]}" --top $N -i $name.in -o $name.$N
     # shellcheck disable=SC2086
