@@ -202,15 +202,17 @@ static uint64_t resident_bytes(void)
 
 /* -S as clsort applies it: what the rank may still take once its device is open and its programs
  * built (the OpenCL driver's memory is not the data's). Without -S, half of physical memory (the
- * library's default) shared by the host's ranks. */
-static void plan_budget(job *j, const clsort_spec *spec)
+ * library's default) shared by the host's ranks. Returns the budget in bytes (0 after a failure) and
+ * sets *least to the least -S this rank needs (0 where it failed before measuring). */
+static uint64_t plan_budget(job *j, const clsort_spec *spec, uint64_t *least)
 {
     const uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t budget = j->a->buffer_size;
+    *least = 0;
     if (j->a->buffer_percent && !phys) {
         dsort_fail(j, EXIT_USAGE, "-S %u%%: this system does not say how much memory it has; "
                    "give a size", j->a->buffer_percent);
-        return;
+        return 0;
     }
     if (j->a->buffer_percent)
         budget = phys / 100 * j->a->buffer_percent;
@@ -220,17 +222,31 @@ static void plan_budget(job *j, const clsort_spec *spec)
     if (st != CLSORT_OK) {
         dsort_fail(j, dsort_status_exit(st), "cannot prepare %s: %s (%d) %s", j->device,
                    clsort_status_string(st), st, clsort_error_detail(j->ctx));
-        return;
+        return 0;
     }
-    const uint64_t resident = resident_bytes(), least = resident + (4u << 20);
-    if (budget < least) {
+    *least = resident_bytes() + (4u << 20);
+    return budget;
+}
+
+/* Every rank's least -S agreed (a collective: each rank calls it once): a budget below the largest
+ * is refused on every rank with the figure that suffices for all of them, since ranks hold different
+ * amounts (each builds and maps its own) and naming one rank's least sent users from one refusal to
+ * the next. */
+static void report_least(job *j, uint64_t budget, uint64_t least)
+{
+    unsigned long long mine = least, most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (j->code)
+        return;
+    if (budget < most) {
+        const uint64_t resident = least - (4u << 20);
         dsort_fail(j, EXIT_USAGE, "-S %.1f MiB is too small: this rank already holds %.1f MiB "
-                   "(the OpenCL driver and MPI included) and needs a few MiB for the data; give "
-                   "at least -S %lluMi", (double)budget / 1048576, (double)resident / 1048576,
-                   (unsigned long long)((least + (1u << 20) - 1) >> 20));
+                   "(the OpenCL driver and MPI included) and the ranks need a few MiB for the data; "
+                   "give at least -S %lluMi", (double)budget / 1048576, (double)resident / 1048576,
+                   (most + (1u << 20) - 1) >> 20);
         return;
     }
-    j->budget = budget - resident;
+    j->budget = budget - (least - (4u << 20));
 }
 
 void dsort_open(job *j)
@@ -242,12 +258,15 @@ void dsort_open(job *j)
         dsort_fail(j, dsort_status_exit(st), "cannot open device %s: %s (%d) %s",
                    id[0] ? id : "(default)", clsort_status_string(st), st,
                    clsort_last_error_detail());
+        report_least(j, 0, 0);
         return;
     }
     snprintf(j->device, sizeof j->device, "%s", clsort_device_name(j->ctx));
     clsort_spec spec = j->spec;
     spec.value_size = j->a->value_size;
-    plan_budget(j, &spec);
+    uint64_t least = 0;
+    const uint64_t budget = plan_budget(j, &spec, &least);
+    report_least(j, budget, least);
 }
 
 void dsort_local(job *j)

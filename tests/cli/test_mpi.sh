@@ -113,14 +113,22 @@ done
 rm -f mt.bin mt.ref mt.out
 
 # shares larger than -S: sorted in runs in temporary files (-T), exchanged and merged from files.
-# -S far too small names the least a rank takes (the OpenCL driver and MPI included); a few MiB
+# -S far too small names the least every rank takes (the OpenCL driver and MPI included); a few MiB
 # more leaves each rank a data budget of a few MiB, below its share of these inputs.
 mkdir runs
 run_mpi 2 -i two.bin -o small.out -S 1Mi
 expect_status "-S 1Mi" 1
 expect_message "-S 1Mi" "is too small"
-least=$(least_mi err.txt)
-S=$((${least:-100} + 3))Mi
+# least_mpi P ARGS...: the least -S clsort-mpi names on P ranks for ARGS, asked twice (the first ask
+# builds and caches the programs those options take, and holds the compiler's memory then); what a
+# rank holds differs between ranks and with the options, so each case asks for its own
+least_mpi() {
+    local p=$1
+    shift
+    run_mpi "$p" "$@" -S 1Mi -o small.out
+    run_mpi "$p" "$@" -S 1Mi -o small.out
+    least_mi err.txt
+}
 # P, records a rank, gen options, sort options, distribution, whether every rank's runs go to
 # files (the first: slices sorted in runs that fit memory, and received parts merged in memory)
 exts=("2|300000|-t u32|-t u32 -r|few:2|0"
@@ -130,9 +138,12 @@ exts=("2|300000|-t u32|-t u32 -r|few:2|0"
       "4|500000|-t i32 --kv|-t i32 --kv -r|zipf:1.5|1")
 for e in "${exts[@]}"; do
     IFS='|' read -r p n gopts sopts dist spill <<< "$e"
-    what="$p ranks, -S $S, $sopts, $dist"
     # shellcheck disable=SC2086
     "$CLSORT" gen -n $((p * n + 1)) --dist "$dist" --seed $p $gopts -o ext.bin || exit 2
+    # shellcheck disable=SC2086
+    least=$(least_mpi $p $sopts -T runs -i ext.bin)
+    S=$((${least:-100} + 3))Mi
+    what="$p ranks, -S $S, $sopts, $dist"
     # shellcheck disable=SC2086
     "$CLSORT" $sopts -i ext.bin -o ext.ref 2> err.txt || { not_ok "clsort $sopts -i ext.bin"; continue; }
     # the exchange in pieces of 100000 bytes too
@@ -151,11 +162,15 @@ rm -f ext.ref ext.out
 # a failure with runs: a missing -T directory, and a rank that fails at the write (its merge
 # streams into the output): every rank stops, the old output stays, nothing is left behind
 cp two.bin kept.bin
+least=$(least_mpi 2 -T runs -i ext.bin)
+S=$((${least:-100} + 3))Mi
 run_mpi 2 -S "$S" -T runs/missing -i ext.bin -o kept.bin
 expect_status "-T a missing directory" 3
 every_rank "-T a missing directory" 2 3
 expect_message "-T a missing directory" "cannot create a temporary file in runs/missing"
 same_file "-T a missing directory: the old output kept" kept.bin two.bin
+least=$(least_mpi 3 -t i32 --kv -T runs -i ext.bin)
+S=$((${least:-100} + 3))Mi
 CLSORT_MPI_FAIL_RANK=1:write run_mpi 3 -t i32 --kv -S "$S" -T runs -i ext.bin -o kept.bin
 expect_status "runs, rank 1 fails at write" 3
 every_rank "runs, rank 1 fails at write" 3 3
