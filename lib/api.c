@@ -306,11 +306,20 @@ clsort_status clsort_sort_segments(clsort_context *ctx, const clsort_spec *spec,
     VALIDATE(ctx, keys || n == 0);
     VALIDATE(ctx, offsets);
     VALIDATE(ctx, n_seg < SIZE_MAX);
-    clsort_status st;
-    if ((st = check_segments(ctx, spec, values, n, n_seg, 1)) != CLSORT_OK ||
-        (st = clsort_segments_check(ctx, offsets, n_seg, n)) != CLSORT_OK)
+    /* More than one device run takes (or than CLSORT_CHUNK_KEYS): batches of whole segments */
+    size_t cap = ctx->settings.chunk_keys;
+    clsort_status st = check_segments(ctx, spec, values, n, n_seg, 1);
+    if (st == CLSORT_ERROR_TOO_LARGE && n >= 2) {
+        if ((cap = clsort_segments_batch_cap(ctx, spec)) < 2)
+            return check_segments(ctx, spec, values, n, n_seg, 1); /* its words again */
+        st = CLSORT_OK;
+    }
+    if (st != CLSORT_OK || (st = clsort_segments_check(ctx, offsets, n_seg, n)) != CLSORT_OK)
         return st;
-    st = clsort_run_host_segments(ctx, spec, keys, values, n, offsets, n_seg, stats);
+    if (cap >= 2 && (cap < n || cap < n_seg))
+        st = clsort_sort_segments_batched(ctx, spec, keys, values, n, offsets, n_seg, cap, stats);
+    else
+        st = clsort_run_host_segments(ctx, spec, keys, values, n, offsets, n_seg, stats);
     if (st == CLSORT_OK)
         clsort_stats_finish(stats, n, t0);
     return st;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_stats(clsort_stats *total, const clsort_stats *s)
+void clsort_stats_add(clsort_stats *total, const clsort_stats *s)
 {
     total->algorithm = s->algorithm;
     total->kernel_ms += s->kernel_ms;
@@ -70,7 +70,7 @@ clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, 
         st = clsort_run_host(ctx, spec, tk + off * ks, vs ? tv + off * vs : NULL, len, &s);
         if (st != CLSORT_OK)
             goto out;
-        add_stats(&total, &s);
+        clsort_stats_add(&total, &s);
     }
     into_arrays o = { keys, values, ks, vs, 0 };
     const clsort_sink sink = { write_arrays, &o, 0 };

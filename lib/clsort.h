@@ -48,8 +48,9 @@ extern "C" {
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
  * - `CLSORT_BUILD_OPTIONS`: extra compiler options appended to every OpenCL program build; options
  *   that define or undefine a macro the library sets, or add include files, are refused.
- * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks, and
- *   clsort_sort_stream() in runs of at most N.
+ * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks,
+ *   clsort_sort_segments() in batches of at most N keys and N segments, and clsort_sort_stream() in
+ *   runs of at most N.
  * - `CLSORT_SPILL_THREAD=0|1`: for testing, clsort_sort_stream() writes run files from a thread of
  *   their own (1; the default on a device with memory of its own, which downloads each run whole
  *   first) or from the calling thread, through the staging buffers (0; the default on a CPU device).
@@ -475,8 +476,11 @@ CLSORT_API clsort_status clsort_top(clsort_context *ctx, const clsort_spec *spec
  * reduce-then-scan passes of their bit range, all of them in the same launches, their tiles cut
  * within each segment. Nothing is launched per segment. spec->algorithm must be ::CLSORT_ALGO_AUTO,
  * ::CLSORT_ALGO_RADIX8 or ::CLSORT_ALGO_RADIX8_RTS (others: ::CLSORT_ERROR_UNSUPPORTED) and
- * spec->segment 0 (else ::CLSORT_ERROR_INVALID_ARGUMENT). Not chunked: more than one device sort
- * takes is refused with ::CLSORT_ERROR_TOO_LARGE. stats->algorithm is "radix8-rts".
+ * spec->segment 0 (else ::CLSORT_ERROR_INVALID_ARGUMENT). More keys (or segments) than one device
+ * sort takes are sorted in batches of whole segments, one device sort each, and a segment longer
+ * than a batch alone, in runs merged on the host as clsort_sort() does; the batches go through a
+ * host copy of the arrays, written back once all have sorted, so a failure leaves them as they were.
+ * stats->algorithm is "radix8-rts" (a long segment's runs: clsort_sort()'s).
  *
  * @param offsets n_seg + 1 offsets (never NULL: n = 0 takes n_seg 0 and offsets {0})
  * @param n_seg   number of segments

@@ -597,6 +597,17 @@ clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, s
  * on the host (merge.h) ---- */
 clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                   void *values, size_t n, size_t chunk, clsort_stats *stats);
+/* One run's device times and program counts added to a total. */
+void clsort_stats_add(clsort_stats *total, const clsort_stats *s);
+/* ---- segbatch.c: variable segments of host arrays in batches of whole segments of at most `cap`
+ * keys (and segments), each one device run; a longer segment alone, by clsort_sort_chunked() ---- */
+/* The most keys (and segments) one device run of segments takes, lowered to CLSORT_CHUNK_KEYS;
+ * under 2 when none fits. */
+size_t clsort_segments_batch_cap(clsort_context *ctx, const clsort_spec *spec);
+clsort_status clsort_sort_segments_batched(clsort_context *ctx, const clsort_spec *spec,
+                                           void *keys, void *values, size_t n,
+                                           const uint64_t *off, size_t n_seg, size_t cap,
+                                           clsort_stats *stats);
 
 /* embedded sources (generated from cl/) */
 extern const char clsort_cl_common[];

@@ -412,6 +412,86 @@ static void test_radix_groups(void **state)
     clsort_close(&ctx);
 }
 
+/*
+ * More keys or segments than one device run takes, in a context whose runs hold at most 1000 keys
+ * and 1000 segments (CLSORT_CHUNK_KEYS): batches of whole segments, a segment of exactly 1000 keys
+ * in a batch of its own, ones of 1001 and 5000 keys sorted alone in runs merged (stable: values
+ * carry the input positions), more than 1000 empty and 1-key segments in a row (batches cut by
+ * their count), and a failed device allocation in a later batch leaving the arrays as they were.
+ */
+static void test_batches(void **state)
+{
+    (void)state;
+    if (quick) /* host code: the batches' kernels are the ones the other cases run */
+        skip();
+    clsort_context *ctx = NULL;
+    setenv("CLSORT_CHUNK_KEYS", "1000", 1);
+    clsort_status st = clsort_open(&ctx, NULL);
+    if (st != CLSORT_OK) {
+        unsetenv("CLSORT_CHUNK_KEYS");
+        fail_msg("clsort_open: %s", clsort_last_error_detail());
+    }
+    const size_t n = 14000;
+    uint64_t *off = malloc((n + 3000) * sizeof *off);
+    static const size_t past[] = { 999, 1, 1000, 1001, 3, 0, 5000, 400, 400, 400 }, tiny[] = { 0, 1 },
+                        edge[] = { 1000, 1000, 2, 998, 999, 1002 };
+    const struct { const size_t *lens; size_t n_lens; } shapes[] = {
+        { past, 10 }, { tiny, 2 }, { edge, 6 },
+    };
+    for (unsigned i = 0; i < 6; i++) {
+        clsort_spec sp;
+        clsort_spec_default(&sp);
+        sp.key_type = (clsort_key_type)(CLSORT_KEY_U32 + i % 6);
+        sp.descending = i & 1;
+        sp.value_size = (size_t[]){ 4, 8, 0 }[i % 3];
+        const size_t m = i % 3 == 1 ? 2500 : n; /* tiny: 1250 empty and 1250 1-key segments */
+        const size_t n_seg = make_offsets(off, shapes[i % 3].lens, shapes[i % 3].n_lens, m);
+        check_keys(ctx, &sp, m, off, n_seg, 900 + i, (int)(i & 1));
+    }
+    clsort_close(&ctx);
+
+    /* the N-th allocation request refused (N of a Fibonacci series, up to one past the sort's
+     * last: every batch asks for its buffers) leaves the arrays unchanged */
+    clsort_spec sp;
+    clsort_spec_default(&sp);
+    sp.value_size = 4;
+    const size_t n_seg = make_offsets(off, past, 10, n);
+    uint32_t *keys = malloc(n * sizeof *keys), *vals = malloc(n * sizeof *vals);
+    uint32_t *k0 = malloc(n * sizeof *k0), *v0 = malloc(n * sizeof *v0);
+    assert_true(keys && vals && k0 && v0);
+    fill(sp.key_type, k0, n, 77);
+    for (size_t i = 0; i < n; i++)
+        v0[i] = (uint32_t)i;
+    int refused = 0;
+    for (int fault = 1, next = 2; fault < 5000; next += fault, fault = next - fault) {
+        char text[16];
+        snprintf(text, sizeof text, "%d", fault);
+        setenv("CLSORT_FAULT_ALLOC", text, 1);
+        st = clsort_open(&ctx, NULL);
+        unsetenv("CLSORT_FAULT_ALLOC");
+        if (st != CLSORT_OK)
+            fail_msg("clsort_open: %s", clsort_last_error_detail());
+        memcpy(keys, k0, n * sizeof *keys);
+        memcpy(vals, v0, n * sizeof *vals);
+        st = clsort_sort_segments(ctx, &sp, keys, vals, n, off, n_seg, NULL);
+        clsort_close(&ctx);
+        if (st == CLSORT_OK)
+            break;
+        if (memcmp(keys, k0, n * sizeof *keys) || memcmp(vals, v0, n * sizeof *vals))
+            fail_msg("allocation %d refused (%s): the arrays were written", fault,
+                     clsort_status_string(st));
+        refused++;
+    }
+    assert_int_equal(st, CLSORT_OK);
+    assert_true(refused >= 8); /* requests past the first batches' were refused */
+    unsetenv("CLSORT_CHUNK_KEYS");
+    free(keys);
+    free(vals);
+    free(k0);
+    free(v0);
+    free(off);
+}
+
 /* Offsets that are not CSR: refused before any work, the first bad entry named. */
 static void test_bad_offsets(void **state)
 {
@@ -534,6 +614,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mix),         cmocka_unit_test(test_values),
         cmocka_unit_test(test_bit_ranges),  cmocka_unit_test(test_device),
         cmocka_unit_test(test_radix_groups),
+        cmocka_unit_test(test_batches),
     };
     return cmocka_run_group_tests(tests, open_ctx, close_ctx);
 }
