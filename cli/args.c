@@ -648,8 +648,8 @@ static int check_top_args(const sort_args *a, uint64_t seen)
     return EXIT_OK;
 }
 
-/* --segments sorts the whole input in host memory in one device run, per segment: options of
- * the whole-array order, of fixed segments or of the external sort are refused, not ignored. */
+/* --segments sorts each segment on its own (in batches within -S, a long one alone in runs spilled
+ * to -T): options of the whole output's order or of fixed segments are refused, not ignored. */
 static int check_segments_args(uint64_t seen)
 {
     static const struct { unsigned char row; const char *name, *why; } no[] = {
@@ -657,12 +657,7 @@ static int check_segments_args(uint64_t seen)
         {R_CHECK, "-c", "-c checks the order of the whole input"},
         {R_UNIQUE, "-u", "-u keeps one record per key of the whole sorted output"},
         {R_VERIFY, "--verify", "--verify checks the whole output's order"},
-        {R_BUFFER_SIZE, "-S", "the input is sorted in memory, in one device run"},
-        {R_TEMP_DIR, "-T", "the input is sorted in memory, in one device run"},
-        {R_PARALLEL, "--parallel", "the input is sorted in memory, in one device run"},
-        {R_BATCH_SIZE, "--batch-size", "the input is sorted in memory, in one device run"},
         {R_TOP, "--top", "--top takes the first records of the whole input"},
-        {R_INDEX_OUT, "--index-out", "the positions are those of a whole sorted output"},
         {R_RECORD_SIZE, "--record-size", "records by a key field are sorted whole"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)

@@ -36,6 +36,9 @@ void settings_load(void)
     const char *run = getenv("CLSORT_TEST_RECORD_RUN");
     if (run && !parse_count(run, &current.record_run))
         current.record_run = 0;
+    const char *batch = getenv("CLSORT_TEST_SEGMENT_BATCH");
+    if (batch && !parse_count(batch, &current.segment_batch))
+        current.segment_batch = 0;
     const char *tmp = getenv("TMPDIR");
     current.tmpdir = tmp && *tmp ? tmp : NULL;
 }

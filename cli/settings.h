@@ -16,6 +16,9 @@ typedef struct cli_settings {
     int stop_in_commit;
     /* CLSORT_TEST_RECORD_RUN=N: records by a key field are sorted in runs of at most N records */
     uint64_t record_run;
+    /* CLSORT_TEST_SEGMENT_BATCH=N: --segments reads batches of at most N records, and sorts
+     * longer segments alone (as past the -S budget) */
+    uint64_t segment_batch;
     /* TMPDIR: where runs of records go without -T (NULL: /tmp) */
     const char *tmpdir;
 } cli_settings;

@@ -16,6 +16,8 @@
 #include "reckey.h"
 #include "report.h"
 #include "segments.h"
+#include "segsort.h"
+#include "settings.h"
 #include "sorted.h"
 #include "unique.h"
 #include "verify.h"
@@ -382,82 +384,19 @@ static int open_outputs(sort_job *j)
     return check_outputs_spare_inputs(j);
 }
 
-/* Grow a buffer of records to hold cap of size bytes each. */
-static int grow(unsigned char **buf, size_t cap, size_t size)
-{
-    unsigned char *b = cap <= SIZE_MAX / 2 / size ? realloc(*buf, cap * size) : NULL;
-    if (!b) {
-        msg_error("out of memory for %zu records of the input", cap);
-        return EXIT_DEVICE;
-    }
-    *buf = b;
-    return EXIT_OK;
-}
-
-/* --segments: the input read whole into host memory through the stream's source, its offsets
- * checked against its size, sorted per segment by clsort_sort_segments() in one device run, and
- * written a block at a time through the stream's sink. Records (--kv) are split and joined here. */
+/* --segments: whole segments read in batches within the budget (-S), each sorted by
+ * clsort_sort_segments() and written before the next is read; a segment larger than a batch sorted
+ * alone by clsort_sort_stream(), spilled to -T beyond the budget (segsort.c). */
 static int sort_segments(sort_job *j)
 {
-    const int kv = j->a.layout.kv;
-    const size_t ks = j->ks, vs = j->has_values ? j->vs : 0, rs = kv ? ks + vs : ks;
-    unsigned char *in = NULL, *vin = NULL, *keys = NULL, *vals = NULL;
-    size_t n = 0, cap = (size_t)1 << 16;
-    int rc = grow(&in, cap, rs);
-    if (rc == EXIT_OK && vs && !kv)
-        rc = grow(&vin, cap, vs);
+    const layout_args *l = &j->a.layout;
+    clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN, l->kv };
+    clsort_sink dst = { sink_write, j, l->kv };
     j->t_read = now_ms();
-    progress_phase("read", 0);
-    while (rc == EXIT_OK) {
-        const long long m = source_read(j, in + n * rs, vin ? vin + n * vs : NULL, cap - n);
-        if (m < 0)
-            rc = j->io_rc;
-        else if (m == 0)
-            break;
-        else if ((n += (size_t)m) == cap && (rc = grow(&in, cap *= 2, rs)) == EXIT_OK && vin)
-            rc = grow(&vin, cap, vs);
-    }
-    if (rc == EXIT_OK)
-        rc = segments_check(&j->segs, n, 1);
-    keys = in;
-    vals = vin;
-    if (rc == EXIT_OK && kv && vs) { /* split */
-        keys = malloc(n * ks + 1);
-        vals = malloc(n * vs + 1);
-        if (!keys || !vals) {
-            msg_error("out of memory for %zu records of the input", n);
-            rc = EXIT_DEVICE;
-        }
-        for (size_t i = 0; rc == EXIT_OK && i < n; i++) {
-            memcpy(keys + i * ks, in + i * rs, ks);
-            memcpy(vals + i * vs, in + i * rs + ks, vs);
-        }
-    }
-    if (rc == EXIT_OK) {
-        clsort_status st = clsort_sort_segments(j->ctx, &j->spec, keys, vals, n, j->segs.off,
-                                                j->segs.n_seg, &j->stats);
-        if (st != CLSORT_OK) {
-            msg_lib_error("sort failed", st, clsort_error_detail(j->ctx));
-            rc = exit_for_status(st);
-        }
-    }
-    for (size_t i = 0; rc == EXIT_OK && kv && vs && i < n; i++) { /* join */
-        memcpy(in + i * rs, keys + i * ks, ks);
-        memcpy(in + i * rs + ks, vals + i * vs, vs);
-    }
-    const size_t block = (size_t)1 << 20;
-    for (size_t at = 0; rc == EXIT_OK && at < n; at += block) {
-        const size_t m = n - at < block ? n - at : block;
-        if (sink_write(j, in + at * rs, vin ? vin + at * vs : NULL, m))
-            rc = j->io_rc;
-    }
-    if (keys != in)
-        free(keys);
-    if (vals != vin)
-        free(vals);
-    free(in);
-    free(vin);
-    return rc;
+    progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
+                               ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
+    return segsort_run(j->ctx, &j->spec, &j->segs, &src, &dst, &j->set,
+                       settings()->segment_batch, &j->io_rc, &j->stats);
 }
 
 /* Steps 4 and 5: the data read, sorted and written, as one stream through the device (the library

@@ -152,8 +152,78 @@ run_clsort --segments bad/missing.off -i keys.bin -o bad/out.bin
 expect_status "missing offsets file" 1
 expect_message "missing offsets file" "bad/missing.off"
 
+# batches of whole segments (at most 1500 records here, as a small -S makes them), a segment longer
+# than a batch sorted alone (the 3000- and 9000-record ones); with runs of 700 records too, merged
+# (the stream sort of a long segment, under -T); every layout as above
+B="CLSORT_TEST_SEGMENT_BATCH=1500"
+batch() { # NAME WANT ARGS...: clsort ARGS (stdin from $IN) in batches, and in batches with runs
+    # against WANT
+    local name=$1 want=$2
+    shift 2
+    env $B "$CLSORT" "$@" -o batch.out 2> err.txt < "${IN:-/dev/null}"
+    status=$?
+    expect_status "batches: $name" 0
+    same_file "batches: $name" batch.out "$want"
+    mkdir -p runs
+    env $B CLSORT_CHUNK_KEYS=700 "$CLSORT" "$@" -T runs -o batch.out 2> err.txt < "${IN:-/dev/null}"
+    status=$?
+    expect_status "batches and runs: $name" 0
+    same_file "batches and runs: $name" batch.out "$want"
+    expect_only runs "batches and runs: $name: nothing left in -T"
+}
+batch "keys" keys.want --segments mix.off -i keys.bin
+batch "--kv" pairs.want --kv --segments mix.off -i pairs.bin
+batch "--kv -r --bits 2:30" pairs-r.want --kv --segments mix.off -r --bits 2:30 -i pairs.bin
+batch "u64 --value-size 8" p64.want -t u64 --kv --value-size 8 --segments mix.off -i pairs64.bin
+IN=floats.bin batch "f32 -r, from stdin" floats.want -t f32 -r --segments mix.off -i -
+env $B "$CLSORT" --segments mix.off -i keys.bin --values vals.bin --values-out vals.out \
+    -o keys2.out 2> err.txt
+$PYTHON - keys2.out vals.out kv.got <<'PY'
+import sys
+k, v = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+open(sys.argv[3], 'wb').write(b''.join(k[i:i + 4] + v[i:i + 4] for i in range(0, len(k), 4)))
+PY
+same_file "batches: --values" kv.got kv.want
+# -S: the budget the batches are cut by (all of this input fits it)
+least=$(least_of --segments mix.off -i keys.bin -o batch.out)
+run_clsort --segments mix.off -S "$((${least:-100} + 1))Mi" -i keys.bin -o batch.out
+expect_status "-S" 0
+same_file "-S: each segment sorted" batch.out keys.want
+
+# --index-out: each output key's input position (u64), stable within its segment
+run_clsort --segments mix.off -r -i keys.bin -o idx-keys.out --index-out idx.out
+expect_status "--index-out" 0
+env $B "$CLSORT" --segments mix.off -r -i keys.bin -o idx-keys2.out --index-out idx2.out 2> err.txt
+$PYTHON - keys.bin kpos.bin <<'PY'
+import struct, sys
+k = open(sys.argv[1], 'rb').read()
+open(sys.argv[2], 'wb').write(b''.join(k[i:i + 4] + struct.pack('<Q', i // 4)
+                                       for i in range(0, len(k), 4)))
+PY
+ref mix.off kpos.bin kpos.want u32 12 1 0 32
+$PYTHON - idx-keys.out idx.out kpos.got <<'PY'
+import sys
+k, v = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+open(sys.argv[3], 'wb').write(b''.join(k[i:i + 4] + v[2 * i:2 * i + 8] for i in range(0, len(k), 4)))
+PY
+same_file "--index-out: the keys and their input positions" kpos.got kpos.want
+same_file "--index-out in batches: the same positions" idx2.out idx.out
+
+# from a pipe in batches: an input that ends early, or goes on past the last offset, is found as
+# it is read; the output file is not put in place
+mkdir pipe
+head -c 40000 keys.bin | env $B "$CLSORT" --segments mix.off -o pipe/out.bin 2> err.txt
+status=$?
+expect_status "batches from stdin, fewer records than the offsets say" 1
+expect_message "batches, fewer records" "mix.off: entry 14 is 16619, past the number of records (10000)"
+cat keys.bin keys.bin | env $B "$CLSORT" --segments mix.off -o pipe/out.bin 2> err.txt
+status=$?
+expect_status "batches from stdin, more records than the offsets say" 1
+expect_message "batches, more records" "mix.off: entry 20 (the last) is 20000, expected the number of records (40000)"
+expect_only pipe "batches from stdin: no output"
+
 # refused combinations
-for opt in "--segment 100" "-u" "--verify" "-S 1M" "-T ." "-c"; do
+for opt in "--segment 100" "-u" "--verify" "-c"; do
     # shellcheck disable=SC2086
     run_clsort --segments mix.off $opt -i keys.bin -o bad/out.bin
     expect_status "--segments with $opt" 1
