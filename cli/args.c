@@ -650,18 +650,17 @@ static int check_top_args(const sort_args *a, uint64_t seen)
 
 /* --segments sorts each segment on its own (in batches within -S, a long one alone in runs spilled
  * to -T): options of the whole output's order or of fixed segments are refused, not ignored. */
-static int check_segments_args(uint64_t seen)
+static int check_segments_args(uint64_t seen, int check)
 {
     static const struct { unsigned char row; const char *name, *why; } no[] = {
         {R_SEGMENT, "--segment", "give the segments one way"},
-        {R_CHECK, "-c", "-c checks the order of the whole input"},
         {R_UNIQUE, "-u", "-u keeps one record per key of the whole sorted output"},
         {R_VERIFY, "--verify", "--verify checks the whole output's order"},
         {R_TOP, "--top", "--top takes the first records of the whole input"},
         {R_RECORD_SIZE, "--record-size", "records by a key field are sorted whole"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (GIVEN(seen, no[i].row)) {
+        if (GIVEN(seen, no[i].row) && !(check && no[i].row == R_UNIQUE)) { /* -c -u: strictly */
             msg_error("options --segments and %s are incompatible: %s", no[i].name, no[i].why);
             return EXIT_USAGE;
         }
@@ -674,7 +673,7 @@ static int check_sort_args(sort_args *a, uint64_t seen)
         return EXIT_USAGE;
     if (GIVEN(seen, R_TOP) && check_top_args(a, seen) != EXIT_OK)
         return EXIT_USAGE;
-    if (a->segments && check_segments_args(seen) != EXIT_OK)
+    if (a->segments && check_segments_args(seen, a->check) != EXIT_OK)
         return EXIT_USAGE;
     if (check_order_args(a, seen) != EXIT_OK)
         return EXIT_USAGE;

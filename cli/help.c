@@ -99,7 +99,7 @@ void help_main(void)
            "                        little-endian, n_seg + 1 of them, first 0, last the\n"
            "                        number of records, never decreasing; any size: whole\n"
            "                        segments in batches within -S, a longer one alone in\n"
-           "                        runs (-T); with --index-out (not with --segment, -c,\n"
+           "                        runs (-T); with --index-out, -c (not with --segment,\n"
            "                        -u, --verify, --top)\n"
            "  -c, --check           check that the input is sorted (as the options say);\n"
            "                        exit 1 naming the first record out of order; no output\n"

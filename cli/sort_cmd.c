@@ -695,16 +695,27 @@ static int check_order(sort_job *j)
 {
     job_spec(j, &j->spec);
     sorted_reader r;
-    int rc = sorted_open(&r, j->input, &j->a, &j->spec, 1u << 20, j->a.unique);
+    int rc = j->a.segments ? segments_load(&j->segs, j->a.segments) : EXIT_OK;
+    const int opened = rc == EXIT_OK;
+    if (opened)
+        rc = sorted_open(&r, j->input, &j->a, &j->spec, 1u << 20, j->a.unique);
+    /* --segments: the offsets against a regular file's size before it is read, a pipe's after */
+    if (rc == EXIT_OK && j->a.segments) {
+        rc = segments_check(&j->segs, r.in.size / r.rs, r.in.is_regular);
+        sorted_segments(&r, j->segs.off, j->segs.n_seg + 1);
+    }
     if (rc == EXIT_OK)
         progress_phase("check", r.in.is_regular ? r.in.size : 0);
     while (rc == EXIT_OK && (rc = sorted_fill(&r)) == EXIT_OK && r.n)
         ;
+    if (rc == EXIT_OK && j->a.segments && !r.in.is_regular)
+        rc = segments_check(&j->segs, r.in.got / r.rs, 1);
     if (rc == EXIT_OK)
         msg_info("%s: %llu records in %s%s order", r.in.name,
                  (unsigned long long)(r.in.got / r.rs), j->a.unique ? "strictly " : "",
                  j->a.descending ? "descending" : "ascending");
-    sorted_close(&r);
+    if (opened)
+        sorted_close(&r);
     return rc;
 }
 

@@ -82,6 +82,10 @@ int sorted_fill(sorted_reader *r)
         const uint64_t at = r->base + i;
         if (!(i || r->have_last) || (seg && at % seg == 0))
             continue;
+        while (r->next < r->n_starts && r->starts[r->next] < at)
+            r->next++;
+        if (r->next < r->n_starts && r->starts[r->next] == at)
+            continue;
         const unsigned char *prev = i ? r->buf + (i - 1) * r->rs : r->last_rec;
         const int c = rec_key_cmp(&r->key, prev, i ? r->order[i - 1] : r->last,
                                   r->buf + i * r->rs, r->order[i]);
@@ -93,6 +97,13 @@ int sorted_fill(sorted_reader *r)
     r->last = r->order[m - 1];
     memcpy(r->last_rec, r->buf + (m - 1) * r->rs, r->rs);
     return EXIT_OK;
+}
+
+void sorted_segments(sorted_reader *r, const uint64_t *starts, size_t n)
+{
+    r->starts = starts;
+    r->n_starts = n;
+    r->next = 0;
 }
 
 void sorted_close(sorted_reader *r)

@@ -31,6 +31,8 @@ typedef struct sorted_reader {
     int have_last;           /* a record was read before this block */
     uint64_t last;           /* its order */
     unsigned char *last_rec; /* and a copy of it, to compare and name */
+    const uint64_t *starts;  /* variable segments (-c --segments): offsets where order restarts, */
+    size_t n_starts, next;   /* how many, and the first not below the records read so far */
 } sorted_reader;
 
 /* Open path ("-" is stdin) to read records of the options' layout, ordered by spec (kept valid by
@@ -43,6 +45,9 @@ int sorted_open(sorted_reader *r, const char *path, const sort_args *a, const cl
  * that ends inside a record or a read error prints a message naming the input and returns an exit
  * status (1 for the first two). */
 int sorted_fill(sorted_reader *r);
+/* Records at these n ascending offsets start a segment: no order between them and the one before
+ * (call before the first sorted_fill()). */
+void sorted_segments(sorted_reader *r, const uint64_t *starts, size_t n);
 void sorted_close(sorted_reader *r);
 
 #endif

@@ -222,8 +222,29 @@ expect_status "batches from stdin, more records than the offsets say" 1
 expect_message "batches, more records" "mix.off: entry 20 (the last) is 20000, expected the number of records (40000)"
 expect_only pipe "batches from stdin: no output"
 
+# -c --segments: each segment in order (not the whole output), from a file or a pipe; -c -u: strictly
+run_clsort -c --segments mix.off keys.want
+expect_status "-c: each segment sorted" 0
+run_clsort -c keys.want
+expect_status "-c without --segments: the whole output is not sorted" 1
+run_clsort -c -r -t f32 --segments mix.off floats.want
+expect_status "-c -r -t f32" 0
+run_clsort -c --segments mix.off keys.bin
+expect_status "-c: the unsorted input" 1
+expect_message "-c: the unsorted input" "keys.bin: record 5 (byte 20) is out of ascending order"
+run_clsort -c -u --segments mix.off keys.want
+expect_status "-c -u: few distinct keys repeat within segments" 1
+expect_message "-c -u" "repeats the key of record"
+"$CLSORT" -c --segments mix.off < keys.want 2> err.txt
+status=$?
+expect_status "-c from a pipe" 0
+head -c 4000 keys.want | "$CLSORT" -c --segments mix.off 2> err.txt
+status=$?
+expect_status "-c from a pipe, fewer records than the offsets say" 1
+expect_message "-c from a pipe, fewer records" "mix.off: entry 4 is 3003, past the number of records (1000)"
+
 # refused combinations
-for opt in "--segment 100" "-u" "--verify" "-c"; do
+for opt in "--segment 100" "-u" "--verify" "--top 5"; do
     # shellcheck disable=SC2086
     run_clsort --segments mix.off $opt -i keys.bin -o bad/out.bin
     expect_status "--segments with $opt" 1
