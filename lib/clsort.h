@@ -127,8 +127,9 @@ typedef enum clsort_key_type {
 
 /** Algorithms. */
 typedef enum clsort_algorithm {
-    /** Let the library choose for the device and the size: host-radix for whole arrays on a CPU
-     *  device that shares host memory, else radix8; for segments, see clsort_spec::segment. Stable
+    /** Let the library choose for the device and the size: host-radix on a CPU device that shares
+     *  host memory (whole arrays and segments), else radix8; for segments, see
+     *  clsort_spec::segment and clsort_sort_segments(). Stable
      *  wherever stability can be seen: it picks an unstable algorithm (bitonic, for short
      *  segments) only for keys without values compared on every bit, where equal keys are
      *  identical. */
@@ -171,10 +172,11 @@ typedef enum clsort_algorithm {
      * core's cache; places where every key has the same digit are skipped. A barrier behind a user
      * event ends the sort on the caller's queue, so clsort_enqueue() returns at once and its event
      * completes when the sort has. On a CPU device the maps hand out the buffers' own memory;
-     * elsewhere they copy, and the device's algorithms are faster. ::CLSORT_ALGO_AUTO picks it for
-     * whole arrays on CPU devices that share host memory. Every key type, order and bit range;
-     * values of 0, 4 or 8 bytes; whole arrays only (segments: ::CLSORT_ERROR_UNSUPPORTED).
-     * Stable.
+     * elsewhere they copy, and the device's algorithms are faster. Segments (fixed or given by
+     * offsets) are sorted each on its own: those of up to 4 MiB of records by one thread in cache,
+     * the threads taking them as they come, longer ones on every thread in turn.
+     * ::CLSORT_ALGO_AUTO picks it on CPU devices that share host memory. Every key type, order and
+     * bit range; values of 0, 4 or 8 bytes; segments. Stable.
      */
     CLSORT_ALGO_HOST_RADIX = 7,
 } clsort_algorithm;
@@ -204,12 +206,12 @@ typedef struct clsort_spec {
      * Batched segments: 0 (the default) sorts the whole array; N > 0 sorts each consecutive run of N
      * keys (with their values) independently. When n is not a multiple of N, the last segment is the
      * n % N keys left over, sorted on their own. Supported by ::CLSORT_ALGO_BITONIC,
-     * ::CLSORT_ALGO_ODDEVEN, ::CLSORT_ALGO_RADIX8 and ::CLSORT_ALGO_RADIX8_RTS (stable);
-     * ::CLSORT_ALGO_AUTO picks bitonic for segments of up to 32768 keys without values compared on
+     * ::CLSORT_ALGO_ODDEVEN, ::CLSORT_ALGO_RADIX8, ::CLSORT_ALGO_RADIX8_RTS and
+     * ::CLSORT_ALGO_HOST_RADIX (stable); ::CLSORT_ALGO_AUTO picks host-radix on a CPU device that
+     * shares host memory, else bitonic for segments of up to 32768 keys without values compared on
      * every bit (equal keys are then identical, so their order cannot be seen) and radix8, stable,
      * for longer ones and all others;
-     * ::CLSORT_ALGO_RADIX4, ::CLSORT_ALGO_ONESWEEP and ::CLSORT_ALGO_HOST_RADIX return
-     * ::CLSORT_ERROR_UNSUPPORTED.
+     * ::CLSORT_ALGO_RADIX4 and ::CLSORT_ALGO_ONESWEEP return ::CLSORT_ERROR_UNSUPPORTED.
      * Segments of different lengths: clsort_sort_segments() and clsort_enqueue_segments().
      */
     size_t segment;
@@ -474,13 +476,16 @@ CLSORT_API clsort_status clsort_top(clsort_context *ctx, const clsort_spec *spec
  * device and the key and value sizes) are sorted in local memory, the short segments that start in
  * one stretch of that length by one work-group, in one launch; longer ones by the radix8
  * reduce-then-scan passes of their bit range, all of them in the same launches, their tiles cut
- * within each segment. Nothing is launched per segment. spec->algorithm must be ::CLSORT_ALGO_AUTO,
- * ::CLSORT_ALGO_RADIX8 or ::CLSORT_ALGO_RADIX8_RTS (others: ::CLSORT_ERROR_UNSUPPORTED) and
+ * within each segment. Nothing is launched per segment. On a CPU device that shares host memory,
+ * ::CLSORT_ALGO_AUTO takes ::CLSORT_ALGO_HOST_RADIX instead: the host's threads sort the segments
+ * (several times faster there for segments of up to tens of thousands of keys). spec->algorithm
+ * must be ::CLSORT_ALGO_AUTO, ::CLSORT_ALGO_RADIX8, ::CLSORT_ALGO_RADIX8_RTS or
+ * ::CLSORT_ALGO_HOST_RADIX (others: ::CLSORT_ERROR_UNSUPPORTED) and
  * spec->segment 0 (else ::CLSORT_ERROR_INVALID_ARGUMENT). More keys (or segments) than one device
  * sort takes are sorted in batches of whole segments, one device sort each, and a segment longer
  * than a batch alone, in runs merged on the host as clsort_sort() does; the batches go through a
  * host copy of the arrays, written back once all have sorted, so a failure leaves them as they were.
- * stats->algorithm is "radix8-rts" (a long segment's runs: clsort_sort()'s).
+ * stats->algorithm is "radix8-rts" or "host-radix" (a long segment's runs: clsort_sort()'s).
  *
  * @param offsets n_seg + 1 offsets (never NULL: n = 0 takes n_seg 0 and offsets {0})
  * @param n_seg   number of segments

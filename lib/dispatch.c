@@ -40,7 +40,14 @@ typedef struct clsort_family {
 /* The host's threads sort faster than the device's kernels where the device is the host's own
  * cores: shared 2-core EPYC with PoCL, bench_radix run wall time, medians of 7 alternated runs:
  * 2^24 u32 keys host-radix 37.1 ms, radix8 88.4 ms (load ~1.3); 68.6, 198.7 (load ~4). Not at
- * every size: at 2^20, 2.69 ms against radix8's 1.78 (load ~1.3), 2.72 against 3.41 (load ~4). */
+ * every size: at 2^20, 2.69 ms against radix8's 1.78 (load ~1.3), 2.72 against 3.41 (load ~4).
+ * Segments too (host_segments.c), same machine under load ~3, two rounds: fixed segments of 2^24
+ * u32 keys (`clsort --segment N --stats`, kernel time), host-radix against what auto took before:
+ * N = 256 keys 264-304 ms against bitonic's 567-588, pairs 382-392 against radix8-rts's
+ * 1122-1232; 4096 keys 173 / 916, pairs 291-336 / 519-531; 65536 keys 155-196 / 254-258, pairs
+ * 261-387 / 389-441; 2^20 keys 251-263 / 224-257, pairs 307-540 / 371-576. Variable segments
+ * (bench_segments --reps 5 22, 2^22 keys, wall ms, host-radix / radix8): mixed 63.7 / 102.7,
+ * 2^16 short ones 56.7 / 942.8, medium (~2K keys) 37.5 / 193.5, 7 long 37.9 / 36.4. */
 static int cpu_device(const clsort_context *ctx)
 {
     return (ctx->type & CL_DEVICE_TYPE_CPU) && ctx->host_unified;
@@ -58,12 +65,14 @@ static const clsort_family families[] = {
     {
         .name = "host-radix",
         .ids = ID(CLSORT_ALGO_HOST_RADIX),
+        .segment_ids = ID(CLSORT_ALGO_HOST_RADIX),
         .key_types = ALL_KEY_TYPES,
         .value_sizes = ALL_VALUE_SIZES,
         .scratch = clsort_host_radix_scratch,
         .enqueue = clsort_host_radix_enqueue,
         .auto_id = CLSORT_ALGO_HOST_RADIX,
         .auto_whole = 1,
+        .auto_segment_upto = SIZE_MAX,
         .auto_device = cpu_device,
     },
     {
@@ -184,7 +193,7 @@ static clsort_status check_family(clsort_context *ctx, const clsort_spec *spec, 
     if (spec->segment && !(f->segment_ids & ID(a)))
         return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
                            "%s does not sort segments (segment = %zu): use radix8, radix8-rts, "
-                           "bitonic, oddeven or auto",
+                           "host-radix, bitonic, oddeven or auto",
                            clsort_algorithm_name(spec->algorithm), spec->segment);
     if (!(f->key_types & (1u << spec->key_type)) || !(f->value_sizes & (1u << spec->value_size)))
         return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
@@ -249,10 +258,11 @@ clsort_status clsort_dispatch_check_segments(clsort_context *ctx, const clsort_s
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
                            "segment offsets and a fixed segment length (segment = %zu) exclude "
                            "each other: set segment to 0", spec->segment);
-    if (a != CLSORT_ALGO_AUTO && a != CLSORT_ALGO_RADIX8 && a != CLSORT_ALGO_RADIX8_RTS)
+    if (a != CLSORT_ALGO_AUTO && a != CLSORT_ALGO_RADIX8 && a != CLSORT_ALGO_RADIX8_RTS &&
+        a != CLSORT_ALGO_HOST_RADIX)
         return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
-                           "%s does not sort segments given by offsets: use auto, radix8 or "
-                           "radix8-rts (stable)", clsort_algorithm_name(a));
+                           "%s does not sort segments given by offsets: use auto, radix8, "
+                           "radix8-rts or host-radix (stable)", clsort_algorithm_name(a));
     const size_t ks = clsort_key_size(spec->key_type);
     const size_t widest = spec->value_size > ks ? spec->value_size : ks;
     if (n > ctx->max_alloc / widest || n_seg >= ctx->max_alloc / 16)
@@ -301,9 +311,9 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
         const int one_tile = !job->varseg && a == CLSORT_ALGO_RADIX8 &&
                              clsort_segment_length(job->spec, job->n) == job->n &&
                              clsort_single_tile_fits(ctx, job->spec, job->n);
-        st = job->varseg ? clsort_segments_enqueue(ctx, job)
-             : one_tile  ? clsort_single_tile_enqueue(ctx, job)
-                         : family_of(a)->enqueue(ctx, job);
+        st = job->varseg && a != CLSORT_ALGO_HOST_RADIX ? clsort_segments_enqueue(ctx, job)
+             : one_tile                                  ? clsort_single_tile_enqueue(ctx, job)
+                                                         : family_of(a)->enqueue(ctx, job);
     }
     /* An end marker costs a command (H100: ~8 us of host time and the wait for one more command):
      * only where an event is wanted or the queue does not order the chain. Nothing to do: a marker

@@ -3,13 +3,14 @@
  * chain gets a marker (the start: the caller's events and everything enqueued before have
  * completed) and a barrier behind a user event (the gate); a thread of the library waits for the
  * start, maps the keys and values and scratch buffers of their size on a queue of its own, sorts
- * (host_sort.c), unmaps, and completes the gate. The call returns at once, as clsort_enqueue()
+ * (host_sort.c; segments, fixed or by the offsets mapped too: host_segments.c), unmaps, and
+ * completes the gate. The call returns at once, as clsort_enqueue()
  * must: its wait list may hold events that complete only after it returns. The maps are not the
  * chain's commands: a buffer mapped twice at once (two sorts in flight, sharing the scratch or the
  * caller's buffers) is undefined, and crashed NVIDIA's driver; here each sort maps only after the
  * one before has unmapped. On a CPU device the maps hand out the buffers' own memory, so nothing is
  * copied; elsewhere the maps copy, and the device's own algorithms are faster.
- * Calls: host_sort.c, host_radix.c, chain.c, buffers.c, status.c.
+ * Calls: host_sort.c, host_segments.c, host_radix.c, chain.c, buffers.c, status.c.
  */
 #include "host_sort.h"
 
@@ -18,8 +19,8 @@
 
 #define MAX_THREADS 64
 
-/* Data keys and values, scratch keys and values. */
-enum { MAP_KEYS, MAP_VALUES, MAP_TMP_KEYS, MAP_TMP_VALUES, MAPS };
+/* Data keys and values, scratch keys and values, variable segments' offsets. */
+enum { MAP_KEYS, MAP_VALUES, MAP_TMP_KEYS, MAP_TMP_VALUES, MAP_OFFSETS, MAPS };
 
 typedef struct host_task {
     clsort_host_sort sort;
@@ -29,6 +30,8 @@ typedef struct host_task {
     void *ptr[MAPS];
     cl_event start;         /* the chain's marker before the sort */
     cl_event gate;          /* completed by the sorting thread */
+    size_t n_seg;           /* variable segments: their count (offsets mapped) */
+    size_t seg_len;         /* fixed segments: their length (0: the whole array) */
 } host_task;
 
 static void task_free(host_task *t)
@@ -50,7 +53,7 @@ static cl_int map_all(host_task *t)
 {
     static const cl_map_flags flags[MAPS] = { CL_MAP_READ | CL_MAP_WRITE, CL_MAP_READ | CL_MAP_WRITE,
                                               CL_MAP_WRITE_INVALIDATE_REGION,
-                                              CL_MAP_WRITE_INVALIDATE_REGION };
+                                              CL_MAP_WRITE_INVALIDATE_REGION, CL_MAP_READ };
     cl_int err = CL_SUCCESS;
     for (int i = 0; i < MAPS && err == CL_SUCCESS; i++)
         if (t->mem[i])
@@ -77,6 +80,17 @@ static cl_int unmap_all(host_task *t)
     return err == CL_SUCCESS ? e : err;
 }
 
+/* The caller's offsets of a clsort_enqueue_segments() as the device's check takes them. */
+static int csr(const uint64_t *off, size_t n_seg, size_t n)
+{
+    if (off[0] != 0 || off[n_seg] != n)
+        return 0;
+    for (size_t i = 0; i < n_seg; i++)
+        if (off[i + 1] < off[i])
+            return 0;
+    return 1;
+}
+
 static void *run_task(void *arg)
 {
     host_task *t = arg;
@@ -85,7 +99,13 @@ static void *run_task(void *arg)
     if (st == CL_SUCCESS && (st = map_all(t)) == CL_SUCCESS) {
         t->sort.data = (clsort_host_span){ t->ptr[MAP_KEYS], t->ptr[MAP_VALUES] };
         t->sort.tmp = (clsort_host_span){ t->ptr[MAP_TMP_KEYS], t->ptr[MAP_TMP_VALUES] };
-        clsort_host_sort_run(&t->sort);
+        const uint64_t *off = t->ptr[MAP_OFFSETS];
+        if (off && csr(off, t->n_seg, t->sort.n))
+            clsort_host_sort_segments(&t->sort, off, t->n_seg, 0);
+        else if (t->seg_len && t->seg_len < t->sort.n)
+            clsort_host_sort_segments(&t->sort, NULL, 0, t->seg_len);
+        else /* a whole array; offsets that are not CSR: all as one segment, as the kernels do */
+            clsort_host_sort_run(&t->sort);
         st = unmap_all(t);
     }
     /* freed first: once the gate completes, the caller may end the process */
@@ -166,8 +186,13 @@ clsort_status clsort_host_radix_enqueue(clsort_context *ctx, clsort_job *job)
                             "host-radix value scratch");
     host_task *t = st == CLSORT_OK && !ctx->reserving ? calloc(1, sizeof *t) : NULL;
     if (t) {
-        const cl_mem mem[MAPS] = { job->keys, vs ? job->values : NULL, tmp[0], tmp[1] };
-        const size_t bytes[MAPS] = { n * ks, n * vs, n * ks, n * vs };
+        const clsort_varseg *v = job->varseg;
+        const cl_mem mem[MAPS] = { job->keys, vs ? job->values : NULL, tmp[0], tmp[1],
+                                   v ? v->offsets : NULL };
+        const size_t bytes[MAPS] = { n * ks, n * vs, n * ks, n * vs,
+                                     v ? (v->n_seg + 1) * sizeof(cl_ulong) : 0 };
+        t->n_seg = v ? v->n_seg : 0;
+        t->seg_len = clsort_segment_length(spec, n);
         for (int i = 0; i < MAPS; i++)
             if ((t->mem[i] = mem[i]) != NULL)
                 clRetainMemObject(mem[i]); /* the thread's, as the caller may release them */

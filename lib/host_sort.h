@@ -96,5 +96,10 @@ unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_spa
 /* The whole sort of s->data, on s->threads threads (fewer when threads cannot be started). Returns
  * the digit places skipped. */
 unsigned clsort_host_sort_run(const clsort_host_sort *s);
+/* Segments of s->data each sorted on its own, on s->threads threads: [off[i], off[i + 1]) for
+ * the n_seg + 1 offsets off (checked), or, where off is NULL, runs of seg_len records (the last
+ * one shorter). */
+void clsort_host_sort_segments(const clsort_host_sort *s, const uint64_t *off, size_t n_seg,
+                               size_t seg_len);
 
 #endif

@@ -90,8 +90,10 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
                        const host_run *h, clsort_stats *stats)
 {
     stats->n = n;
-    stats->algorithm = h->varseg ? "radix8-rts" /* segments.c: the radix passes' form */
-                                 : clsort_algorithm_name(clsort_dispatch_ran(ctx, spec));
+    const clsort_algorithm ran = clsort_dispatch_ran(ctx, spec);
+    /* segments.c's segments: the radix passes' form */
+    stats->algorithm = h->varseg && ran != CLSORT_ALGO_HOST_RADIX ? "radix8-rts"
+                                                                   : clsort_algorithm_name(ran);
     stats->kernel_ms = h->kernel_ms;
     if (ctx->profiling && n > 1) {
         stats->upload_ms = clsort_event_span_ms(h->up[0], h->up[h->n_up - 1]);

@@ -8,7 +8,8 @@
  * first bad entry named, nothing sorted), device offsets equal to host ones, and bad device offsets
  * (the keys sorted as one segment). The short segments' groups on both sides of the bitonic
  * network's limit (test_radix_groups).
- * Usage: test_segvar [quick]   (quick: smaller inputs, for runs under oclgrind)
+ * Usage: test_segvar [quick] [ALGO]   (quick: smaller inputs, for runs under oclgrind; ALGO: what
+ * the cases that do not name one ask for, default auto)
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,6 +25,14 @@
 #include "clsort.h"
 
 static int quick;
+static clsort_algorithm algo = CLSORT_ALGO_AUTO;
+
+/* The default spec with the run's algorithm. */
+static void spec_default(clsort_spec *s)
+{
+    clsort_spec_default(s);
+    s->algorithm = algo;
+}
 
 static uint64_t rng(uint64_t *s)
 {
@@ -259,7 +268,7 @@ static void test_mix(void **state)
     for (int t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
         for (int desc = 0; desc < 2; desc++, i++) {
             clsort_spec s;
-            clsort_spec_default(&s);
+            spec_default(&s);
             s.key_type = (clsort_key_type)t;
             s.descending = desc;
             s.value_size = (size_t[]){ 4, 0, 8 }[i % 3];
@@ -275,11 +284,11 @@ static void test_values(void **state)
     const size_t n = quick ? 700 : 60000;
     uint64_t *off = malloc((n + 2) * sizeof *off);
     const size_t n_seg = make_offsets(off, mix + 3, 20, n);
-    const clsort_algorithm algos[] = { CLSORT_ALGO_AUTO, CLSORT_ALGO_RADIX8, CLSORT_ALGO_RADIX8_RTS };
+    const clsort_algorithm algos[] = { algo, CLSORT_ALGO_RADIX8, CLSORT_ALGO_RADIX8_RTS };
     for (size_t vs = 0; vs <= 8; vs += 4)
         for (int t = 0; t < 2; t++) {
             clsort_spec s;
-            clsort_spec_default(&s);
+            spec_default(&s);
             s.key_type = t ? CLSORT_KEY_U64 : CLSORT_KEY_U32;
             s.value_size = vs;
             s.algorithm = algos[(vs / 4 + t) % 3];
@@ -301,7 +310,7 @@ static void test_bit_ranges(void **state)
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         clsort_spec s;
-        clsort_spec_default(&s);
+        spec_default(&s);
         s.key_type = r[i].t;
         s.begin_bit = r[i].b;
         s.end_bit = r[i].e;
@@ -318,7 +327,7 @@ static void test_edges(void **state)
 {
     clsort_context *ctx = *state;
     clsort_spec s;
-    clsort_spec_default(&s);
+    spec_default(&s);
     s.value_size = 4;
     const uint64_t none[] = { 0 }, empties[] = { 0, 0, 0, 0 };
     assert_int_equal(clsort_sort_segments(ctx, &s, NULL, NULL, 0, none, 0, NULL), CLSORT_OK);
@@ -363,6 +372,8 @@ static void test_edges(void **state)
 static void test_radix_groups(void **state)
 {
     (void)state;
+    if (algo == CLSORT_ALGO_HOST_RADIX) /* the kernels' groups */
+        skip();
     clsort_context *ctx = NULL;
     setenv("CLSORT_SORT_TUNING", "64x8", 1);
     setenv("CLSORT_SEG_BITONIC_MAX", "100", 1);
@@ -389,7 +400,7 @@ static void test_radix_groups(void **state)
             if (quick && i % 4 != 0 && i % 4 != 3)
                 continue;
             clsort_spec s;
-            clsort_spec_default(&s);
+            spec_default(&s);
             s.key_type = (clsort_key_type)t;
             s.descending = desc;
             s.value_size = (size_t[]){ 4, 0, 8 }[i % 3];
@@ -440,7 +451,7 @@ static void test_batches(void **state)
     };
     for (unsigned i = 0; i < 6; i++) {
         clsort_spec sp;
-        clsort_spec_default(&sp);
+        spec_default(&sp);
         sp.key_type = (clsort_key_type)(CLSORT_KEY_U32 + i % 6);
         sp.descending = i & 1;
         sp.value_size = (size_t[]){ 4, 8, 0 }[i % 3];
@@ -453,7 +464,7 @@ static void test_batches(void **state)
     /* the N-th allocation request refused (N of a Fibonacci series, up to one past the sort's
      * last: every batch asks for its buffers) leaves the arrays unchanged */
     clsort_spec sp;
-    clsort_spec_default(&sp);
+    spec_default(&sp);
     sp.value_size = 4;
     const size_t n_seg = make_offsets(off, past, 10, n);
     uint32_t *keys = malloc(n * sizeof *keys), *vals = malloc(n * sizeof *vals);
@@ -492,6 +503,29 @@ static void test_batches(void **state)
     free(off);
 }
 
+/* Segments past one thread's share of the host radix sort (4 MiB of records: 262,144 of 16 bytes)
+ * sorted on every thread as sorts of their own, between short ones that the threads share out (more
+ * than 4 MiB of them in all); the same sizes for the kernels. */
+static void test_threads(void **state)
+{
+    clsort_context *ctx = *state;
+    if (quick)
+        skip();
+    const size_t n = 1200000;
+    uint64_t *off = malloc((n + 2) * sizeof *off);
+    static const size_t lens[] = { 300000, 5, 100, 0, 1, 70000, 2000, 262144, 262145, 3, 4097 };
+    const size_t n_seg = make_offsets(off, lens, sizeof lens / sizeof lens[0], n);
+    for (int desc = 0; desc < 2; desc++) {
+        clsort_spec sp;
+        spec_default(&sp);
+        sp.key_type = desc ? CLSORT_KEY_F64 : CLSORT_KEY_U64;
+        sp.descending = desc;
+        sp.value_size = 8;
+        check_keys(ctx, &sp, n, off, n_seg, 40 + desc, desc);
+    }
+    free(off);
+}
+
 /* Offsets that are not CSR: refused before any work, the first bad entry named. */
 static void test_bad_offsets(void **state)
 {
@@ -517,7 +551,7 @@ static void test_bad_offsets(void **state)
     assert_int_equal(clsort_sort_segments(ctx, NULL, keys, NULL, 10, NULL, 1, NULL),
                      CLSORT_ERROR_INVALID_ARGUMENT);
     clsort_spec s;
-    clsort_spec_default(&s);
+    spec_default(&s);
     s.algorithm = CLSORT_ALGO_BITONIC;
     assert_int_equal(clsort_sort_segments(ctx, &s, keys, NULL, 10, ok, 1, NULL),
                      CLSORT_ERROR_UNSUPPORTED);
@@ -540,7 +574,7 @@ static void test_device(void **state)
     uint64_t *off = malloc((n + 2) * sizeof *off);
     const size_t n_seg = make_offsets(off, mix + 1, 26, n);
     clsort_spec s;
-    clsort_spec_default(&s);
+    spec_default(&s);
     s.key_type = CLSORT_KEY_I64;
     s.value_size = 4;
     uint64_t *keys = malloc(n * 8), *want_k = malloc(n * 8);
@@ -608,13 +642,19 @@ static int close_ctx(void **state)
 
 int main(int argc, char **argv)
 {
-    quick = argc > 1 && !strcmp(argv[1], "quick");
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "quick"))
+            quick = 1;
+        else if (clsort_algorithm_from_name(argv[i], &algo) != CLSORT_OK) {
+            fprintf(stderr, "usage: test_segvar [quick] [ALGO]\n");
+            return 2;
+        }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_offsets), cmocka_unit_test(test_edges),
         cmocka_unit_test(test_mix),         cmocka_unit_test(test_values),
         cmocka_unit_test(test_bit_ranges),  cmocka_unit_test(test_device),
         cmocka_unit_test(test_radix_groups),
-        cmocka_unit_test(test_batches),
+        cmocka_unit_test(test_batches),     cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, open_ctx, close_ctx);
 }
