@@ -655,7 +655,6 @@ static int check_segments_args(uint64_t seen, int check)
     static const struct { unsigned char row; const char *name, *why; } no[] = {
         {R_SEGMENT, "--segment", "give the segments one way"},
         {R_UNIQUE, "-u", "-u keeps one record per key of the whole sorted output"},
-        {R_VERIFY, "--verify", "--verify checks the whole output's order"},
         {R_TOP, "--top", "--top takes the first records of the whole input"},
         {R_RECORD_SIZE, "--record-size", "records by a key field are sorted whole"},
     };

@@ -395,8 +395,13 @@ static int sort_segments(sort_job *j)
     j->t_read = now_ms();
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
-    return segsort_run(j->ctx, &j->spec, &j->segs, &src, &dst, &j->set,
-                       settings()->segment_batch, &j->io_rc, &j->stats);
+    verify_start(&j->check);
+    verify_segments(&j->check, j->segs.off, j->segs.n_seg + 1);
+    int rc = segsort_run(j->ctx, &j->spec, &j->segs, &src, &dst, &j->set,
+                         settings()->segment_batch, &j->io_rc, &j->stats);
+    if (rc == EXIT_OK && j->a.verify)
+        rc = verify_end(&j->check, &j->spec, j->has_values, j->fingerprint);
+    return rc;
 }
 
 /* Steps 4 and 5: the data read, sorted and written, as one stream through the device (the library

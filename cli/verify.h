@@ -31,8 +31,13 @@ typedef struct verify_state {
     uint64_t prev;  /* clsort_key_order() of the last one */
     uint64_t prev_key; /* its bits, for the message */
     uint64_t sum;   /* fingerprint so far */
+    const uint64_t *starts; /* variable segments: ascending offsets where the order restarts */
+    size_t n_starts, next;  /* how many, and the first not below the records seen */
 } verify_state;
 void verify_start(verify_state *v);
+/* Variable segments (--segments): n ascending offsets where a segment starts (call after
+ * verify_start()). */
+void verify_segments(verify_state *v, const uint64_t *starts, size_t n);
 int verify_block(verify_state *v, const clsort_spec *spec, const void *keys, const void *values,
                  size_t m, int records); /* records: interleaved at keys */
 int verify_end(const verify_state *v, const clsort_spec *spec, int has_values, uint64_t before);

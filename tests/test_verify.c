@@ -1,7 +1,7 @@
 /*
  * The tool's --verify checks (cli/verify.c) on their own: sorted blocks pass, a key out of order
  * fails wherever it falls (inside a stretch of orders, at a stretch's start, at a block's start),
- * segments restart the order, and a changed record fails the fingerprint.
+ * segments (fixed, or from offsets) restart the order, and a changed record fails the fingerprint.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,11 +16,16 @@
 
 enum { N = 5000 };
 
+static const uint64_t *starts; /* variable segments for check(), or NULL */
+static size_t n_starts;
+
 static int check(const clsort_spec *spec, const uint32_t *k, const uint32_t *v, size_t n,
                  size_t block)
 {
     verify_state st;
     verify_start(&st);
+    if (starts)
+        verify_segments(&st, starts, n_starts);
     for (size_t at = 0; at < n; at += block) {
         const size_t m = n - at < block ? n - at : block;
         int rc = verify_block(&st, spec, k + at, v ? v + at : NULL, m, 0);
@@ -67,6 +72,28 @@ static void test_order(void **state)
     assert_int_equal(check(&spec, k, NULL, N, 1024), EXIT_OK);
     k[250] = 0;
     assert_int_equal(check(&spec, k, NULL, N, 1024), EXIT_DEVICE);
+    /* variable segments: the order restarts where one starts (empty ones between), nowhere else */
+    spec.segment = 0;
+    static const uint64_t off[] = { 0, 10, 10, 10, 1024, 1025, 3000, N };
+    for (size_t i = 0; i < N; i++) {
+        size_t g = 0;
+        while (off[g + 1] <= i)
+            g++;
+        k[i] = (uint32_t)(i - off[g]) * 3 + 7;
+    }
+    starts = off;
+    n_starts = sizeof off / sizeof off[0];
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
+        assert_int_equal(check(&spec, k, NULL, N, blocks[b]), EXIT_OK);
+    static const size_t inside[] = { 5, 1023, 1026, 2999, N - 1 };
+    for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
+        const uint32_t keep = k[inside[i]];
+        k[inside[i]] = 0;
+        for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
+            assert_int_equal(check(&spec, k, NULL, N, blocks[b]), EXIT_DEVICE);
+        k[inside[i]] = keep;
+    }
+    starts = NULL;
     free(k);
 }
 

@@ -184,6 +184,13 @@ k, v = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
 open(sys.argv[3], 'wb').write(b''.join(k[i:i + 4] + v[i:i + 4] for i in range(0, len(k), 4)))
 PY
 same_file "batches: --values" kv.got kv.want
+# --verify: each segment's order and the same records, in batches and runs too
+env $B CLSORT_CHUNK_KEYS=700 "$CLSORT" --kv --segments mix.off -r --bits 2:30 -i pairs.bin \
+    -o batch.out --verify -v 2> err.txt
+status=$?
+expect_status "--verify" 0
+expect_message "--verify" "verified: 20000 keys in order in each segment, same records as the input"
+same_file "--verify: each segment sorted" batch.out pairs-r.want
 # -S: the budget the batches are cut by (all of this input fits it)
 least=$(least_of --segments mix.off -i keys.bin -o batch.out)
 run_clsort --segments mix.off -S "$((${least:-100} + 1))Mi" -i keys.bin -o batch.out
@@ -244,7 +251,7 @@ expect_status "-c from a pipe, fewer records than the offsets say" 1
 expect_message "-c from a pipe, fewer records" "mix.off: entry 4 is 3003, past the number of records (1000)"
 
 # refused combinations
-for opt in "--segment 100" "-u" "--verify" "--top 5"; do
+for opt in "--segment 100" "-u" "--top 5"; do
     # shellcheck disable=SC2086
     run_clsort --segments mix.off $opt -i keys.bin -o bad/out.bin
     expect_status "--segments with $opt" 1
