@@ -48,6 +48,10 @@ interrupt "gen, SIGINT" SIGINT 130 gen -n 1000 -o out/k.bin --values-out out/fif
 interrupt "gen, SIGHUP" SIGHUP 129 gen -n 1000 -o out/k.bin --values-out out/fifo
 interrupt "sort, SIGTERM" SIGTERM 143 -i keys.bin -o out/k.bin --values vals.bin --values-out out/fifo
 interrupt "sort, SIGINT" SIGINT 130 -i keys.bin -o out/k.bin --values vals.bin --values-out out/fifo
+# --segments in batches: the first batch written (its values block on the FIFO), the rest unread
+$PYTHON -c "import struct; open('segs.off', 'wb').write(b''.join(struct.pack('<Q', i * 1000) for i in range(21)))"
+CLSORT_TEST_SEGMENT_BATCH=3000 interrupt "sort --segments, SIGTERM" SIGTERM 143 --segments segs.off \
+    -i keys.bin -o out/k.bin --values vals.bin --values-out out/fifo
 
 # a reader that goes away: clsort ends quietly with SIGPIPE's status (where the environment ignores
 # SIGPIPE, clsort keeps it ignored and reports the write error instead)
