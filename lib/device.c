@@ -323,10 +323,10 @@ clsort_status clsort_list_devices(clsort_device_info *out, size_t cap, size_t *c
         clsort_tuning tun;
         clsort_tuning_lookup(o->vendor, o->name, e->type, &tun);
         clsort_tuning_describe(&tun, o->algorithms, sizeof o->algorithms);
-        if (e->type & CL_DEVICE_TYPE_CPU) { /* dispatch.c's auto sorts whole arrays there so */
+        if (e->type & CL_DEVICE_TYPE_CPU) { /* dispatch.c's auto sorts there so */
             const size_t used = strlen(o->algorithms);
             snprintf(o->algorithms + used, sizeof o->algorithms - used,
-                     ", host-radix (the host's threads; auto's choice for whole arrays)");
+                     ", host-radix (the host's threads; auto's choice)");
         }
     }
     return CLSORT_OK;

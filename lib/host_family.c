@@ -149,8 +149,6 @@ static clsort_status launch(clsort_context *ctx, host_task *t)
         return clsort_fail_cl(ctx, err, "clCreateUserEvent");
     }
     st = clsort_chain_gate(ctx, t->gate);
-    if (st == CLSORT_OK)
-        clFlush(ctx->queue); /* the start completes while the thread waits for it */
     pthread_t th;
     if (st != CLSORT_OK || pthread_create(&th, NULL, run_task, t)) {
         clSetUserEventStatus(t->gate, CL_COMPLETE); /* nothing sorted; the commands drain */
@@ -159,6 +157,9 @@ static clsort_status launch(clsort_context *ctx, host_task *t)
                                              "host-radix: cannot start a thread");
     }
     pthread_detach(th);
+    /* The start completes while the thread waits for it. After the thread exists: a flush may run
+     * the queue to its end before it returns (Oclgrind's does), and so wait for the gate. */
+    clFlush(ctx->queue);
     return CLSORT_OK;
 }
 
