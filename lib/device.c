@@ -323,11 +323,16 @@ clsort_status clsort_list_devices(clsort_device_info *out, size_t cap, size_t *c
         clsort_tuning tun;
         clsort_tuning_lookup(o->vendor, o->name, e->type, &tun);
         clsort_tuning_describe(&tun, o->algorithms, sizeof o->algorithms);
-        if (e->type & CL_DEVICE_TYPE_CPU) { /* dispatch.c's auto sorts there so */
+        if (clsort_device_is_host_cores(e->type)) { /* dispatch.c's auto sorts there so */
             const size_t used = strlen(o->algorithms);
             snprintf(o->algorithms + used, sizeof o->algorithms - used,
                      ", host-radix (the host's threads; auto's choice)");
         }
     }
     return CLSORT_OK;
+}
+
+int clsort_device_is_host_cores(cl_device_type type)
+{
+    return (type & CL_DEVICE_TYPE_CPU) && !(type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR));
 }

@@ -50,7 +50,7 @@ typedef struct clsort_family {
  * 2^16 short ones 56.7 / 942.8, medium (~2K keys) 37.5 / 193.5, 7 long 37.9 / 36.4. */
 static int cpu_device(const clsort_context *ctx)
 {
-    return (ctx->type & CL_DEVICE_TYPE_CPU) && ctx->host_unified;
+    return clsort_device_is_host_cores(ctx->type) && ctx->host_unified;
 }
 
 /*

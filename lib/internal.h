@@ -320,6 +320,10 @@ typedef struct clsort_device_ref {
 clsort_status clsort_find_device(const char *spec, clsort_device_ref *out);
 /* Fill the context's device description fields and tuning from ctx->device / ctx->platform. */
 clsort_status clsort_read_device_info(clsort_context *ctx);
+/* Whether a device of this type is the host's own cores: a CPU, and not also a GPU or an
+ * accelerator (a simulator such as Oclgrind reports every type, and its runtime is not safe to call
+ * from the host radix sort's thread while a flush runs its queue). */
+int clsort_device_is_host_cores(cl_device_type type);
 
 /* ---- cache.c: disk cache of program binaries ---- */
 uint64_t clsort_hash64(uint64_t h, const void *data, size_t len);
