@@ -626,7 +626,8 @@ static int check_fields_args(sort_args *a, uint64_t seen)
     return EXIT_OK;
 }
 
-/* --top K: K records of at least one; the options that need the whole sorted output refused. */
+/* --top K: K records of at least one; the options that need the whole sorted output refused
+ * (with --segments, K records of each segment: their positions are written too). */
 static int check_top_args(const sort_args *a, uint64_t seen)
 {
     if (a->top == 0) {
@@ -641,7 +642,7 @@ static int check_top_args(const sort_args *a, uint64_t seen)
         {R_INDEX_OUT, "--index-out", "the positions are those of a whole sorted output"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (GIVEN(seen, no[i].row)) {
+        if (GIVEN(seen, no[i].row) && !(a->segments && no[i].row == R_INDEX_OUT)) {
             msg_error("options --top and %s are incompatible: %s", no[i].name, no[i].why);
             return EXIT_USAGE;
         }
@@ -655,7 +656,6 @@ static int check_segments_args(uint64_t seen, int check)
     static const struct { unsigned char row; const char *name, *why; } no[] = {
         {R_SEGMENT, "--segment", "give the segments one way"},
         {R_UNIQUE, "-u", "-u keeps one record per key of the whole sorted output"},
-        {R_TOP, "--top", "--top takes the first records of the whole input"},
         {R_RECORD_SIZE, "--record-size", "records by a key field are sorted whole"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)

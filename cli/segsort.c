@@ -128,10 +128,29 @@ static int lib_failed(clsort_context *ctx, clsort_status st, const int *io_rc)
 }
 
 /* Segments [i, j): m records read, sorted and written. */
+/* With a top K: the first K records of each of segments [i, j) moved to the front of the batch,
+ * in order; how many there are. */
+static size_t keep_first(seg_batch *b, const uint64_t *off, size_t i, size_t j, uint64_t top)
+{
+    size_t at = 0;
+    for (size_t k = i; k < j; k++) {
+        const size_t lo = (size_t)(off[k] - off[i]), len = (size_t)(off[k + 1] - off[k]);
+        const size_t t = len < top ? len : (size_t)top;
+        if (at != lo) {
+            memmove(b->in + at * b->rs, b->in + lo * b->rs, t * b->rs);
+            if (b->vin)
+                memmove(b->vin + at * b->vs, b->vin + lo * b->vs, t * b->vs);
+        }
+        at += t;
+    }
+    return at;
+}
+
 static int sort_batch(clsort_context *ctx, const clsort_spec *spec, seg_batch *b,
                       const seg_offsets *segs, size_t i, size_t j, const clsort_sink *dst,
-                      const int *io_rc, clsort_stats *stats)
+                      const segsort_args *args, clsort_stats *stats, uint64_t *written)
 {
+    const int *io_rc = args->io_rc;
     const uint64_t *off = segs->off;
     const size_t m = (size_t)(off[j] - off[i]);
     size_t got;
@@ -160,11 +179,13 @@ static int sort_batch(clsort_context *ctx, const clsort_spec *spec, seg_batch *b
         memcpy(b->in + r * b->rs, b->keys + r * b->ks, b->ks);
         memcpy(b->in + r * b->rs + b->ks, b->vals + r * b->vs, b->vs);
     }
-    for (size_t at = 0; at < m; at += WRITE_BLOCK) {
-        const size_t w = m - at < WRITE_BLOCK ? m - at : WRITE_BLOCK;
+    const size_t out = args->top ? keep_first(b, off, i, j, args->top) : m;
+    for (size_t at = 0; at < out; at += WRITE_BLOCK) {
+        const size_t w = out - at < WRITE_BLOCK ? out - at : WRITE_BLOCK;
         if (dst->write(dst->user, b->in + at * b->rs, b->vin ? b->vin + at * b->vs : NULL, w))
             return *io_rc != EXIT_OK ? *io_rc : EXIT_IO;
     }
+    *written += out;
     return EXIT_OK;
 }
 
@@ -186,26 +207,44 @@ static long long limited_read(void *user, void *keys, void *values, size_t max)
     return r;
 }
 
+/* The sink of a long segment's sort: its first `left` records (all of them without a top K). */
+typedef struct first_records {
+    const clsort_sink *dst;
+    uint64_t left, written;
+} first_records;
+
+static int first_write(void *user, const void *keys, const void *values, size_t n)
+{
+    first_records *f = user;
+    const size_t m = n < f->left ? n : (size_t)f->left;
+    f->left -= m;
+    f->written += m;
+    return m ? f->dst->write(f->dst->user, keys, values, m) : 0;
+}
+
 static int sort_long(clsort_context *ctx, const clsort_spec *spec, seg_batch *b,
                      const seg_offsets *segs, uint64_t len, const clsort_sink *dst,
-                     const clsort_stream_settings *set, const int *io_rc, clsort_stats *stats)
+                     const segsort_args *args, clsort_stats *stats, uint64_t *written)
 {
     limited l = { b->src, len };
     const clsort_source src = { limited_read, &l, len, b->src->records };
+    first_records f = { dst, args->top && args->top < len ? args->top : len, 0 };
+    const clsort_sink first = { first_write, &f, dst->records };
     clsort_stats s = { 0 };
-    clsort_status st = clsort_sort_stream(ctx, spec, &src, dst, set, &s);
+    clsort_status st = clsort_sort_stream(ctx, spec, &src, &first, args->set, &s);
     b->pos += len - l.left;
+    *written += f.written;
     if (st != CLSORT_OK)
-        return lib_failed(ctx, st, io_rc);
+        return lib_failed(ctx, st, args->io_rc);
     add_stats(stats, &s);
-    return l.left ? refuse_count(b, segs, io_rc) : EXIT_OK;
+    return l.left ? refuse_count(b, segs, args->io_rc) : EXIT_OK;
 }
 
 int segsort_run(clsort_context *ctx, const clsort_spec *spec, const seg_offsets *segs,
-                const clsort_source *src, const clsort_sink *dst,
-                const clsort_stream_settings *set, uint64_t batch_max, const int *io_rc,
-                clsort_stats *stats)
+                const clsort_source *src, const clsort_sink *dst, const segsort_args *args,
+                clsort_stats *stats, uint64_t *written)
 {
+    const int *io_rc = args->io_rc;
     seg_batch b = { .src = src };
     b.ks = clsort_key_type_size(spec->key_type);
     b.vs = spec->value_size;
@@ -213,19 +252,20 @@ int segsort_run(clsort_context *ctx, const clsort_spec *spec, const seg_offsets 
     b.split = src->records && b.vs;
     /* per record: as read, the split, and the device's copy and scratch where it is host memory */
     const uint64_t per = b.rs + (b.split ? b.rs : 0) + 2 * (b.ks + b.vs);
-    uint64_t budget = set->memory_bytes;
+    uint64_t budget = args->set->memory_bytes;
     if (!budget)
         budget = io_physical_memory() ? io_physical_memory() / 2 : (uint64_t)1 << 30;
     uint64_t fit = budget / per;
-    if (batch_max && batch_max < fit)
-        fit = batch_max;
+    if (args->batch_max && args->batch_max < fit)
+        fit = args->batch_max;
     const size_t most = fit < 1 ? 1 : fit > SIZE_MAX / 2 / per ? SIZE_MAX / 2 / per : (size_t)fit;
     memset(stats, 0, sizeof *stats);
+    *written = 0;
     const uint64_t *off = segs->off;
     int rc = EXIT_OK;
     for (size_t i = 0; rc == EXIT_OK && i < segs->n_seg;) {
         if (off[i + 1] - off[i] > most) {
-            rc = sort_long(ctx, spec, &b, segs, off[i + 1] - off[i], dst, set, io_rc, stats);
+            rc = sort_long(ctx, spec, &b, segs, off[i + 1] - off[i], dst, args, stats, written);
             i++;
             continue;
         }
@@ -243,7 +283,7 @@ int segsort_run(clsort_context *ctx, const clsort_spec *spec, const seg_offsets 
             b.off_have = j - i + 1;
         }
         if ((rc = batch_room(&b, (size_t)(off[j] - off[i]), most)) == EXIT_OK)
-            rc = sort_batch(ctx, spec, &b, segs, i, j, dst, io_rc, stats);
+            rc = sort_batch(ctx, spec, &b, segs, i, j, dst, args, stats, written);
         i = j;
     }
     if (rc == EXIT_OK) { /* nothing past the last offset */

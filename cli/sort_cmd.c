@@ -51,6 +51,7 @@ typedef struct sort_job {
     uint64_t resident;               /* bytes the process held before the data (with -S) */
     int merging;                     /* the library reports a merge into a run file */
     seg_offsets segs;                /* --segments */
+    uint64_t seg_out;                /* and the records written (fewer with --top) */
     rec_key key;                     /* records by a key field: the key */
     uint64_t fields_out;             /* and the records written */
     run_report rep;
@@ -397,8 +398,8 @@ static int sort_segments(sort_job *j)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
     verify_start(&j->check);
     verify_segments(&j->check, j->segs.off, j->segs.n_seg + 1);
-    int rc = segsort_run(j->ctx, &j->spec, &j->segs, &src, &dst, &j->set,
-                         settings()->segment_batch, &j->io_rc, &j->stats);
+    const segsort_args args = { &j->set, j->a.top, settings()->segment_batch, &j->io_rc };
+    int rc = segsort_run(j->ctx, &j->spec, &j->segs, &src, &dst, &args, &j->stats, &j->seg_out);
     if (rc == EXIT_OK && j->a.verify)
         rc = verify_end(&j->check, &j->spec, j->has_values, j->fingerprint);
     return rc;
@@ -622,7 +623,11 @@ static void fill_report(sort_job *j)
     run_report *r = &j->rep;
     r->n = s->n;
     r->unique = a->unique;
-    r->n_out = a->record_size ? j->fields_out : a->unique ? j->unique.out : a->top ? a->top : s->n;
+    r->n_out = a->record_size ? j->fields_out
+               : a->segments  ? j->seg_out
+               : a->unique    ? j->unique.out
+               : a->top       ? a->top
+                              : s->n;
     r->algorithm = s->algorithm ? s->algorithm : clsort_algorithm_name(j->spec.algorithm);
     r->device = clsort_device_name(j->ctx);
     static char bytes_type[32];
@@ -755,7 +760,7 @@ static int run(sort_job *j)
             rc = field_steps[i](j);
         return rc;
     }
-    if (j->a.top)
+    if (j->a.top && !j->a.segments) /* --segments --top: each segment's first K (segsort.c) */
         steps[4] = top_stream;
     int rc = EXIT_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == EXIT_OK; i++)

@@ -6,11 +6,13 @@
 # output.
 . "$(dirname "$0")/lib.sh" "$@"
 
-# ref.py OFFSETS IN OUT TYPE RECORD_SIZE DESC BEGIN END: the reference output of IN's records
+# ref.py OFFSETS IN OUT TYPE RECORD_SIZE DESC BEGIN END [TOP]: the reference output of IN's records
+# (with TOP, the first TOP records of each sorted segment)
 cat > ref.py <<'PY'
 import struct, sys
-offs, src, dst, typ, rs, desc, begin, end = sys.argv[1:]
+offs, src, dst, typ, rs, desc, begin, end = sys.argv[1:9]
 rs, desc, begin, end = int(rs), int(desc), int(begin), int(end)
+top = int(sys.argv[9]) if len(sys.argv) > 9 else 0
 fmt = {'u32': '<I', 'i32': '<i', 'f32': '<I', 'u64': '<Q', 'i64': '<q', 'f64': '<Q'}[typ]
 ks = struct.calcsize(fmt)
 data = open(src, 'rb').read()
@@ -28,7 +30,8 @@ def order(r):
     return -k if desc else k
 out = []
 for a, b in zip(off, off[1:]):
-    out += sorted(recs[a:b], key=order)   # stable
+    seg = sorted(recs[a:b], key=order)    # stable
+    out += seg[:top] if top else seg
 open(dst, 'wb').write(b''.join(out))
 PY
 ref() { $PYTHON ref.py "$@"; }
@@ -216,6 +219,28 @@ PY
 same_file "--index-out: the keys and their input positions" kpos.got kpos.want
 same_file "--index-out in batches: the same positions" idx2.out idx.out
 
+# --top K: the first K records of each segment (all of a shorter one), in batches and in a long
+# segment's runs too; with --index-out, their input positions
+ref mix.off pairs.bin top.want u32 8 1 0 32 5
+run_clsort --kv -r --top 5 --segments mix.off -i pairs.bin -o top.out
+expect_status "--top 5" 0
+same_file "--top 5: each segment's first 5 records" top.out top.want
+env $B CLSORT_CHUNK_KEYS=700 "$CLSORT" --kv -r --top 5 --segments mix.off -T runs -i pairs.bin \
+    -o top.out 2> err.txt
+same_file "--top 5 in batches and runs" top.out top.want
+ref mix.off pairs.bin top2k.want u32 8 0 0 32 2000
+env $B "$CLSORT" --kv --top 2000 --segments mix.off -i pairs.bin -o top.out 2> err.txt
+same_file "--top 2000: short segments whole, long ones cut" top.out top2k.want
+ref mix.off kpos.bin kpos-top.want u32 12 1 0 32 3
+run_clsort -r --top 3 --segments mix.off -i keys.bin -o idx-keys.out --index-out idx.out
+expect_status "--top 3 --index-out" 0
+$PYTHON - idx-keys.out idx.out kpos.got <<'PY'
+import sys
+k, v = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+open(sys.argv[3], 'wb').write(b''.join(k[i:i + 4] + v[2 * i:2 * i + 8] for i in range(0, len(k), 4)))
+PY
+same_file "--top 3 --index-out: the keys kept and their input positions" kpos.got kpos-top.want
+
 # from a pipe in batches: an input that ends early, or goes on past the last offset, is found as
 # it is read; the output file is not put in place
 mkdir pipe
@@ -251,7 +276,7 @@ expect_status "-c from a pipe, fewer records than the offsets say" 1
 expect_message "-c from a pipe, fewer records" "mix.off: entry 4 is 3003, past the number of records (1000)"
 
 # refused combinations
-for opt in "--segment 100" "-u" "--top 5"; do
+for opt in "--segment 100" "-u"; do
     # shellcheck disable=SC2086
     run_clsort --segments mix.off $opt -i keys.bin -o bad/out.bin
     expect_status "--segments with $opt" 1
