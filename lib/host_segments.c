@@ -1,7 +1,7 @@
 /*
  * Segments sorted by the host radix sort, each on its own: given by offsets (variable) or by a
- * length (fixed, the last one shorter). A segment of up to LOCAL_MAX_BYTES of records is sorted by
- * one thread in cache (clsort_host_sort_local, as a bucket of a whole-array sort is); the threads
+ * length (fixed, the last one shorter). A segment of up to CLSORT_HOST_LOCAL_MAX_BYTES of records
+ * is sorted by one thread in cache (clsort_host_sort_local, as a bucket of a whole-array sort is); the threads
  * take such segments in groups as they come, so that many small segments and a few larger ones
  * spread over every core. A longer segment is a whole sort of its own on every thread
  * (clsort_host_sort_run), one after another. Nothing is launched per segment.
@@ -13,8 +13,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-/* As host_sort.c's limit for one thread: past it a segment's passes leave the cache. */
-#define LOCAL_MAX_BYTES ((size_t)4 << 20)
 /* Segments a thread takes at once: the shared counter is touched once per group. */
 #define GROUP 64
 #define MAX_THREADS 64
@@ -83,7 +81,7 @@ void clsort_host_sort_segments(const clsort_host_sort *s, const uint64_t *off, s
     seg_plan p = { .s = s, .off = off, .n_seg = n_seg, .seg_len = seg_len };
     if (!off)
         p.n_seg = seg_len ? (s->n + seg_len - 1) / seg_len : 0;
-    p.local_max = LOCAL_MAX_BYTES / (s->ks + s->vs);
+    p.local_max = CLSORT_HOST_LOCAL_MAX_BYTES / (s->ks + s->vs);
     atomic_init(&p.next, 0);
     size_t short_records = 0;
     for (size_t i = 0; i < p.n_seg; i++) {

@@ -21,12 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Inputs of up to this many bytes (keys and values) are sorted by the calling thread alone: up to
- * there the array stays in cache for its passes, and the split's extra pass and the second
- * thread cost more than they save. 2^20 u32 keys, shared 2-core EPYC (/tmp harness on
- * clsort_host_sort_run, medians of 41): one thread 3.6-4.2 ms CPU, 7.8-11 ms wall; split on two
- * threads 5.2 ms CPU, 15.5-17 ms wall (minimum wall 3.0 against 4.3). */
-#define LOCAL_MAX_BYTES ((size_t)4 << 20)
 /* The split's counts and scatter go by chunks that the threads take as they come, so that a thread
  * the system lets wait (the cores are shared) holds the others up by one chunk at most. */
 #define CHUNKS_PER_THREAD 8
@@ -258,7 +252,7 @@ unsigned clsort_host_sort_run(const clsort_host_sort *s)
     if (s->n < 2)
         return 0;
     const unsigned all = (1u << s->passes) - 1;
-    if (s->threads <= 1 || s->n * (s->ks + s->vs) <= LOCAL_MAX_BYTES)
+    if (s->threads <= 1 || s->n * (s->ks + s->vs) <= CLSORT_HOST_LOCAL_MAX_BYTES)
         return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, all, NULL);
     plan *p = calloc(1, sizeof *p);
     if (!p)
