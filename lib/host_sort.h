@@ -12,8 +12,8 @@
 
 /* Inputs (and segments) of up to this many bytes (keys and values) are sorted by the calling
  * thread alone: up to there the array stays in cache for its passes, and the split's extra pass
- * and the second thread cost more than they save. 2^20 u32 keys, shared 2-core EPYC (/tmp harness on
- * clsort_host_sort_run, medians of 41): one thread 3.6-4.2 ms CPU, 7.8-11 ms wall; split on two
+ * and the second thread cost more than they save. 2^20 u32 keys, shared 2-core EPYC (/tmp harness
+ * on clsort_host_sort_run, medians of 41): one thread 3.6-4.2 ms CPU, 7.8-11 ms wall; split on two
  * threads 5.2 ms CPU, 15.5-17 ms wall (minimum wall 3.0 against 4.3). */
 #define CLSORT_HOST_LOCAL_MAX_BYTES ((size_t)4 << 20)
 
