@@ -2,9 +2,9 @@
  * Segments sorted by the host radix sort, each on its own: given by offsets (variable) or by a
  * length (fixed, the last one shorter). A segment of up to CLSORT_HOST_LOCAL_MAX_BYTES of records
  * is sorted by one thread in cache (clsort_host_sort_local, as a bucket of a whole-array sort
- * is); the threads take such segments in groups as they come, so that many small segments and a few larger ones
- * spread over every core. A longer segment is a whole sort of its own on every thread
- * (clsort_host_sort_run), one after another. Nothing is launched per segment.
+ * is); the threads take such segments in groups as they come, so that many small segments and a
+ * few larger ones spread over every core. A longer segment is a whole sort of its own on every
+ * thread (clsort_host_sort_run), one after another. Nothing is launched per segment.
  * Calls: host_sort.c, host_local.c.
  */
 #include "host_sort.h"
