@@ -96,6 +96,35 @@ inline uint status_load(__global uint *p) { return atomic_or(p, 0u); }
 inline void status_store(__global uint *p, uint v) { atomic_xchg(p, v); }
 #endif
 
+/* Loads of keys and values. The hybrid sort (HYBRID) reads in one launch what other work-groups of
+ * it wrote, so on NVIDIA its loads skip the compute unit's own cache (ld.global.cg), which is not
+ * kept coherent with the other compute units' writes. */
+#ifndef HYBRID
+#define HYBRID 0
+#endif
+#if HYBRID && USE_PTX
+inline uint load_cg32(__global const uint *p)
+{
+    uint v;
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+inline ulong load_cg64(__global const ulong *p)
+{
+    ulong v;
+    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p));
+    return v;
+}
+#define LOAD_WORD(p)                                                                               \
+    (sizeof(*(p)) == 8 ? load_cg64((__global const ulong *)(p))                                    \
+                       : (ulong)load_cg32((__global const uint *)(p)))
+#define LOAD_KEY(p) ((key_t)LOAD_WORD(p))
+#define LOAD_VALUE(p) ((VALUE_T)LOAD_WORD(p))
+#else
+#define LOAD_KEY(p) (*(p))
+#define LOAD_VALUE(p) (*(p))
+#endif
+
 /* When a tile publishes its counts and walks back (warp ranking): 0 both after the reorder in local
  * memory, 1 publish as soon as the counts are known and walk after the reorder, 2 both as soon as
  * the counts are known. Publishing early spares later tiles waiting for this one: on an H100 at
@@ -704,7 +733,7 @@ inline void scatter_keys(__local const key_t *lkeys, __local const gpos_t *ldelt
             gpos_t dst = ldelta[d] + p;
             keys_out[dst] = bits_to_key(b); /* the mapping is one-to-one */
             if (VALUES_BY_INDEX)
-                vals_out[dst] = vals_in[tstart + lidx[p]];
+                vals_out[dst] = LOAD_VALUE(vals_in + tstart + lidx[p]);
             else if (VALUES_WITH_KEYS)
                 vals_out[dst] = lvals[p];
         }
@@ -771,7 +800,7 @@ inline void load_striped(key_t *bits, __global const key_t *keys_in, ulong tstar
 {
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = wbase + i * 32;
-        bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : KEY_ONES;
+        bits[i] = pos < count ? key_to_bits(LOAD_KEY(keys_in + tstart + pos)) : KEY_ONES;
     }
 }
 inline void load_values_striped(VALUE_T *vals, __global const VALUE_T *vals_in, ulong tstart,
@@ -779,7 +808,7 @@ inline void load_values_striped(VALUE_T *vals, __global const VALUE_T *vals_in, 
 {
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = wbase + i * 32;
-        vals[i] = pos < count ? vals_in[tstart + pos] : 0;
+        vals[i] = pos < count ? LOAD_VALUE(vals_in + tstart + pos) : 0;
     }
 }
 
@@ -926,7 +955,7 @@ inline void load_blocked(key_t *bits, uint *idx, __global const key_t *keys_in, 
     const uint lid = get_local_id(0);
     for (uint i = 0; i < ITEMS; i++) {
         uint pos = lid * ITEMS + i;
-        bits[i] = pos < count ? key_to_bits(keys_in[tstart + pos]) : KEY_ONES;
+        bits[i] = pos < count ? key_to_bits(LOAD_KEY(keys_in + tstart + pos)) : KEY_ONES;
         if (HAS_VALUES)
             idx[i] = pos;
     }
@@ -995,29 +1024,29 @@ inline void tile_bounds(__local const key_t *lkeys, uint count, uint shift, __lo
  * Reduce-then-scan: base is 0, portion_n is n, offsets is the scanned table of rts_tile(), num_tiles
  * the tiles per segment of seg_len keys.
  */
+/* The tile's steps after bin_tile, shared by radix8_bin and radix8_hybrid: the tile of `count` keys
+ * from tstart, number `tile` of its look-back chain (status), the digit at `shift`; digit bases
+ * from offsets + off_index (onesweep) or ref (reduce-then-scan); modes: where the histogram left
+ * how each place's digits fall. The local memory is the kernel's (BIN_LOCALS). */
+#define BIN_STEP_PARAMS                                                                            \
+    __global const key_t *keys_in, __global key_t *keys_out, __global const VALUE_T *vals_in,      \
+        __global VALUE_T *vals_out, ulong tstart, uint count, ulong tile, uint shift,              \
+        __global uint *status, __global const ulong *modes, __global ulong *offsets,               \
+        ulong off_index, ulong off_next, ulong num_tiles, const tile_ref *ref
 #if USE_PTX
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix8_bin(BIN_PARAMS)
+#define BIN_LOCALS                                                                                 \
+    __local ulong lmem[LMEM_WORDS];                                                                \
+    __local uint lcount[BINS];                                                                     \
+    __local uint lstart[BINS];                                                                     \
+    __local gpos_t ldelta[BINS];                                                                   \
+    __local uint wsum[WARPS];
+#define BIN_LOCAL_ARGS lmem, lcount, lstart, ldelta, wsum
+inline void bin_steps(BIN_STEP_PARAMS, __local ulong *lmem, __local uint *lcount,
+                      __local uint *lstart, __local gpos_t *ldelta, __local uint *wsum)
 {
-    VALUES_ABSENT
-    __local ulong lmem[LMEM_WORDS];
     __local key_t *const lkeys = (__local key_t *)lmem;
     __local VALUE_T *const lvals = (__local VALUE_T *)(lmem + (VALUES_WITH_KEYS ? LMEM_K : 0));
     __local uint *const wc = (__local uint *)lmem;
-    __local uint lcount[BINS];
-    __local uint lstart[BINS];
-    __local gpos_t ldelta[BINS];
-    __local uint ltile;
-    __local uint wsum[WARPS];
-    __global uint *const status = status_buf + status_off + BINS;
-    ulong tstart;
-    tile_ref ref;
-    uint count;
-    const ulong tile = bin_tile(status_buf + status_off, &ltile, base, portion_n, seg_len, num_tiles,
-                                &tstart, &count, &ref VSEG_ARG);
-    if (VARSEG && count == 0)
-        return; /* a spare tile of variable segments (uniform over the group) */
-
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const uint wbase = warp * 32 * ITEMS + lane;
     key_t bits[ITEMS];
@@ -1027,7 +1056,7 @@ void radix8_bin(BIN_PARAMS)
     load_striped(bits, keys_in, tstart, count, wbase);
     warp_counters_clear(wc);
     __local uint *const mywc = wc + warp * BINS, *const mywm = wc + (WARPS + warp) * BINS;
-    const ulong mode = match_mode(offsets, shift, mywm);
+    const ulong mode = match_mode(modes, shift, mywm);
     warp_rank(mode, bits, ranks, shift, mywc, mywm);
     if (HAS_VALUES)
         load_values_striped(vals, vals_in, tstart, count, wbase);
@@ -1035,31 +1064,50 @@ void radix8_bin(BIN_PARAMS)
     ranks_add_bases(ranks, bits, shift, mywc);
     barrier(CLK_LOCAL_MEM_FENCE);
     reorder_striped(bits, vals, ranks, lkeys, lvals);
-
     tile_offsets(lcount, lstart, ldelta, lb_excl, status, tile, offsets, off_index, off_next,
-                 num_tiles, &ref);
+                 num_tiles, ref);
     scatter_keys(lkeys, ldelta, count, shift, keys_out, vals_in, vals_out, tstart, 0, lvals, dig4);
     if (VALUES_AFTER_KEYS)
         scatter_values_after_keys(vals, ranks, dig4, lvals, ldelta, count, vals_out);
 }
 #else
+#if HAS_VALUES
+#define LIDX_LOCAL __local uint lidx[TILE];
+#else
+#define LIDX_LOCAL __local uint *const lidx = 0;
+#endif
+#define BIN_LOCALS                                                                                 \
+    __local key_t lkeys[TILE];                                                                     \
+    __local uint lcount[BINS];                                                                     \
+    __local uint lstart[BINS];                                                                     \
+    __local gpos_t ldelta[BINS];                                                                   \
+    __local uint counters[RANK_COUNTERS];                                                          \
+    __local uint scan_scratch[WG];                                                                 \
+    __local uint lend[BINS];                                                                       \
+    LIDX_LOCAL
+#define BIN_LOCAL_ARGS lkeys, lcount, lstart, ldelta, counters, scan_scratch, lend, lidx
+inline void bin_steps(BIN_STEP_PARAMS, __local key_t *lkeys, __local uint *lcount,
+                      __local uint *lstart, __local gpos_t *ldelta, __local uint *counters,
+                      __local uint *scan_scratch, __local uint *lend, __local uint *lidx)
+{
+    key_t bits[ITEMS];
+    uint idx[HAS_VALUES ? ITEMS : 1];
+    load_blocked(bits, idx, keys_in, tstart, count);
+    for (uint sub = 0; sub < DIGIT_BITS; sub += RADIX_BITS)
+        rank_sub_digit(bits, idx, shift, sub, counters, scan_scratch, lkeys, lidx);
+    tile_bounds(lkeys, count, shift, lcount, lstart, lend);
+    tile_offsets(lcount, lstart, ldelta, 0, status, tile, offsets, off_index, off_next, num_tiles,
+                 ref);
+    scatter_keys(lkeys, ldelta, count, shift, keys_out, vals_in, vals_out, tstart, lidx, 0, 0);
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_bin(BIN_PARAMS)
 {
     VALUES_ABSENT
-    __local key_t lkeys[TILE];
-    __local uint lcount[BINS];
-    __local uint lstart[BINS];
-    __local gpos_t ldelta[BINS];
+    BIN_LOCALS
     __local uint ltile;
-    __local uint counters[RANK_COUNTERS];
-    __local uint scan_scratch[WG];
-    __local uint lend[BINS];
-#if HAS_VALUES
-    __local uint lidx[TILE];
-#else
-    __local uint *const lidx = 0;
-#endif
     __global uint *const status = status_buf + status_off + BINS;
     ulong tstart;
     tile_ref ref;
@@ -1068,17 +1116,313 @@ void radix8_bin(BIN_PARAMS)
                                 &tstart, &count, &ref VSEG_ARG);
     if (VARSEG && count == 0)
         return; /* a spare tile of variable segments (uniform over the group) */
+    bin_steps(keys_in, keys_out, vals_in, vals_out, tstart, count, tile, shift, status, offsets,
+              offsets, off_index, off_next, num_tiles, &ref, BIN_LOCAL_ARGS);
+}
+#if HYBRID
+/* ---- radix-hybrid: one most-significant pass, then the other places bucket by bucket ----
+ *
+ * After the histogram (radix8_histogram) and one onesweep pass over the top digit place
+ * (radix8_bin), the keys lie in up to 256 buckets of equal top digits, each already in its final
+ * range. radix8_hybrid then sorts every bucket by the IP lower places with the same binning steps,
+ * each bucket a look-back chain of its own, in waves of buckets small enough to stay in the
+ * device's last-level cache between passes (about WAVE keys): the lower passes read and write the
+ * cache instead of memory, so a 32-bit key costs about 24 bytes of memory traffic against
+ * onesweep's 36 (Stehle and Jacobsen's hybrid radix sort).
+ *
+ * One launch does all the buckets: work-groups take tickets from a counter, in an order where each
+ * ticket waits only on work of smaller tickets (so, as with the look-back, only on work-groups
+ * that are running): per wave w, the histogram of wave w + 1's buckets is taken right after wave w's
+ * first pass, so that its offsets are ready when wave w + 1 starts:
+ *   H(0) | P0(0) H(1) P1(0) .. P[IP-1](0) | P0(1) H(2) P1(1) .. | ...
+ * H(w): one ticket per tile of the wave, counting that tile's lower digits into its bucket's
+ * histogram; the last to finish turns the wave's histograms into digit offsets and marks the wave
+ * ready. Pi(w): one ticket per tile; the tiles of pass i > 0 of a bucket wait for pass i - 1 of that
+ * bucket, those of pass 0 for the wave's offsets.
+ *
+ * radix8_hybrid_plan (one work-group plans, all clear the control words) lays out, in `plan`
+ * (ulong): bucket starts, each bucket's first tile, each wave's first bucket and first ticket, the
+ * number of waves and tickets; then each bucket's digit offsets per lower place.
+ */
+#define IP (PLACES - 1)
+#if IP < 1
+#error "the hybrid sort needs two digit places or more"
+#endif
+#define PL_BS 0                  /* [BINS + 1] bucket starts, n last */
+#define PL_FT (PL_BS + BINS + 1) /* [BINS + 1] first tile of each bucket (all buckets' tiles in order) */
+#define PL_WB (PL_FT + BINS + 1) /* [BINS + 1] first bucket of each wave, BINS after the last */
+#define PL_TS (PL_WB + BINS + 1) /* [BINS + 1] first ticket of each wave's P0 */
+#define PL_W (PL_TS + BINS + 1)  /* waves, then tickets in all */
+#define PL_OFF (PL_W + 4)        /* [BINS x IP x BINS] digit offsets of bucket b, place p */
+/* Control words (uint), all zero at the launch. */
+#define HY_TICKET 0
+#define HY_HDONE 1                          /* [BINS] per wave: H tiles done */
+#define HY_READY (HY_HDONE + BINS)          /* [BINS] per wave: offsets ready */
+#define HY_DONE (HY_READY + BINS)           /* [BINS x IP] per bucket and pass: tiles done */
+#define HY_HIST (HY_DONE + BINS * IP)       /* [BINS x IP x BINS] digit counts per bucket, place */
+#define HY_STATUS (HY_HIST + BINS * IP * BINS) /* per pass: region_tiles x BINS look-back words */
 
-    key_t bits[ITEMS];
-    uint idx[HAS_VALUES ? ITEMS : 1];
-    load_blocked(bits, idx, keys_in, tstart, count);
-    for (uint sub = 0; sub < DIGIT_BITS; sub += RADIX_BITS)
-        rank_sub_digit(bits, idx, shift, sub, counters, scan_scratch, lkeys, lidx);
-    tile_bounds(lkeys, count, shift, lcount, lstart, lend);
+inline void hybrid_release(void)
+{
+#if USE_PTX
+    asm volatile("membar.gl;" ::: "memory");
+#else
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+}
+inline void hybrid_acquire(void)
+{
+#if USE_PTX
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+}
 
-    tile_offsets(lcount, lstart, ldelta, 0, status, tile, offsets, off_index, off_next, num_tiles,
-                 &ref);
-    scatter_keys(lkeys, ldelta, count, shift, keys_out, vals_in, vals_out, tstart, lidx, 0, 0);
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_hybrid_plan(__global const ulong *offsets, ulong n, ulong wave_keys,
+                        __global ulong *plan, __global uint *ctl, ulong ctl_words)
+{
+    __local ulong bs[BINS + 1], ft[BINS + 1], wb[BINS + 1];
+    for (ulong i = get_global_id(0); i < ctl_words; i += get_global_size(0))
+        ctl[i] = 0;
+    if (get_group_id(0) != 0)
+        return;
+    const uint lid = get_local_id(0);
+    for (uint b = lid; b < BINS; b += WG)
+        bs[b] = offsets[(PLACES - 1) * BINS + b];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid != 0)
+        return;
+    /* Buckets go to a wave until the next one would take it past wave_keys (a larger bucket
+     * makes a wave of its own): no wave is empty when n > 0. */
+    bs[BINS] = n;
+    ulong tiles = 0, acc = 0;
+    uint w = 0;
+    wb[0] = 0;
+    for (uint b = 0; b < BINS; b++) {
+        const ulong cnt = bs[b + 1] - bs[b];
+        ft[b] = tiles;
+        if (acc > 0 && acc + cnt > wave_keys) {
+            wb[++w] = b;
+            acc = 0;
+        }
+        acc += cnt;
+        tiles += (cnt + TILE - 1) / TILE;
+    }
+    ft[BINS] = tiles;
+    wb[++w] = BINS;
+    const uint waves = w;
+    ulong ts = ft[wb[1]] - ft[wb[0]]; /* H(0) comes first */
+    for (w = 0; w < waves; w++) {
+        plan[PL_TS + w] = ts;
+        const ulong tw = ft[wb[w + 1]] - ft[wb[w]];
+        ts += tw * IP + (w + 1 < waves ? ft[wb[w + 2]] - ft[wb[w + 1]] : 0);
+    }
+    for (uint b = 0; b <= BINS; b++) {
+        plan[PL_BS + b] = bs[b];
+        plan[PL_FT + b] = ft[b];
+        plan[PL_WB + b] = b <= waves ? wb[b] : BINS;
+    }
+    plan[PL_W] = waves;
+    plan[PL_W + 1] = ts;
+}
+
+/* The last b in [lo, hi] with v[b] <= x (v non-decreasing, v[lo] <= x). */
+inline ulong last_at_most(__global const ulong *v, ulong lo, ulong hi, ulong x)
+{
+    while (lo < hi) {
+        const ulong mid = (lo + hi + 1) / 2;
+        if (v[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Work-item 0: the next ticket, decoded into lt = {kind (0 none left, 1 histogram tile, 2 binning
+ * tile), wave, bucket, pass, tile of the bucket, tiles of the wave}, after what it depends on. */
+inline void hybrid_next(__global const ulong *plan, __global uint *ctl, __local ulong *lt)
+{
+    const ulong t = atomic_inc(&ctl[HY_TICKET]);
+    const ulong waves = plan[PL_W];
+    __global const ulong *const ft = plan + PL_FT, *const wb = plan + PL_WB;
+    if (t >= plan[PL_W + 1]) {
+        lt[0] = 0;
+        return;
+    }
+    ulong w = 0, kind = 1, pass = 0, g = t;
+    if (t >= ft[wb[1]]) { /* past H(0) */
+        w = last_at_most(plan + PL_TS, 0, waves - 1, t);
+        const ulong first = ft[wb[w]], tw = ft[wb[w + 1]] - first;
+        const ulong th = w + 1 < waves ? ft[wb[w + 2]] - ft[wb[w + 1]] : 0;
+        ulong r = t - plan[PL_TS + w];
+        kind = 2;
+        if (r < tw) {
+            g = first + r;
+        } else if (r - tw < th) {
+            kind = 1;
+            g = ft[wb[++w]] + (r - tw);
+        } else {
+            r -= tw + th;
+            pass = 1 + r / tw;
+            g = first + r % tw;
+        }
+    }
+    const ulong b = last_at_most(ft, wb[w], wb[w + 1] - 1, g);
+    if (kind == 2 && pass == 0) {
+        while (status_load(&ctl[HY_READY + w]) == 0)
+            ;
+    } else if (kind == 2) {
+        const uint need = (uint)(ft[b + 1] - ft[b]);
+        while (status_load(&ctl[HY_DONE + b * IP + pass - 1]) < need)
+            ;
+    }
+    hybrid_acquire();
+    lt[0] = kind;
+    lt[1] = w;
+    lt[2] = b;
+    lt[3] = pass;
+    lt[4] = g - ft[b];
+    lt[5] = ft[wb[w + 1]] - ft[wb[w]];
+}
+
+/* H: count the lower digits of `count` keys from tstart into the bucket's histograms (lh: IP x
+ * BINS local words). */
+inline void hybrid_count(__global const key_t *keys, ulong tstart, uint count,
+                         __global uint *hist, __local uint *lh)
+{
+    const uint lid = get_local_id(0);
+    for (uint i = lid; i < IP * BINS; i += WG)
+        lh[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint p = lid; p < count; p += WG) {
+        const key_t bits = key_to_bits(LOAD_KEY(keys + tstart + p));
+        for (uint q = 0; q < IP; q++)
+            atomic_inc(&lh[q * BINS + digit_of(bits, RANGE_BEGIN + q * DIGIT_BITS, DIGIT_MASK)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < IP * BINS; i += WG)
+        if (lh[i])
+            atomic_add(&hist[i], lh[i]);
+}
+
+/* The digit offsets of one bucket's place from its counts (read atomically: other work-groups
+ * added them): the bucket's start plus the exclusive scan. */
+inline void bucket_offsets(__global uint *hist, __global ulong *off, ulong start,
+                           __local uint *scratch)
+{
+    const uint lid = get_local_id(0);
+#if USE_PTX
+    const uint c = lid < BINS ? atomic_or(&hist[lid], 0u) : 0;
+    const uint ex = bins_exclusive_scan(c, scratch);
+    if (lid < BINS)
+        off[lid] = start + ex;
+#else
+    const uint first = lid * DIGITS_PER_ITEM;
+    uint cnt[DIGITS_PER_ITEM], sum = 0, total;
+    for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
+        cnt[j] = first + j < BINS ? atomic_or(&hist[first + j], 0u) : 0;
+        sum += cnt[j];
+    }
+    uint run = wg_exclusive_scan_uint(sum, scratch, &total);
+    for (uint j = 0; j < DIGITS_PER_ITEM && first + j < BINS; j++) {
+        off[first + j] = start + run;
+        run += cnt[j];
+    }
+#endif
+}
+
+/* The wave's histogram tile done: the last one computes the offsets of the wave's buckets and
+ * marks the wave ready. */
+inline void hybrid_count_done(__global ulong *plan, __global uint *ctl, ulong w, ulong tiles,
+                              __local ulong *lt, __local uint *scratch)
+{
+    const uint lid = get_local_id(0);
+    hybrid_release();
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0)
+        lt[6] = atomic_inc(&ctl[HY_HDONE + w]) == tiles - 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!lt[6])
+        return;
+    hybrid_acquire();
+    for (ulong b = plan[PL_WB + w]; b < plan[PL_WB + w + 1]; b++)
+        for (uint q = 0; q < IP; q++)
+            bucket_offsets(ctl + HY_HIST + (b * IP + q) * BINS, plan + PL_OFF + (b * IP + q) * BINS,
+                           plan[PL_BS + b], scratch);
+    hybrid_release();
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0)
+        status_store(&ctl[HY_READY + w], 1);
+}
+
+#if HAS_VALUES
+#define HY_VALUE_PARAMS __global VALUE_T *va, __global VALUE_T *vb,
+#else
+#define HY_VALUE_PARAMS
+#endif
+/* The histogram's local words: in the tile's local memory where it is large enough. */
+#if USE_PTX
+#define HY_TILE_LOCAL lmem
+#define HY_TILE_BYTES (LMEM_WORDS * 8)
+#define HY_SCAN_SCRATCH wsum
+#else
+#define HY_TILE_LOCAL lkeys
+#define HY_TILE_BYTES (TILE * (KEY_BITS / 8))
+#define HY_SCAN_SCRATCH scan_scratch
+#endif
+
+/* ka/va: the job's buffers, where the sorted keys end after an odd number of lower places; kb/vb:
+ * their partners, which the top pass filled. status regions hold region_tiles x BINS words per
+ * pass; modes: the histogram's offsets (how each place's digits fall). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
+                   __global const ulong *modes, __global ulong *plan, __global uint *ctl,
+                   ulong region_tiles)
+{
+#if !HAS_VALUES
+    __global VALUE_T *const va = 0, *const vb = 0;
+#endif
+    BIN_LOCALS
+    __local ulong lt[7];
+#if HY_TILE_BYTES >= IP * BINS * 4
+    __local uint *const lh = (__local uint *)HY_TILE_LOCAL;
+#else
+    __local uint lh[IP * BINS];
+#endif
+    const uint lid = get_local_id(0);
+    const tile_ref ref = { 0, 0, 0 };
+    for (;;) {
+        if (lid == 0)
+            hybrid_next(plan, ctl, lt);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const ulong kind = lt[0], w = lt[1], b = lt[2], pass = lt[3], tile = lt[4], tiles = lt[5];
+        if (kind == 0)
+            break;
+        hybrid_acquire();
+        const ulong tstart = plan[PL_BS + b] + tile * TILE;
+        const uint count = (uint)min((ulong)TILE, plan[PL_BS + b + 1] - tstart);
+        if (kind == 1) {
+            hybrid_count(kb, tstart, count, ctl + HY_HIST + b * IP * BINS, lh);
+            hybrid_count_done(plan, ctl, w, tiles, lt, HY_SCAN_SCRATCH);
+        } else {
+            const int odd = pass & 1;
+            __global uint *const status =
+                ctl + HY_STATUS + (pass * region_tiles + plan[PL_FT + b]) * BINS;
+            bin_steps(odd ? ka : kb, odd ? kb : ka, odd ? va : vb, odd ? vb : va, tstart, count, tile,
+                      RANGE_BEGIN + (uint)pass * DIGIT_BITS, status, modes, plan + PL_OFF,
+                      (b * IP + pass) * BINS, 0, 0, &ref, BIN_LOCAL_ARGS);
+            if (pass + 1 < IP) {
+                hybrid_release();
+                barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+                if (lid == 0)
+                    atomic_inc(&ctl[HY_DONE + b * IP + pass]);
+            }
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
 }
 #endif
 #endif /* SERIAL */

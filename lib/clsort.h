@@ -179,6 +179,17 @@ typedef enum clsort_algorithm {
      * bit range; values of 0, 4 or 8 bytes; segments. Stable.
      */
     CLSORT_ALGO_HOST_RADIX = 7,
+    /**
+     * Hybrid radix sort: one radix8 onesweep pass over the most significant digit place splits the
+     * keys into up to 256 buckets, then one launch sorts every bucket by the lower places, in waves
+     * of buckets small enough to stay in the device's last-level cache between passes, so that a
+     * 32-bit key moves about 24 bytes of memory traffic where LSD passes move 36. Needs forward
+     * progress between work-groups, as ::CLSORT_ALGO_ONESWEEP does (on a device without it this
+     * can hang). Inputs of 2^30 keys or more, bit ranges of one digit place and segments take
+     * radix8's passes instead. ::CLSORT_ALGO_AUTO picks it for large whole arrays on devices whose
+     * tuning says it pays. Every key type, order and bit range; values of 0, 4 or 8 bytes. Stable.
+     */
+    CLSORT_ALGO_RADIX_HYBRID = 8,
 } clsort_algorithm;
 
 /** Longest array or segment ::CLSORT_ALGO_ODDEVEN sorts without clsort_spec::allow_quadratic. */
@@ -226,7 +237,7 @@ typedef struct clsort_spec {
 typedef struct clsort_stats {
     size_t n;                 /**< number of keys sorted */
     const char *algorithm;    /**< name of the algorithm that ran, e.g. "radix4"; for radix8 the
-                                   variant the device's tuning chose, "onesweep" or "radix8-rts"
+                                   variant that ran, "radix-hybrid", "onesweep" or "radix8-rts"
                                    (static storage) */
     double kernel_ms;         /**< time the sort's kernels ran on the device (profiling events) */
     double upload_ms;         /**< host to device transfer */

@@ -27,7 +27,7 @@ typedef struct clsort_family {
     size_t (*scratch)(const clsort_context *, const clsort_spec *, size_t n); /* NULL: in place */
     clsort_status (*check)(clsort_context *, const clsort_spec *, size_t n);  /* NULL: no limit */
     clsort_status (*enqueue)(clsort_context *, clsort_job *);
-    clsort_algorithm (*variant)(const clsort_context *, const clsort_spec *); /* NULL: as asked */
+    clsort_algorithm (*variant)(const clsort_context *, const clsort_spec *, size_t n); /* NULL: as asked */
     /* What `auto` runs when it picks the family (0: never), for whole arrays and for segments of
      * more than auto_segment_above keys and up to auto_segment_upto. */
     clsort_algorithm auto_id;
@@ -77,7 +77,8 @@ static const clsort_family families[] = {
     },
     {
         .name = "radix8",
-        .ids = ID(CLSORT_ALGO_RADIX8) | ID(CLSORT_ALGO_ONESWEEP) | ID(CLSORT_ALGO_RADIX8_RTS),
+        .ids = ID(CLSORT_ALGO_RADIX8) | ID(CLSORT_ALGO_ONESWEEP) | ID(CLSORT_ALGO_RADIX8_RTS) |
+               ID(CLSORT_ALGO_RADIX_HYBRID),
         .segment_ids = ID(CLSORT_ALGO_RADIX8) | ID(CLSORT_ALGO_RADIX8_RTS),
         .key_types = ALL_KEY_TYPES,
         .value_sizes = ALL_VALUE_SIZES,
@@ -129,6 +130,7 @@ static const char *const algo_names[] = {
     [CLSORT_ALGO_BITONIC] = "bitonic",
     [CLSORT_ALGO_ODDEVEN] = "oddeven",
     [CLSORT_ALGO_HOST_RADIX] = "host-radix",
+    [CLSORT_ALGO_RADIX_HYBRID] = "radix-hybrid",
 };
 #define N_ALGOS (sizeof algo_names / sizeof algo_names[0])
 
@@ -180,10 +182,10 @@ static const clsort_family *family_of(clsort_algorithm a)
     return &families[0];
 }
 
-clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec)
+clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     const clsort_family *f = family_of(resolve(ctx, spec));
-    return f->variant ? f->variant(ctx, spec) : resolve(ctx, spec);
+    return f->variant ? f->variant(ctx, spec, n) : resolve(ctx, spec);
 }
 
 static clsort_status check_family(clsort_context *ctx, const clsort_spec *spec, const char *type)

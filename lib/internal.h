@@ -75,6 +75,10 @@ typedef struct clsort_settings {
     unsigned radix_ptx;
     int radix_lb_win, radix_hist_per_cu;
     size_t radix_portion_tiles;
+    /* CLSORT_HYBRID_WAVE_KEYS, CLSORT_HYBRID_PER_CU, CLSORT_HYBRID_MIN_N (0: unset; MIN_N -1) */
+    size_t hybrid_wave_keys;
+    int hybrid_per_cu;
+    long long hybrid_min_n;
     char error[512];            /* the first value that did not parse; "" when all did */
 } clsort_settings;
 /* Read the environment; non-zero when a value is invalid (then described in s->error). */
@@ -162,6 +166,13 @@ typedef struct clsort_tuning {
             unsigned wg, items, pair_wg, pair_items;
             unsigned pair_kv; /* 1: its values reordered with the keys (KV_TOGETHER) */
         } large4;
+        /* radix-hybrid (lib/radix_hybrid.c): auto takes it for whole arrays of at least min_n
+         * records (0: never); bytes of records per wave, work-groups per compute unit (0: the
+         * defaults in radix.h) */
+        struct {
+            size_t min_n, wave_bytes;
+            unsigned per_cu;
+        } hybrid;
     } radix;
     struct {
         unsigned wg, items;     /* the odd-even tile kernels; keys per work-item a power of two,
@@ -203,6 +214,8 @@ typedef enum clsort_slot {
     CLSORT_SLOT_SEG_TABLE,  /* variable segments: per-segment tiles and lengths, scanned */
     CLSORT_SLOT_SEG_TILES,  /* ... the long segments' radix tiles */
     CLSORT_SLOT_SEG_FLAG,   /* ... the device check's flag */
+    CLSORT_SLOT_HYBRID_PLAN,    /* radix-hybrid: buckets, waves and their digit offsets */
+    CLSORT_SLOT_HYBRID_CONTROL, /* ... tickets, counts and look-back words */
     CLSORT_SLOTS
 } clsort_slot;
 
@@ -518,8 +531,9 @@ clsort_status clsort_radix4_enqueue(clsort_context *ctx, clsort_job *job);
 /* Device bytes needed besides the keys/values buffers, to check memory before work. */
 size_t clsort_radix8_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
-/* The radix8 variant a spec runs as on this device: onesweep or radix8-rts. */
-clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec);
+/* The radix8 variant a spec of n keys runs as on this device: radix-hybrid, onesweep or
+ * radix8-rts. */
+clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* Keys per reduce-then-scan tile of radix8 for n keys (the tiles of variable segments). */
 size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 
@@ -576,7 +590,7 @@ clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec 
  * that is set and smaller. Returns 0 when under 2. */
 int clsort_dispatch_max_fit(clsort_context *ctx, const clsort_spec *spec, size_t *chunk);
 /* The algorithm that runs for a spec on this device, variants resolved (for stats). */
-clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec);
+clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* Variable segments: the spec's algorithm sorts them (auto, radix8, radix8-rts) and n_seg segments
  * of n keys fit the device (with_data: the key and value buffers are ours too). */
 clsort_status clsort_dispatch_check_segments(clsort_context *ctx, const clsort_spec *spec, size_t n,

@@ -71,6 +71,7 @@ static clsort_status lsd_enqueue(clsort_context *ctx, clsort_job *job, unsigned 
     /* Variable segments: tiles within segments, offsets from the scanned table. */
     r.lookback = job->varseg ? 0 : clsort_radix_lookback(ctx, job->spec);
     r.s = clsort_radix_shape(ctx, digit_bits, r.ks, r.vs, job->n, r.lookback);
+    r.hybrid = !job->varseg && clsort_radix_hybrid_wanted(ctx, job->spec, job->n, digit_bits);
     const size_t local = clsort_radix_local_bytes(&r.s, r.ks, r.vs);
     if (local > ctx->local_mem)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
@@ -120,7 +121,9 @@ size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec
     return clsort_radix_shape(ctx, 8, clsort_key_size(spec->key_type), spec->value_size, n, 0).tile;
 }
 
-clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec)
+clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
+    if (clsort_radix_hybrid_wanted(ctx, spec, n, 8))
+        return CLSORT_ALGO_RADIX_HYBRID;
     return clsort_radix_lookback(ctx, spec) ? CLSORT_ALGO_ONESWEEP : CLSORT_ALGO_RADIX8_RTS;
 }

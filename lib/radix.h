@@ -11,6 +11,10 @@
 #define MAX_HIST_TILES 64 /* tiles counted by one histogram work-group, at most */
 #define HIST_GROUPS_PER_CU 4
 #define HIST_LOADS 4 /* vector loads of 4 keys in flight per histogram work-item (cl/radix8.cl) */
+/* radix-hybrid where the tuning table names none: bytes of records per wave of buckets, and
+ * work-groups per compute unit of its bucket sort. */
+#define HYBRID_WAVE_BYTES ((size_t)8 << 20)
+#define HYBRID_PER_CU 2
 
 typedef struct radix_shape {
     unsigned digit_bits; /* 8 for radix8, 4 for radix4 */
@@ -29,6 +33,7 @@ typedef struct radix_run {
     const char *fam;   /* "radix8" or "radix4" */
     unsigned digit_bits, bins, places, begin;
     int lookback;      /* onesweep (else reduce-then-scan) */
+    int hybrid;        /* onesweep's top place, then radix_hybrid.c's buckets */
     size_t ks, vs;
     cl_program prog;
     cl_kernel bin_k;   /* radix8_bin, or radix8_serial_scatter in the serial form */
@@ -65,6 +70,9 @@ size_t clsort_radix_tiles(const radix_shape *s, const clsort_spec *spec, size_t 
 size_t clsort_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n,
                             unsigned digit_bits);
 void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_opts *b);
+/* Whether the sort of this spec and size takes radix-hybrid (asked for, or auto's choice). */
+int clsort_radix_hybrid_wanted(const clsort_context *ctx, const clsort_spec *spec, size_t n,
+                               unsigned digit_bits);
 /* Set radix8_bin's arguments for the binning pass with index io (ping or pong). */
 clsort_status clsort_radix_bin_args(clsort_context *ctx, const radix_run *r, unsigned io,
                                     const radix_bin_args *a);
@@ -72,5 +80,9 @@ clsort_status clsort_radix_bin_args(clsort_context *ctx, const radix_run *r, uns
 /* ---- radix_onesweep.c, radix_rts.c: every binning pass of a sort ---- */
 clsort_status clsort_radix_onesweep(clsort_context *ctx, radix_run *r);
 clsort_status clsort_radix_rts(clsort_context *ctx, radix_run *r);
+
+/* ---- radix_hybrid.c: the buckets after onesweep's top pass (offsets: the histogram's) ---- */
+clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offsets);
+size_t clsort_radix_hybrid_scratch(size_t n, size_t tile, unsigned places);
 
 #endif

@@ -6,7 +6,7 @@
  * (about 2n traffic per pass). A status word packs a 2-bit flag and a 30-bit count, so it bins at most
  * 2^30 - 1 keys per launch: larger inputs are split into portions of whole tiles, each with its own
  * offsets from the histogram.
- * Calls: radix_shape.c, buffers.c, program.c, chain.c.
+ * Calls: radix_shape.c, radix_hybrid.c, buffers.c, program.c, chain.c.
  */
 #include "radix.h"
 
@@ -171,6 +171,17 @@ clsort_status clsort_radix_onesweep(clsort_context *ctx, radix_run *r)
     clsort_status st = count(ctx, r, &o);
     if (st == CLSORT_OK && r->job->may_block)
         st = find_skips(ctx, r, &o, skip);
+    /* radix-hybrid: the top place first, then the buckets (one portion only: the buckets' offsets
+     * come from the histogram's single set); where every key has the same top digit there is one
+     * bucket, and the places' own passes do better. */
+    const cl_uint top = r->places - 1;
+    if (st == CLSORT_OK && r->hybrid && o.portions == 1 && !skip[top]) {
+        if ((st = onesweep_pass(ctx, r, &o, top)) == CLSORT_OK)
+            st = clsort_radix_hybrid(ctx, r, o.offsets);
+        cl_mem ms[] = { o.counters, o.work, o.offsets, o.status };
+        clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
+        return st;
+    }
     for (cl_uint place = 0; place < r->places && st == CLSORT_OK; place++) {
         if (skip[place])
             ctx->passes_skipped++;

@@ -178,11 +178,30 @@ int clsort_radix_lookback(const clsort_context *ctx, const clsort_spec *spec)
 {
     if (spec->segment) /* segments: tiles within segments, offsets from the scanned table */
         return 0;
-    if (spec->algorithm == CLSORT_ALGO_ONESWEEP)
+    if (spec->algorithm == CLSORT_ALGO_ONESWEEP || spec->algorithm == CLSORT_ALGO_RADIX_HYBRID)
         return 1;
     if (spec->algorithm == CLSORT_ALGO_RADIX8_RTS)
         return 0;
     return lookback_safe(ctx);
+}
+
+/* radix-hybrid by name, or auto's choice from the tuning's (or the setting's) least size; never with
+ * segments, 4-bit digits, one digit place, the serial form or onesweep portions (2^30 keys). */
+int clsort_radix_hybrid_wanted(const clsort_context *ctx, const clsort_spec *spec, size_t n,
+                               unsigned digit_bits)
+{
+    if (spec->segment || digit_bits != 8 || clsort_radix_places(spec, 8) < 2 ||
+        !clsort_radix_lookback(ctx, spec))
+        return 0;
+    const size_t ks = clsort_key_size(spec->key_type);
+    const radix_shape s = clsort_radix_shape(ctx, 8, ks, spec->value_size, n, 1);
+    if (s.serial || n > clsort_radix_portion_tiles(ctx, &s) * s.tile)
+        return 0;
+    if (spec->algorithm == CLSORT_ALGO_RADIX_HYBRID)
+        return 1;
+    const long long set = ctx->settings.hybrid_min_n;
+    const size_t least = set >= 0 ? (size_t)set : ctx->tuning.radix.hybrid.min_n;
+    return spec->algorithm == CLSORT_ALGO_AUTO && least > 0 && n >= least;
 }
 
 /* Onesweep status words: a region of (tiles per portion + 1) x 256 words per launch. Small inputs get
@@ -241,7 +260,10 @@ size_t clsort_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, 
         size_t pt = clsort_radix_portion_tiles(ctx, &s);
         size_t portions = (tiles + pt - 1) / pt;
         size_t per_portion = tiles < pt ? tiles : pt;
-        return data +
+        const size_t hybrid = clsort_radix_hybrid_wanted(ctx, spec, n, digit_bits)
+                                  ? clsort_radix_hybrid_scratch(n, s.tile, places)
+                                  : 0;
+        return data + hybrid +
                clsort_radix_status_regions(places, portions, per_portion) * (per_portion + 1) *
                    bins * 4 +
                (1 + portions * clsort_radix_hist_places(places, digit_bits) * HIST_BINS) * 4 +
@@ -275,6 +297,7 @@ void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_
     clsort_opts_add_if(b, s->hist_copies > 1, "HIST_COPIES", s->hist_copies);
     clsort_opts_add_if(b, s->serial, "SERIAL", 1);
     clsort_opts_add_if(b, r->job->varseg != NULL, "VARSEG", 1);
+    clsort_opts_add_if(b, r->hybrid, "HYBRID", 1);
     /* The bit range: PLACES digit places from bit RANGE_BEGIN. */
     clsort_opts_add(b, "RANGE_BEGIN", r->begin);
     clsort_opts_add(b, "PLACES", r->places);

@@ -90,7 +90,7 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
                        const host_run *h, clsort_stats *stats)
 {
     stats->n = n;
-    const clsort_algorithm ran = clsort_dispatch_ran(ctx, spec);
+    const clsort_algorithm ran = clsort_dispatch_ran(ctx, spec, n);
     /* segments.c's segments: the radix passes' form */
     stats->algorithm = h->varseg && ran != CLSORT_ALGO_HOST_RADIX ? "radix8-rts"
                                                                    : clsort_algorithm_name(ran);

@@ -396,7 +396,7 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
     if ((st = plan(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)
         st = pipeline(&s);
     teardown(&s);
-    stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec));
+    stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec, in->n));
     stats->staging = clsort_staging_name(s.slots[0].mem.kind);
     stats->programs_built = ctx->programs_built - built0;
     stats->programs_cached = ctx->programs_cached - cached0;

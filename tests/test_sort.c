@@ -151,7 +151,8 @@ static void sweep(void **state, int pairs)
         /* Onesweep's work-groups spin in look-back on CPU devices, slowly where other processes
          * share the cores: its default run (no MAX_N) sorts 2^20 keys in three distributions, all
          * of them up to 104729 keys and, given MAX_N, at every size (the long suite). */
-        const int few_dists = algo == CLSORT_ALGO_ONESWEEP && !max_n_given && sizes[s] > 104729;
+        const int few_dists = (algo == CLSORT_ALGO_ONESWEEP || algo == CLSORT_ALGO_RADIX_HYBRID) &&
+                              !max_n_given && sizes[s] > 104729;
         for (test_dist d = 0; d < DIST_COUNT; d++)
             if (!few_dists || d == DIST_UNIFORM || d == DIST_CONSTANT || d == DIST_FEW)
                 check_one(ctx, sizes[s], d, pairs);

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# On the GPU machine (repository root): radix-hybrid against radix8 (onesweep) and CUB on the same key
+# files, through the public call (bench_radix: wall time around clsort_enqueue() + clFinish(), kernel
+# time beside; cub_radix timed the same way), after its correctness tests on the device.
+#   TESTS=0 skips the tests; WAVES: CLSORT_HYBRID_WAVE_KEYS values to sweep ("" = the tuning's);
+#   PER_CU: CLSORT_HYBRID_PER_CU values; FILES: key files (DIST-LOG2N.u32/.u64, made when missing);
+#   KINDS: keys,pairs; REPS.
+set -euo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+WAVES=${WAVES-""}
+PER_CU=${PER_CU-""}
+KINDS=${KINDS:-keys,pairs}
+REPS=${REPS:-10}
+DATA=${DATA:-/tmp/clsort-bench}
+FILES=${FILES:-"uniform-24.u32 uniform-26.u32 uniform-28.u32"}
+source tools/gpu-env.sh
+if [ ! -f build-gpu/build.ninja ]; then
+  meson setup build-gpu -Dcub_bench=enabled > "$OUT/setup.log" 2>&1 || { tail -30 "$OUT/setup.log"; exit 1; }
+fi
+ninja -C build-gpu tests/test_sort tests/test_keys bench/bench_radix bench/cub_radix > "$OUT/build.log" 2>&1 ||
+  { tail -40 "$OUT/build.log"; exit 1; }
+export CLSORT_DEVICE=${CLSORT_DEVICE:-nvidia} CLSORT_CACHE_DIR=$PWD/build-gpu/cache
+if [ "${TESTS:-1}" != 0 ]; then
+  for w in "" 100000; do
+    echo "== test_sort radix-hybrid (wave keys ${w:-default})"
+    CLSORT_HYBRID_WAVE_KEYS=$w timeout 300 ./build-gpu/tests/test_sort radix-hybrid 16777216 \
+      > "$OUT/test-hybrid$w.txt" 2>&1 || { tail -20 "$OUT/test-hybrid$w.txt"; exit 1; }
+    tail -1 "$OUT/test-hybrid$w.txt"
+  done
+  echo "== test_keys radix-hybrid"
+  CLSORT_HYBRID_WAVE_KEYS=5000 timeout 300 ./build-gpu/tests/test_keys radix-hybrid \
+    > "$OUT/test-keys-hybrid.txt" 2>&1 || { tail -20 "$OUT/test-keys-hybrid.txt"; exit 1; }
+  tail -1 "$OUT/test-keys-hybrid.txt"
+fi
+mkdir -p "$DATA"
+paths=()
+for f in $FILES; do
+  p=$DATA/$f
+  paths+=("$p")
+  [ -f "$p" ] && continue
+  base=${f%.*}
+  ./build-gpu/bench/bench_radix gen "${base%-*}" "${base##*-}" "$p"
+done
+summary() { grep RESULT "$1" | sed 's/RESULT //' | awk -v tag="$2" '{print tag, $0}'; }
+timeout 300 ./build-gpu/bench/cub_radix --reps "$REPS" "${paths[@]}" > "$OUT/cub.txt" 2>&1 || true
+summary "$OUT/cub.txt" cub
+timeout 300 ./build-gpu/bench/bench_radix run --algos radix8 --kinds "$KINDS" --reps "$REPS" \
+  "${paths[@]}" > "$OUT/radix8.txt" 2>&1 || { tail -5 "$OUT/radix8.txt"; }
+summary "$OUT/radix8.txt" onesweep
+for c in ${PER_CU:-def}; do
+  for w in ${WAVES:-def}; do
+    tag="hybrid-w$w-c$c"
+    [ "$w" = def ] && w=
+    [ "$c" = def ] && c=
+    CLSORT_HYBRID_WAVE_KEYS=$w CLSORT_HYBRID_PER_CU=$c timeout 300 ./build-gpu/bench/bench_radix run \
+      --algos radix-hybrid --kinds "$KINDS" --reps "$REPS" "${paths[@]}" > "$OUT/$tag.txt" 2>&1 ||
+      { tail -5 "$OUT/$tag.txt"; }
+    grep -h "WRONG" "$OUT/$tag.txt" || true
+    summary "$OUT/$tag.txt" "$tag"
+  done
+done

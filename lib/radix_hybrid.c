@@ -1,0 +1,99 @@
+/*
+ * radix-hybrid: after onesweep's histogram and its pass over the top digit place (radix_onesweep.c),
+ * the lower places of every bucket of equal top digits in one launch, in waves of buckets sized to
+ * stay in the device's cache between passes (cl/radix8.cl, radix8_hybrid, has the ticket order and
+ * why it cannot deadlock where look-back cannot). Two commands: the plan (bucket and wave layout,
+ * computed on the device from the histogram's offsets, so nothing waits for the host) with the
+ * clearing of the control words, and the sort of the buckets.
+ * Calls: radix_shape.c, buffers.c, program.c, chain.c.
+ */
+#include "radix.h"
+
+/* The layout of cl/radix8.cl's plan (ulong) and control (uint) words. */
+#define BINS 256u
+#define PLAN_HEAD (4 * (BINS + 1) + 4)
+#define CTL_HEAD(ip) (1 + 2 * BINS + BINS * (ip) + BINS * (ip) * BINS)
+
+/* Tiles a look-back region of one pass must cover: every bucket's last tile may be partial. */
+static size_t region_tiles(size_t n, size_t tile)
+{
+    return n / tile + BINS + 1;
+}
+
+static size_t ctl_words(size_t n, size_t tile, unsigned places)
+{
+    const size_t ip = places - 1;
+    return CTL_HEAD(ip) + ip * region_tiles(n, tile) * BINS;
+}
+
+static size_t plan_bytes(unsigned places)
+{
+    return (PLAN_HEAD + (size_t)BINS * (places - 1) * BINS) * 8;
+}
+
+size_t clsort_radix_hybrid_scratch(size_t n, size_t tile, unsigned places)
+{
+    return plan_bytes(places) + ctl_words(n, tile, places) * 4;
+}
+
+/* Keys per wave: the tuning's bytes per wave over the bytes of a record; a setting overrides. */
+static cl_ulong wave_keys(const clsort_context *ctx, const radix_run *r)
+{
+    if (ctx->settings.hybrid_wave_keys > 0)
+        return ctx->settings.hybrid_wave_keys;
+    const size_t bytes = ctx->tuning.radix.hybrid.wave_bytes ? ctx->tuning.radix.hybrid.wave_bytes
+                                                              : HYBRID_WAVE_BYTES;
+    const size_t keys = bytes / (r->ks + r->vs);
+    return keys ? keys : 1;
+}
+
+/* Work-groups of the bucket sort: a few per compute unit; they loop until the tickets run out. */
+static size_t groups(const clsort_context *ctx)
+{
+    unsigned per_cu = ctx->tuning.radix.hybrid.per_cu ? ctx->tuning.radix.hybrid.per_cu
+                                                      : HYBRID_PER_CU;
+    if (ctx->settings.hybrid_per_cu > 0)
+        per_cu = (unsigned)ctx->settings.hybrid_per_cu;
+    return (size_t)(ctx->compute_units ? ctx->compute_units : 1) * per_cu;
+}
+
+clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offsets)
+{
+    const cl_ulong n = r->job->n, waves = wave_keys(ctx, r);
+    const cl_ulong words = ctl_words(n, r->s.tile, r->places), tiles = region_tiles(n, r->s.tile);
+    const size_t wg = r->s.wg;
+    cl_kernel plan_k = NULL, sort_k = NULL;
+    cl_mem plan = NULL, ctl = NULL;
+    int at = 0;
+    clsort_status st;
+    if ((st = clsort_create_kernel(ctx, r->prog, "radix8_hybrid_plan", &plan_k)) != CLSORT_OK ||
+        (st = clsort_create_kernel(ctx, r->prog, "radix8_hybrid", &sort_k)) != CLSORT_OK ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_HYBRID_PLAN, plan_bytes(r->places), &plan, "hybrid plan")) !=
+            CLSORT_OK ||
+        (st = clsort_scratch(ctx, CLSORT_SLOT_HYBRID_CONTROL, words * 4, &ctl,
+                             "hybrid control words")) != CLSORT_OK)
+        goto done;
+    /* The plan's work-groups clear the control words (a few per compute unit suffice). */
+    if ((st = clsort_set_args(ctx, plan_k, "radix8_hybrid_plan", 6, ARG(offsets), ARG(n),
+                              ARG(waves), ARG(plan), ARG(ctl), ARG(words))) != CLSORT_OK ||
+        (st = clsort_launch(ctx, plan_k, groups(ctx) * 2 * wg, wg)) != CLSORT_OK)
+        goto done;
+    clsort_profile_last(ctx, r->fam, "hybrid plan", 0);
+    /* The job's buffers, then the partners the top pass filled. */
+    if ((st = clsort_set_data_args(ctx, sort_k, "radix8_hybrid", 2, r->keys, r->vs ? r->vals : NULL,
+                                   &at)) != CLSORT_OK ||
+        (st = clsort_set_args_at(ctx, sort_k, "radix8_hybrid", at, 4, ARG(offsets), ARG(plan),
+                                 ARG(ctl), ARG(tiles))) != CLSORT_OK ||
+        (st = clsort_launch(ctx, sort_k, groups(ctx) * wg, wg)) != CLSORT_OK)
+        goto done;
+    clsort_profile_last(ctx, r->fam, "hybrid buckets", 0);
+    r->done_passes += r->places - 1;
+done:
+    if (plan_k)
+        clReleaseKernel(plan_k);
+    if (sort_k)
+        clReleaseKernel(sort_k);
+    cl_mem ms[] = { plan, ctl };
+    clsort_release_mems(ms, 2);
+    return st;
+}
