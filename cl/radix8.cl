@@ -1366,13 +1366,12 @@ inline void hybrid_count_done(__global ulong *plan, __global uint *ctl, ulong w,
 /* The histogram's local words: in the tile's local memory where it is large enough. */
 #if USE_PTX
 #define HY_TILE_LOCAL lmem
-#define HY_TILE_BYTES (LMEM_WORDS * 8)
 #define HY_SCAN_SCRATCH wsum
 #else
 #define HY_TILE_LOCAL lkeys
-#define HY_TILE_BYTES (TILE * (KEY_BITS / 8))
 #define HY_SCAN_SCRATCH scan_scratch
 #endif
+#define HY_TILE_BYTES (TILE * (KEY_BITS / 8)) /* at least: the tile's keys */
 
 /* ka/va: the job's buffers, where the sorted keys end after an odd number of lower places; kb/vb:
  * their partners, which the top pass filled. status regions hold region_tiles x BINS words per
