@@ -59,3 +59,9 @@ for c in ${PER_CU:-def}; do
     summary "$OUT/$tag.txt" "$tag"
   done
 done
+if [ -n "${PROFILE:-}" ]; then
+  # Per-command device times of one sort of the first file (stderr of the profile setting).
+  CLSORT_PROFILE=1 ./build-gpu/bench/bench_radix run --algos radix-hybrid --kinds keys --reps 2 \
+    "${paths[0]}" > "$OUT/profile.txt" 2>&1 || true
+  grep -v RESULT "$OUT/profile.txt" | sort | uniq -c | sort -rn | head -20
+fi

@@ -121,6 +121,7 @@ inline ulong load_cg64(__global const ulong *p)
 #define LOAD_KEY(p) ((key_t)LOAD_WORD(p))
 #define LOAD_VALUE(p) ((VALUE_T)LOAD_WORD(p))
 #else
+#define LOAD_WORD(p) (*(p))
 #define LOAD_KEY(p) (*(p))
 #define LOAD_VALUE(p) (*(p))
 #endif
@@ -671,7 +672,7 @@ inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __g
             lb_publish(status, tile, d, own);
         excl = lb_walk(status, tile, d, own);
     }
-    const ulong gbase = offsets[off_index + d] + excl;
+    const ulong gbase = LOAD_WORD(offsets + off_index + d) + excl;
     if (tile == num_tiles - 1)
         offsets[off_next + d] = gbase + own;
     return gbase;
@@ -1154,6 +1155,12 @@ void radix8_bin(BIN_PARAMS)
 #define PL_TS (PL_WB + BINS + 1) /* [BINS + 1] first ticket of each wave's P0 */
 #define PL_W (PL_TS + BINS + 1)  /* waves, then tickets in all */
 #define PL_OFF (PL_W + 4)        /* [BINS x IP x BINS] digit offsets of bucket b, place p */
+#define PL_TICKETS (PL_OFF + BINS * IP * BINS) /* each ticket's work, TK_* fields */
+#define TK_KIND(e) ((uint)(e)&3u)             /* 1 histogram tile, 2 binning tile */
+#define TK_PASS(e) ((uint)((e) >> 2) & 7u)
+#define TK_BUCKET(e) ((uint)((e) >> 5) & 0xffu)
+#define TK_WAVE(e) ((uint)((e) >> 13) & 0xffu)
+#define TK_TILE(e) ((e) >> 21) /* of its bucket */
 /* Control words (uint), all zero at the launch. */
 #define HY_TICKET 0
 #define HY_HDONE 1                          /* [BINS] per wave: H tiles done */
@@ -1241,51 +1248,65 @@ inline ulong last_at_most(__global const ulong *v, ulong lo, ulong hi, ulong x)
     return lo;
 }
 
-/* Work-item 0: the next ticket, decoded into lt = {kind (0 none left, 1 histogram tile, 2 binning
- * tile), wave, bucket, pass, tile of the bucket, tiles of the wave}, after what it depends on. */
+/* Each ticket's work, decoded once for all (a work-item per ticket) so that the sort's work-groups
+ * spend one load on it. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_hybrid_tickets(__global ulong *plan)
+{
+    const ulong waves = plan[PL_W], total = plan[PL_W + 1];
+    __global const ulong *const ft = plan + PL_FT, *const wb = plan + PL_WB;
+    for (ulong t = get_global_id(0); t < total; t += get_global_size(0)) {
+        ulong w = 0, kind = 1, pass = 0, g = t;
+        if (t >= ft[wb[1]]) { /* past H(0) */
+            w = last_at_most(plan + PL_TS, 0, waves - 1, t);
+            const ulong first = ft[wb[w]], tw = ft[wb[w + 1]] - first;
+            const ulong th = w + 1 < waves ? ft[wb[w + 2]] - ft[wb[w + 1]] : 0;
+            ulong r = t - plan[PL_TS + w];
+            kind = 2;
+            if (r < tw) {
+                g = first + r;
+            } else if (r - tw < th) {
+                kind = 1;
+                g = ft[wb[++w]] + (r - tw);
+            } else {
+                r -= tw + th;
+                pass = 1 + r / tw;
+                g = first + r % tw;
+            }
+        }
+        const ulong b = last_at_most(ft, wb[w], wb[w + 1] - 1, g);
+        plan[PL_TICKETS + t] = kind | pass << 2 | b << 5 | w << 13 | (g - ft[b]) << 21;
+    }
+}
+
+/* Work-item 0: the next ticket's work into lt = {ticket entry (0: none left), bucket start, bucket
+ * end, bucket's first tile, tiles of the wave}, once what it depends on is done. */
 inline void hybrid_next(__global const ulong *plan, __global uint *ctl, __local ulong *lt)
 {
     const ulong t = atomic_inc(&ctl[HY_TICKET]);
-    const ulong waves = plan[PL_W];
-    __global const ulong *const ft = plan + PL_FT, *const wb = plan + PL_WB;
     if (t >= plan[PL_W + 1]) {
         lt[0] = 0;
         return;
     }
-    ulong w = 0, kind = 1, pass = 0, g = t;
-    if (t >= ft[wb[1]]) { /* past H(0) */
-        w = last_at_most(plan + PL_TS, 0, waves - 1, t);
-        const ulong first = ft[wb[w]], tw = ft[wb[w + 1]] - first;
-        const ulong th = w + 1 < waves ? ft[wb[w + 2]] - ft[wb[w + 1]] : 0;
-        ulong r = t - plan[PL_TS + w];
-        kind = 2;
-        if (r < tw) {
-            g = first + r;
-        } else if (r - tw < th) {
-            kind = 1;
-            g = ft[wb[++w]] + (r - tw);
-        } else {
-            r -= tw + th;
-            pass = 1 + r / tw;
-            g = first + r % tw;
-        }
-    }
-    const ulong b = last_at_most(ft, wb[w], wb[w + 1] - 1, g);
-    if (kind == 2 && pass == 0) {
+    const ulong e = plan[PL_TICKETS + t];
+    const uint b = TK_BUCKET(e), w = TK_WAVE(e), pass = TK_PASS(e);
+    __global const ulong *const ft = plan + PL_FT, *const wb = plan + PL_WB;
+    const ulong bs = plan[PL_BS + b], be = plan[PL_BS + b + 1], f0 = ft[b], f1 = ft[b + 1];
+    const ulong tw = ft[wb[w + 1]] - ft[wb[w]];
+    if (TK_KIND(e) == 2 && pass == 0) {
         while (status_load(&ctl[HY_READY + w]) == 0)
             ;
-    } else if (kind == 2) {
-        const uint need = (uint)(ft[b + 1] - ft[b]);
-        while (status_load(&ctl[HY_DONE + b * IP + pass - 1]) < need)
+        hybrid_acquire();
+    } else if (TK_KIND(e) == 2) {
+        while (status_load(&ctl[HY_DONE + b * IP + pass - 1]) < (uint)(f1 - f0))
             ;
+        hybrid_acquire();
     }
-    hybrid_acquire();
-    lt[0] = kind;
-    lt[1] = w;
-    lt[2] = b;
-    lt[3] = pass;
-    lt[4] = g - ft[b];
-    lt[5] = ft[wb[w + 1]] - ft[wb[w]];
+    lt[0] = e;
+    lt[1] = bs;
+    lt[2] = be;
+    lt[3] = f0;
+    lt[4] = tw;
 }
 
 /* H: count the lower digits of `count` keys from tstart into the bucket's histograms (lh: IP x
@@ -1340,22 +1361,27 @@ inline void hybrid_count_done(__global ulong *plan, __global uint *ctl, ulong w,
                               __local ulong *lt, __local uint *scratch)
 {
     const uint lid = get_local_id(0);
-    hybrid_release();
+    /* The group's writes before the count (the fence of one work-item after the barrier covers
+     * the group's, as in a grid-wide barrier). */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (lid == 0)
+    if (lid == 0) {
+        hybrid_release();
         lt[6] = atomic_inc(&ctl[HY_HDONE + w]) == tiles - 1;
+        if (lt[6])
+            hybrid_acquire();
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!lt[6])
         return;
-    hybrid_acquire();
     for (ulong b = plan[PL_WB + w]; b < plan[PL_WB + w + 1]; b++)
         for (uint q = 0; q < IP; q++)
             bucket_offsets(ctl + HY_HIST + (b * IP + q) * BINS, plan + PL_OFF + (b * IP + q) * BINS,
                            plan[PL_BS + b], scratch);
-    hybrid_release();
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (lid == 0)
+    if (lid == 0) {
+        hybrid_release();
         status_store(&ctl[HY_READY + w], 1);
+    }
 }
 
 #if HAS_VALUES
@@ -1397,27 +1423,27 @@ void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
         if (lid == 0)
             hybrid_next(plan, ctl, lt);
         barrier(CLK_LOCAL_MEM_FENCE);
-        const ulong kind = lt[0], w = lt[1], b = lt[2], pass = lt[3], tile = lt[4], tiles = lt[5];
-        if (kind == 0)
+        const ulong e = lt[0];
+        if (e == 0)
             break;
-        hybrid_acquire();
-        const ulong tstart = plan[PL_BS + b] + tile * TILE;
-        const uint count = (uint)min((ulong)TILE, plan[PL_BS + b + 1] - tstart);
-        if (kind == 1) {
+        const uint b = TK_BUCKET(e), pass = TK_PASS(e);
+        const ulong tile = TK_TILE(e), tstart = lt[1] + tile * TILE;
+        const uint count = (uint)min((ulong)TILE, lt[2] - tstart);
+        if (TK_KIND(e) == 1) {
             hybrid_count(kb, tstart, count, ctl + HY_HIST + b * IP * BINS, lh);
-            hybrid_count_done(plan, ctl, w, tiles, lt, HY_SCAN_SCRATCH);
+            hybrid_count_done(plan, ctl, TK_WAVE(e), lt[4], lt, HY_SCAN_SCRATCH);
         } else {
             const int odd = pass & 1;
-            __global uint *const status =
-                ctl + HY_STATUS + (pass * region_tiles + plan[PL_FT + b]) * BINS;
+            __global uint *const status = ctl + HY_STATUS + (pass * region_tiles + lt[3]) * BINS;
             bin_steps(odd ? ka : kb, odd ? kb : ka, odd ? va : vb, odd ? vb : va, tstart, count, tile,
-                      RANGE_BEGIN + (uint)pass * DIGIT_BITS, status, modes, plan + PL_OFF,
+                      RANGE_BEGIN + pass * DIGIT_BITS, status, modes, plan + PL_OFF,
                       (b * IP + pass) * BINS, 0, 0, &ref, BIN_LOCAL_ARGS);
             if (pass + 1 < IP) {
-                hybrid_release();
                 barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-                if (lid == 0)
+                if (lid == 0) {
+                    hybrid_release();
                     atomic_inc(&ctl[HY_DONE + b * IP + pass]);
+                }
             }
         }
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);

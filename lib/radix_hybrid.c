@@ -2,9 +2,9 @@
  * radix-hybrid: after onesweep's histogram and its pass over the top digit place (radix_onesweep.c),
  * the lower places of every bucket of equal top digits in one launch, in waves of buckets sized to
  * stay in the device's cache between passes (cl/radix8.cl, radix8_hybrid, has the ticket order and
- * why it cannot deadlock where look-back cannot). Two commands: the plan (bucket and wave layout,
+ * why it cannot deadlock where look-back cannot). Three commands: the plan (bucket and wave layout,
  * computed on the device from the histogram's offsets, so nothing waits for the host) with the
- * clearing of the control words, and the sort of the buckets.
+ * clearing of the control words, the tickets' work decoded, and the sort of the buckets.
  * Calls: radix_shape.c, buffers.c, program.c, chain.c.
  */
 #include "radix.h"
@@ -26,14 +26,16 @@ static size_t ctl_words(size_t n, size_t tile, unsigned places)
     return CTL_HEAD(ip) + ip * region_tiles(n, tile) * BINS;
 }
 
-static size_t plan_bytes(unsigned places)
+/* The plan's head, the digit offsets and a word per ticket (a tile of each pass and of the
+ * histogram). */
+static size_t plan_bytes(size_t n, size_t tile, unsigned places)
 {
-    return (PLAN_HEAD + (size_t)BINS * (places - 1) * BINS) * 8;
+    return (PLAN_HEAD + (size_t)BINS * (places - 1) * BINS + places * region_tiles(n, tile)) * 8;
 }
 
 size_t clsort_radix_hybrid_scratch(size_t n, size_t tile, unsigned places)
 {
-    return plan_bytes(places) + ctl_words(n, tile, places) * 4;
+    return plan_bytes(n, tile, places) + ctl_words(n, tile, places) * 4;
 }
 
 /* Keys per wave: the tuning's bytes per wave over the bytes of a record; a setting overrides. */
@@ -62,13 +64,16 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
     const cl_ulong n = r->job->n, waves = wave_keys(ctx, r);
     const cl_ulong words = ctl_words(n, r->s.tile, r->places), tiles = region_tiles(n, r->s.tile);
     const size_t wg = r->s.wg;
-    cl_kernel plan_k = NULL, sort_k = NULL;
+    cl_kernel plan_k = NULL, tickets_k = NULL, sort_k = NULL;
     cl_mem plan = NULL, ctl = NULL;
     int at = 0;
     clsort_status st;
     if ((st = clsort_create_kernel(ctx, r->prog, "radix8_hybrid_plan", &plan_k)) != CLSORT_OK ||
+        (st = clsort_create_kernel(ctx, r->prog, "radix8_hybrid_tickets", &tickets_k)) !=
+            CLSORT_OK ||
         (st = clsort_create_kernel(ctx, r->prog, "radix8_hybrid", &sort_k)) != CLSORT_OK ||
-        (st = clsort_scratch(ctx, CLSORT_SLOT_HYBRID_PLAN, plan_bytes(r->places), &plan, "hybrid plan")) !=
+        (st = clsort_scratch(ctx, CLSORT_SLOT_HYBRID_PLAN, plan_bytes(n, r->s.tile, r->places),
+                             &plan, "hybrid plan")) !=
             CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_HYBRID_CONTROL, words * 4, &ctl,
                              "hybrid control words")) != CLSORT_OK)
@@ -79,6 +84,10 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
         (st = clsort_launch(ctx, plan_k, groups(ctx) * 2 * wg, wg)) != CLSORT_OK)
         goto done;
     clsort_profile_last(ctx, r->fam, "hybrid plan", 0);
+    if ((st = clsort_set_args(ctx, tickets_k, "radix8_hybrid_tickets", 1, ARG(plan))) != CLSORT_OK ||
+        (st = clsort_launch(ctx, tickets_k, groups(ctx) * 2 * wg, wg)) != CLSORT_OK)
+        goto done;
+    clsort_profile_last(ctx, r->fam, "hybrid tickets", 0);
     /* The job's buffers, then the partners the top pass filled. */
     if ((st = clsort_set_data_args(ctx, sort_k, "radix8_hybrid", 2, r->keys, r->vs ? r->vals : NULL,
                                    &at)) != CLSORT_OK ||
@@ -91,6 +100,8 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
 done:
     if (plan_k)
         clReleaseKernel(plan_k);
+    if (tickets_k)
+        clReleaseKernel(tickets_k);
     if (sort_k)
         clReleaseKernel(sort_k);
     cl_mem ms[] = { plan, ctl };
