@@ -1131,9 +1131,10 @@ void radix8_bin(BIN_PARAMS)
  * cache instead of memory, so a 32-bit key costs about 24 bytes of memory traffic against
  * onesweep's 36 (Stehle and Jacobsen's hybrid radix sort).
  *
- * One launch does all the buckets: work-groups take tickets from a counter, in an order where each
- * ticket waits only on work of smaller tickets (so, as with the look-back, only on work-groups
- * that are running): per wave w, the histogram of wave w + 1's buckets is taken right after wave w's
+ * One launch does all the buckets: each work-group takes a ticket from a counter when it starts
+ * (the launch has one per ticket, and a few spare), in an order where each ticket waits only on
+ * work of smaller tickets (so, as with the look-back, only on work-groups that are running): per
+ * wave w, the histogram of wave w + 1's buckets is taken right after wave w's
  * first pass, so that its offsets are ready when wave w + 1 starts:
  *   H(0) | P0(0) H(1) P1(0) .. P[IP-1](0) | P0(1) H(2) P1(1) .. | ...
  * H(w): one ticket per tile of the wave, counting that tile's lower digits into its bucket's
@@ -1419,34 +1420,31 @@ void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
 #endif
     const uint lid = get_local_id(0);
     const tile_ref ref = { 0, 0, 0 };
-    for (;;) {
-        if (lid == 0)
-            hybrid_next(plan, ctl, lt);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const ulong e = lt[0];
-        if (e == 0)
-            break;
-        const uint b = TK_BUCKET(e), pass = TK_PASS(e);
-        const ulong tile = TK_TILE(e), tstart = lt[1] + tile * TILE;
-        const uint count = (uint)min((ulong)TILE, lt[2] - tstart);
-        if (TK_KIND(e) == 1) {
-            hybrid_count(kb, tstart, count, ctl + HY_HIST + b * IP * BINS, lh);
-            hybrid_count_done(plan, ctl, TK_WAVE(e), lt[4], lt, HY_SCAN_SCRATCH);
-        } else {
-            const int odd = pass & 1;
-            __global uint *const status = ctl + HY_STATUS + (pass * region_tiles + lt[3]) * BINS;
-            bin_steps(odd ? ka : kb, odd ? kb : ka, odd ? va : vb, odd ? vb : va, tstart, count, tile,
-                      RANGE_BEGIN + pass * DIGIT_BITS, status, modes, plan + PL_OFF,
-                      (b * IP + pass) * BINS, 0, 0, &ref, BIN_LOCAL_ARGS);
-            if (pass + 1 < IP) {
-                barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-                if (lid == 0) {
-                    hybrid_release();
-                    atomic_inc(&ctl[HY_DONE + b * IP + pass]);
-                }
-            }
-        }
+    if (lid == 0)
+        hybrid_next(plan, ctl, lt);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong e = lt[0];
+    if (e == 0)
+        return; /* past the last ticket (the launch has a few spare groups) */
+    const uint b = TK_BUCKET(e), pass = TK_PASS(e);
+    const ulong tile = TK_TILE(e), tstart = lt[1] + tile * TILE;
+    const uint count = (uint)min((ulong)TILE, lt[2] - tstart);
+    if (TK_KIND(e) == 1) {
+        hybrid_count(kb, tstart, count, ctl + HY_HIST + b * IP * BINS, lh);
+        hybrid_count_done(plan, ctl, TK_WAVE(e), lt[4], lt, HY_SCAN_SCRATCH);
+        return;
+    }
+    const int odd = pass & 1;
+    __global uint *const status = ctl + HY_STATUS + (pass * region_tiles + lt[3]) * BINS;
+    bin_steps(odd ? ka : kb, odd ? kb : ka, odd ? va : vb, odd ? vb : va, tstart, count, tile,
+              RANGE_BEGIN + pass * DIGIT_BITS, status, modes, plan + PL_OFF, (b * IP + pass) * BINS,
+              0, 0, &ref, BIN_LOCAL_ARGS);
+    if (pass + 1 < IP) {
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            hybrid_release();
+            atomic_inc(&ctl[HY_DONE + b * IP + pass]);
+        }
     }
 }
 #endif

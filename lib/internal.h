@@ -75,9 +75,8 @@ typedef struct clsort_settings {
     unsigned radix_ptx;
     int radix_lb_win, radix_hist_per_cu;
     size_t radix_portion_tiles;
-    /* CLSORT_HYBRID_WAVE_KEYS, CLSORT_HYBRID_PER_CU, CLSORT_HYBRID_MIN_N (0: unset; MIN_N -1) */
+    /* CLSORT_HYBRID_WAVE_KEYS (0: unset), CLSORT_HYBRID_MIN_N (-1: unset) */
     size_t hybrid_wave_keys;
-    int hybrid_per_cu;
     long long hybrid_min_n;
     char error[512];            /* the first value that did not parse; "" when all did */
 } clsort_settings;
@@ -167,11 +166,9 @@ typedef struct clsort_tuning {
             unsigned pair_kv; /* 1: its values reordered with the keys (KV_TOGETHER) */
         } large4;
         /* radix-hybrid (lib/radix_hybrid.c): auto takes it for whole arrays of at least min_n
-         * records (0: never); bytes of records per wave, work-groups per compute unit (0: the
-         * defaults in radix.h) */
+         * records (0: never); bytes of records per wave (0: radix.h's default) */
         struct {
             size_t min_n, wave_bytes;
-            unsigned per_cu;
         } hybrid;
     } radix;
     struct {

@@ -11,10 +11,8 @@
 #define MAX_HIST_TILES 64 /* tiles counted by one histogram work-group, at most */
 #define HIST_GROUPS_PER_CU 4
 #define HIST_LOADS 4 /* vector loads of 4 keys in flight per histogram work-item (cl/radix8.cl) */
-/* radix-hybrid where the tuning table names none: bytes of records per wave of buckets, and
- * work-groups per compute unit of its bucket sort. */
+/* radix-hybrid where the tuning table names none: bytes of records per wave of buckets. */
 #define HYBRID_WAVE_BYTES ((size_t)8 << 20)
-#define HYBRID_PER_CU 2
 
 typedef struct radix_shape {
     unsigned digit_bits; /* 8 for radix8, 4 for radix4 */

@@ -49,14 +49,10 @@ static cl_ulong wave_keys(const clsort_context *ctx, const radix_run *r)
     return keys ? keys : 1;
 }
 
-/* Work-groups of the bucket sort: a few per compute unit; they loop until the tickets run out. */
+/* Work-groups of the plan and ticket kernels: a few per compute unit, looping over their work. */
 static size_t groups(const clsort_context *ctx)
 {
-    unsigned per_cu = ctx->tuning.radix.hybrid.per_cu ? ctx->tuning.radix.hybrid.per_cu
-                                                      : HYBRID_PER_CU;
-    if (ctx->settings.hybrid_per_cu > 0)
-        per_cu = (unsigned)ctx->settings.hybrid_per_cu;
-    return (size_t)(ctx->compute_units ? ctx->compute_units : 1) * per_cu;
+    return (size_t)(ctx->compute_units ? ctx->compute_units : 1) * 4;
 }
 
 clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offsets)
@@ -81,11 +77,11 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
     /* The plan's work-groups clear the control words (a few per compute unit suffice). */
     if ((st = clsort_set_args(ctx, plan_k, "radix8_hybrid_plan", 6, ARG(offsets), ARG(n),
                               ARG(waves), ARG(plan), ARG(ctl), ARG(words))) != CLSORT_OK ||
-        (st = clsort_launch(ctx, plan_k, groups(ctx) * 2 * wg, wg)) != CLSORT_OK)
+        (st = clsort_launch(ctx, plan_k, groups(ctx) * wg, wg)) != CLSORT_OK)
         goto done;
     clsort_profile_last(ctx, r->fam, "hybrid plan", 0);
     if ((st = clsort_set_args(ctx, tickets_k, "radix8_hybrid_tickets", 1, ARG(plan))) != CLSORT_OK ||
-        (st = clsort_launch(ctx, tickets_k, groups(ctx) * 2 * wg, wg)) != CLSORT_OK)
+        (st = clsort_launch(ctx, tickets_k, groups(ctx) * wg, wg)) != CLSORT_OK)
         goto done;
     clsort_profile_last(ctx, r->fam, "hybrid tickets", 0);
     /* The job's buffers, then the partners the top pass filled. */
@@ -93,7 +89,7 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
                                    &at)) != CLSORT_OK ||
         (st = clsort_set_args_at(ctx, sort_k, "radix8_hybrid", at, 4, ARG(offsets), ARG(plan),
                                  ARG(ctl), ARG(tiles))) != CLSORT_OK ||
-        (st = clsort_launch(ctx, sort_k, groups(ctx) * wg, wg)) != CLSORT_OK)
+        (st = clsort_launch(ctx, sort_k, r->places * tiles * wg, wg)) != CLSORT_OK)
         goto done;
     clsort_profile_last(ctx, r->fam, "hybrid buckets", 0);
     r->done_passes += r->places - 1;
