@@ -1133,10 +1133,11 @@ void radix8_bin(BIN_PARAMS)
  *
  * One launch does all the buckets: each work-group takes a ticket from a counter when it starts
  * (the launch has one per ticket, and a few spare), in an order where each ticket waits only on
- * work of smaller tickets (so, as with the look-back, only on work-groups that are running): per
- * wave w, the histogram of wave w + 1's buckets is taken right after wave w's
- * first pass, so that its offsets are ready when wave w + 1 starts:
- *   H(0) | P0(0) H(1) P1(0) .. P[IP-1](0) | P0(1) H(2) P1(1) .. | ...
+ * work of smaller tickets (so, as with the look-back, only on work-groups that are running). The
+ * tickets go step by step: step s holds pass i of wave s - i for each pass in flight, the oldest
+ * first, then the histogram of wave s + 1, so that IP waves are in flight and each piece of work
+ * depends only on the step before it:
+ *   H(0) | P0(0) H(1) | P1(0) P0(1) H(2) | P2(0) P1(1) P0(2) H(3) | ...
  * H(w): one ticket per tile of the wave, counting that tile's lower digits into its bucket's
  * histogram; the last to finish turns the wave's histograms into digit offsets and marks the wave
  * ready. Pi(w): one ticket per tile; the tiles of pass i > 0 of a bucket wait for pass i - 1 of that
@@ -1153,9 +1154,11 @@ void radix8_bin(BIN_PARAMS)
 #define PL_BS 0                  /* [BINS + 1] bucket starts, n last */
 #define PL_FT (PL_BS + BINS + 1) /* [BINS + 1] first tile of each bucket (all buckets' tiles in order) */
 #define PL_WB (PL_FT + BINS + 1) /* [BINS + 1] first bucket of each wave, BINS after the last */
-#define PL_TS (PL_WB + BINS + 1) /* [BINS + 1] first ticket of each wave's P0 */
-#define PL_W (PL_TS + BINS + 1)  /* waves, then tickets in all */
-#define PL_OFF (PL_W + 4)        /* [BINS x IP x BINS] digit offsets of bucket b, place p */
+#define SEGS ((BINS + 8) * 8 + 1) /* ticket segments at most: (waves + IP) steps x (IP + 1), H(0) */
+#define PL_ST (PL_WB + BINS + 1)   /* [SEGS + 1] first ticket of each segment */
+#define PL_SD (PL_ST + SEGS + 1)   /* [SEGS] each segment's kind, pass and wave (TK_* fields) */
+#define PL_W (PL_SD + SEGS)        /* waves, tickets in all, segments */
+#define PL_OFF (PL_W + 4)          /* [BINS x IP x BINS] digit offsets of bucket b, place p */
 #define PL_TICKETS (PL_OFF + BINS * IP * BINS) /* each ticket's work, TK_* fields */
 #define TK_KIND(e) ((uint)(e)&3u)             /* 1 histogram tile, 2 binning tile */
 #define TK_PASS(e) ((uint)((e) >> 2) & 7u)
@@ -1221,19 +1224,34 @@ void radix8_hybrid_plan(__global const ulong *offsets, ulong n, ulong wave_keys,
     ft[BINS] = tiles;
     wb[++w] = BINS;
     const uint waves = w;
-    ulong ts = ft[wb[1]] - ft[wb[0]]; /* H(0) comes first */
-    for (w = 0; w < waves; w++) {
-        plan[PL_TS + w] = ts;
-        const ulong tw = ft[wb[w + 1]] - ft[wb[w]];
-        ts += tw * IP + (w + 1 < waves ? ft[wb[w + 2]] - ft[wb[w + 1]] : 0);
-    }
     for (uint b = 0; b <= BINS; b++) {
         plan[PL_BS + b] = bs[b];
         plan[PL_FT + b] = ft[b];
         plan[PL_WB + b] = b <= waves ? wb[b] : BINS;
     }
+    /* The segments of tickets, each the tiles of one wave for one step: H(0), then per step s the
+     * passes of the waves in flight, the oldest first (pass i of wave s - i), and H(s + 1). */
+    ulong t = 0;
+    uint k = 0;
+    for (long st = -1; st < (long)waves + IP - 1; st++) {
+        for (long i = IP - 1; i >= 0; i--) {
+            const long wv = st - i;
+            if (st < 0 || wv < 0 || wv >= (long)waves)
+                continue;
+            plan[PL_ST + k] = t;
+            plan[PL_SD + k++] = 2 | (ulong)i << 2 | (ulong)wv << 13;
+            t += ft[wb[wv + 1]] - ft[wb[wv]];
+        }
+        if (st + 1 < (long)waves) {
+            plan[PL_ST + k] = t;
+            plan[PL_SD + k++] = 1 | (ulong)(st + 1) << 13;
+            t += ft[wb[st + 2]] - ft[wb[st + 1]];
+        }
+    }
+    plan[PL_ST + k] = t;
     plan[PL_W] = waves;
-    plan[PL_W + 1] = ts;
+    plan[PL_W + 1] = t;
+    plan[PL_W + 2] = k;
 }
 
 /* The last b in [lo, hi] with v[b] <= x (v non-decreasing, v[lo] <= x). */
@@ -1254,29 +1272,13 @@ inline ulong last_at_most(__global const ulong *v, ulong lo, ulong hi, ulong x)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_hybrid_tickets(__global ulong *plan)
 {
-    const ulong waves = plan[PL_W], total = plan[PL_W + 1];
+    const ulong total = plan[PL_W + 1], segs = plan[PL_W + 2];
     __global const ulong *const ft = plan + PL_FT, *const wb = plan + PL_WB;
     for (ulong t = get_global_id(0); t < total; t += get_global_size(0)) {
-        ulong w = 0, kind = 1, pass = 0, g = t;
-        if (t >= ft[wb[1]]) { /* past H(0) */
-            w = last_at_most(plan + PL_TS, 0, waves - 1, t);
-            const ulong first = ft[wb[w]], tw = ft[wb[w + 1]] - first;
-            const ulong th = w + 1 < waves ? ft[wb[w + 2]] - ft[wb[w + 1]] : 0;
-            ulong r = t - plan[PL_TS + w];
-            kind = 2;
-            if (r < tw) {
-                g = first + r;
-            } else if (r - tw < th) {
-                kind = 1;
-                g = ft[wb[++w]] + (r - tw);
-            } else {
-                r -= tw + th;
-                pass = 1 + r / tw;
-                g = first + r % tw;
-            }
-        }
+        const ulong k = last_at_most(plan + PL_ST, 0, segs - 1, t), d = plan[PL_SD + k];
+        const ulong w = TK_WAVE(d), g = ft[wb[w]] + (t - plan[PL_ST + k]);
         const ulong b = last_at_most(ft, wb[w], wb[w + 1] - 1, g);
-        plan[PL_TICKETS + t] = kind | pass << 2 | b << 5 | w << 13 | (g - ft[b]) << 21;
+        plan[PL_TICKETS + t] = d | b << 5 | (g - ft[b]) << 21;
     }
 }
 

@@ -11,7 +11,8 @@
 
 /* The layout of cl/radix8.cl's plan (ulong) and control (uint) words. */
 #define BINS 256u
-#define PLAN_HEAD (4 * (BINS + 1) + 4)
+#define SEGS ((BINS + 8) * 8 + 1)
+#define PLAN_HEAD (3 * (BINS + 1) + 2 * SEGS + 1 + 4)
 #define CTL_HEAD(ip) (1 + 2 * BINS + BINS * (ip) + BINS * (ip) * BINS)
 
 /* Tiles a look-back region of one pass must cover: every bucket's last tile may be partial. */
