@@ -2,12 +2,12 @@
 # On the GPU machine (repository root): radix-hybrid against radix8 (onesweep) and CUB on the same key
 # files, through the public call (bench_radix: wall time around clsort_enqueue() + clFinish(), kernel
 # time beside; cub_radix timed the same way), after its correctness tests on the device.
-#   TESTS=0 skips the tests; WAVES: CLSORT_HYBRID_WAVE_KEYS values to sweep (def: the tuning's);
+#   TESTS=0 skips the tests; VARIANTS: runs of radix-hybrid, each with its settings
+#   (CLSORT_HYBRID_LAG=2,CLSORT_HYBRID_WAVE_KEYS=2500000 ...; def: none);
 #   PROFILE=1: per-command device times of one sort of the first file; FILES: key files (DIST-LOG2N.u32/.u64, made when missing);
 #   KINDS: keys,pairs; REPS.
 set -euo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-WAVES=${WAVES-""}
 KINDS=${KINDS:-keys,pairs}
 REPS=${REPS:-10}
 DATA=${DATA:-/tmp/clsort-bench}
@@ -46,14 +46,16 @@ summary "$OUT/cub.txt" cub
 timeout 300 ./build-gpu/bench/bench_radix run --algos radix8 --kinds "$KINDS" --reps "$REPS" \
   "${paths[@]}" > "$OUT/radix8.txt" 2>&1 || { tail -5 "$OUT/radix8.txt"; }
 summary "$OUT/radix8.txt" onesweep
-for w in ${WAVES:-def}; do
-  tag="hybrid-w$w"
-  [ "$w" = def ] && w=
-  CLSORT_HYBRID_WAVE_KEYS=$w timeout 300 ./build-gpu/bench/bench_radix run \
+# Each variant: settings for one run, comma-separated (def: none).
+for v in ${VARIANTS:-def}; do
+  tag="hybrid-$(echo "$v" | tr -c 'A-Za-z0-9=\n' '_')"
+  sets=()
+  [ "$v" = def ] || IFS=, read -r -a sets <<< "$v"
+  env "${sets[@]}" timeout 300 ./build-gpu/bench/bench_radix run \
     --algos radix-hybrid --kinds "$KINDS" --reps "$REPS" "${paths[@]}" > "$OUT/$tag.txt" 2>&1 ||
     { tail -5 "$OUT/$tag.txt"; }
   grep -h "WRONG" "$OUT/$tag.txt" || true
-  summary "$OUT/$tag.txt" "$tag"
+  summary "$OUT/$tag.txt" "$v"
 done
 if [ -n "${PROFILE:-}" ]; then
   # Per-command device times of one sort of the first file (stderr of the profile setting).

@@ -1154,7 +1154,8 @@ void radix8_bin(BIN_PARAMS)
 #define PL_BS 0                  /* [BINS + 1] bucket starts, n last */
 #define PL_FT (PL_BS + BINS + 1) /* [BINS + 1] first tile of each bucket (all buckets' tiles in order) */
 #define PL_WB (PL_FT + BINS + 1) /* [BINS + 1] first bucket of each wave, BINS after the last */
-#define SEGS ((BINS + 8) * 8 + 1) /* ticket segments at most: (waves + IP) steps x (IP + 1), H(0) */
+#define SEGS ((BINS + 32) * 8 + 1) /* ticket segments at most: (waves + (IP + 1) x lag) steps x
+                                    * (IP + 1), lag <= 4 */
 #define PL_ST (PL_WB + BINS + 1)   /* [SEGS + 1] first ticket of each segment */
 #define PL_SD (PL_ST + SEGS + 1)   /* [SEGS] each segment's kind, pass and wave (TK_* fields) */
 #define PL_W (PL_SD + SEGS)        /* waves, tickets in all, segments */
@@ -1191,7 +1192,7 @@ inline void hybrid_acquire(void)
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void radix8_hybrid_plan(__global const ulong *offsets, ulong n, ulong wave_keys,
+void radix8_hybrid_plan(__global const ulong *offsets, ulong n, ulong wave_keys, uint lag,
                         __global ulong *plan, __global uint *ctl, ulong ctl_words)
 {
     __local ulong bs[BINS + 1], ft[BINS + 1], wb[BINS + 1];
@@ -1233,19 +1234,21 @@ void radix8_hybrid_plan(__global const ulong *offsets, ulong n, ulong wave_keys,
      * passes of the waves in flight, the oldest first (pass i of wave s - i), and H(s + 1). */
     ulong t = 0;
     uint k = 0;
-    for (long st = -1; st < (long)waves + IP - 1; st++) {
+    const long L = lag;
+    for (long st = -L; st < (long)waves + (IP - 1) * L; st++) {
         for (long i = IP - 1; i >= 0; i--) {
-            const long wv = st - i;
-            if (st < 0 || wv < 0 || wv >= (long)waves)
+            const long wv = st - i * L;
+            if (wv < 0 || wv >= (long)waves)
                 continue;
             plan[PL_ST + k] = t;
             plan[PL_SD + k++] = 2 | (ulong)i << 2 | (ulong)wv << 13;
             t += ft[wb[wv + 1]] - ft[wb[wv]];
         }
-        if (st + 1 < (long)waves) {
+        const long hw = st + L;
+        if (hw >= 0 && hw < (long)waves) {
             plan[PL_ST + k] = t;
-            plan[PL_SD + k++] = 1 | (ulong)(st + 1) << 13;
-            t += ft[wb[st + 2]] - ft[wb[st + 1]];
+            plan[PL_SD + k++] = 1 | (ulong)hw << 13;
+            t += ft[wb[hw + 1]] - ft[wb[hw]];
         }
     }
     plan[PL_ST + k] = t;

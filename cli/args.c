@@ -811,14 +811,16 @@ static void bench_defaults(bench_args *a)
     }
     if (!a->algo_count) {
         /* every named algorithm but auto (which is one of them), onesweep (radix8 picks it where it
-         * is safe: forcing it elsewhere could hang) and oddeven (quadratic: a teaching baseline) */
+         * is safe: forcing it elsewhere could hang), radix-hybrid (likewise) and oddeven
+         * (quadratic: a teaching baseline) */
         for (int i = 0; i < 256 && a->algo_count < BENCH_MAX_LIST; i++) {
             const char *name = clsort_algorithm_name((clsort_algorithm)i);
             clsort_algorithm back;
             if (!name || !*name || clsort_algorithm_from_name(name, &back) != CLSORT_OK ||
                 (int)back != i)
                 break;
-            if (i != CLSORT_ALGO_AUTO && i != CLSORT_ALGO_ONESWEEP && strcmp(name, "oddeven") != 0)
+            if (i != CLSORT_ALGO_AUTO && i != CLSORT_ALGO_ONESWEEP &&
+                i != CLSORT_ALGO_RADIX_HYBRID && strcmp(name, "oddeven") != 0)
                 a->algorithm[a->algo_count++] = i;
         }
     }

@@ -75,8 +75,9 @@ typedef struct clsort_settings {
     unsigned radix_ptx;
     int radix_lb_win, radix_hist_per_cu;
     size_t radix_portion_tiles;
-    /* CLSORT_HYBRID_WAVE_KEYS (0: unset), CLSORT_HYBRID_MIN_N (-1: unset) */
+    /* CLSORT_HYBRID_WAVE_KEYS, CLSORT_HYBRID_LAG (0: unset), CLSORT_HYBRID_MIN_N (-1: unset) */
     size_t hybrid_wave_keys;
+    int hybrid_lag;
     long long hybrid_min_n;
     char error[512];            /* the first value that did not parse; "" when all did */
 } clsort_settings;

@@ -13,6 +13,8 @@
 #define HIST_LOADS 4 /* vector loads of 4 keys in flight per histogram work-item (cl/radix8.cl) */
 /* radix-hybrid where the tuning table names none: bytes of records per wave of buckets. */
 #define HYBRID_WAVE_BYTES ((size_t)8 << 20)
+/* Steps between a wave's passes in the ticket order (cl/radix8.cl), 1 to 4. */
+#define HYBRID_LAG 1
 
 typedef struct radix_shape {
     unsigned digit_bits; /* 8 for radix8, 4 for radix4 */

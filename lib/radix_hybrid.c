@@ -11,14 +11,15 @@
 
 /* The layout of cl/radix8.cl's plan (ulong) and control (uint) words. */
 #define BINS 256u
-#define SEGS ((BINS + 8) * 8 + 1)
+#define SEGS ((BINS + 32) * 8 + 1)
 #define PLAN_HEAD (3 * (BINS + 1) + 2 * SEGS + 1 + 4)
 #define CTL_HEAD(ip) (1 + 2 * BINS + BINS * (ip) + BINS * (ip) * BINS)
 
-/* Tiles a look-back region of one pass must cover: every bucket's last tile may be partial. */
+/* Tiles a look-back region of one pass must cover: every non-empty bucket's last tile may be
+ * partial. */
 static size_t region_tiles(size_t n, size_t tile)
 {
-    return n / tile + BINS + 1;
+    return n / tile + (n < BINS ? n : BINS) + 1;
 }
 
 static size_t ctl_words(size_t n, size_t tile, unsigned places)
@@ -76,8 +77,9 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
                              "hybrid control words")) != CLSORT_OK)
         goto done;
     /* The plan's work-groups clear the control words (a few per compute unit suffice). */
-    if ((st = clsort_set_args(ctx, plan_k, "radix8_hybrid_plan", 6, ARG(offsets), ARG(n),
-                              ARG(waves), ARG(plan), ARG(ctl), ARG(words))) != CLSORT_OK ||
+    const cl_uint lag = ctx->settings.hybrid_lag > 0 ? (cl_uint)ctx->settings.hybrid_lag : HYBRID_LAG;
+    if ((st = clsort_set_args(ctx, plan_k, "radix8_hybrid_plan", 7, ARG(offsets), ARG(n),
+                              ARG(waves), ARG(lag), ARG(plan), ARG(ctl), ARG(words))) != CLSORT_OK ||
         (st = clsort_launch(ctx, plan_k, groups(ctx) * wg, wg)) != CLSORT_OK)
         goto done;
     clsort_profile_last(ctx, r->fam, "hybrid plan", 0);

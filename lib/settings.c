@@ -127,6 +127,7 @@ static void radix(clsort_settings *s)
         (int)number(s, "CLSORT_RADIX8_HIST_PER_CU", 0, big, (unsigned long long)-1);
     s->radix_portion_tiles = (size_t)number(s, "CLSORT_RADIX8_PORTION_TILES", 0, NO_LIMIT, 0);
     s->hybrid_wave_keys = (size_t)number(s, "CLSORT_HYBRID_WAVE_KEYS", 1, NO_LIMIT, 0);
+    s->hybrid_lag = (int)number(s, "CLSORT_HYBRID_LAG", 1, 4, 0);
     s->hybrid_min_n = (long long)number(s, "CLSORT_HYBRID_MIN_N", 0, NO_LIMIT, (unsigned long long)-1);
 }
 
