@@ -1160,7 +1160,7 @@ void radix8_bin(BIN_PARAMS)
 #define PL_SD (PL_ST + SEGS + 1)   /* [SEGS] each segment's kind, pass and wave (TK_* fields) */
 #define PL_W (PL_SD + SEGS)        /* waves, tickets in all, segments */
 #define PL_OFF (PL_W + 4)          /* [BINS x IP x BINS] digit offsets of bucket b, place p */
-#define PL_TICKETS (PL_OFF + BINS * IP * BINS) /* each ticket's work: 3 words, below */
+#define PL_TICKETS (PL_OFF + BINS * IP * BINS) /* each ticket's work, TK_* fields */
 #define TK_KIND(e) ((uint)(e)&3u)             /* 1 histogram tile, 2 binning tile */
 #define TK_PASS(e) ((uint)((e) >> 2) & 7u)
 #define TK_BUCKET(e) ((uint)((e) >> 5) & 0xffu)
@@ -1180,17 +1180,6 @@ inline void hybrid_release(void)
     asm volatile("membar.gl;" ::: "memory");
 #else
     mem_fence(CLK_GLOBAL_MEM_FENCE);
-#endif
-}
-/* One more tile of a bucket's pass done, after the group's writes (a barrier before): a reduction
- * with release semantics on NVIDIA, which the work-item need not wait for. */
-inline void hybrid_done(__global uint *count)
-{
-#if USE_PTX
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(count) : "memory");
-#else
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    atomic_inc(count);
 #endif
 }
 inline void hybrid_acquire(void)
@@ -1292,46 +1281,38 @@ void radix8_hybrid_tickets(__global ulong *plan)
         const ulong k = last_at_most(plan + PL_ST, 0, segs - 1, t), d = plan[PL_SD + k];
         const ulong w = TK_WAVE(d), g = ft[wb[w]] + (t - plan[PL_ST + k]);
         const ulong b = last_at_most(ft, wb[w], wb[w + 1] - 1, g);
-        /* The TK_* fields; the tile's first key and key count; the bucket's first tile and what the
-         * ticket waits for: tiles of the bucket (binning) or of the wave (histogram). */
-        const ulong tile = g - ft[b], tstart = plan[PL_BS + b] + tile * TILE;
-        const ulong count = min((ulong)TILE, plan[PL_BS + b + 1] - tstart);
-        const ulong need = TK_KIND(d) == 2 ? ft[b + 1] - ft[b] : ft[wb[w + 1]] - ft[wb[w]];
-        __global ulong *const out = plan + PL_TICKETS + 3 * t;
-        out[0] = d | b << 5 | tile << 21;
-        out[1] = tstart | count << 40;
-        out[2] = ft[b] | need << 32;
+        plan[PL_TICKETS + t] = d | b << 5 | (g - ft[b]) << 21;
     }
 }
 
-/* Work-item 0: the next ticket's work into lt = {ticket entry (0: none left), first key, key count,
- * bucket's first tile, tiles of the bucket or the wave}, once what it depends on is done. Three
- * loads side by side after the ticket: each round trip to memory delays the tile. */
+/* Work-item 0: the next ticket's work into lt = {ticket entry (0: none left), bucket start, bucket
+ * end, bucket's first tile, tiles of the wave}, once what it depends on is done. */
 inline void hybrid_next(__global const ulong *plan, __global uint *ctl, __local ulong *lt)
 {
-    const ulong total = plan[PL_W + 1];
     const ulong t = atomic_inc(&ctl[HY_TICKET]);
-    if (t >= total) {
+    if (t >= plan[PL_W + 1]) {
         lt[0] = 0;
         return;
     }
-    __global const ulong *const in = plan + PL_TICKETS + 3 * t;
-    const ulong e = in[0], x = in[1], y = in[2];
-    const uint b = TK_BUCKET(e), pass = TK_PASS(e), need = (uint)(y >> 32);
+    const ulong e = plan[PL_TICKETS + t];
+    const uint b = TK_BUCKET(e), w = TK_WAVE(e), pass = TK_PASS(e);
+    __global const ulong *const ft = plan + PL_FT, *const wb = plan + PL_WB;
+    const ulong bs = plan[PL_BS + b], be = plan[PL_BS + b + 1], f0 = ft[b], f1 = ft[b + 1];
+    const ulong tw = ft[wb[w + 1]] - ft[wb[w]];
     if (TK_KIND(e) == 2 && pass == 0) {
-        while (status_load(&ctl[HY_READY + TK_WAVE(e)]) == 0)
+        while (status_load(&ctl[HY_READY + w]) == 0)
             ;
         hybrid_acquire();
     } else if (TK_KIND(e) == 2) {
-        while (status_load(&ctl[HY_DONE + b * IP + pass - 1]) < need)
+        while (status_load(&ctl[HY_DONE + b * IP + pass - 1]) < (uint)(f1 - f0))
             ;
         hybrid_acquire();
     }
     lt[0] = e;
-    lt[1] = x & 0xffffffffffu;
-    lt[2] = x >> 40;
-    lt[3] = y & 0xffffffffu;
-    lt[4] = need;
+    lt[1] = bs;
+    lt[2] = be;
+    lt[3] = f0;
+    lt[4] = tw;
 }
 
 /* H: count the lower digits of `count` keys from tstart into the bucket's histograms (lh: IP x
@@ -1451,8 +1432,8 @@ void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
     if (e == 0)
         return; /* past the last ticket (the launch has a few spare groups) */
     const uint b = TK_BUCKET(e), pass = TK_PASS(e);
-    const ulong tile = TK_TILE(e), tstart = lt[1];
-    const uint count = (uint)lt[2];
+    const ulong tile = TK_TILE(e), tstart = lt[1] + tile * TILE;
+    const uint count = (uint)min((ulong)TILE, lt[2] - tstart);
     if (TK_KIND(e) == 1) {
         hybrid_count(kb, tstart, count, ctl + HY_HIST + b * IP * BINS, lh);
         hybrid_count_done(plan, ctl, TK_WAVE(e), lt[4], lt, HY_SCAN_SCRATCH);
@@ -1465,8 +1446,10 @@ void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
               0, 0, &ref, BIN_LOCAL_ARGS);
     if (pass + 1 < IP) {
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        if (lid == 0)
-            hybrid_done(&ctl[HY_DONE + b * IP + pass]);
+        if (lid == 0) {
+            hybrid_release();
+            atomic_inc(&ctl[HY_DONE + b * IP + pass]);
+        }
     }
 }
 #endif

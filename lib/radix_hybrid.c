@@ -28,11 +28,11 @@ static size_t ctl_words(size_t n, size_t tile, unsigned places)
     return CTL_HEAD(ip) + ip * region_tiles(n, tile) * BINS;
 }
 
-/* The plan's head, the digit offsets and three words per ticket (a tile of each pass and of the
+/* The plan's head, the digit offsets and a word per ticket (a tile of each pass and of the
  * histogram). */
 static size_t plan_bytes(size_t n, size_t tile, unsigned places)
 {
-    return (PLAN_HEAD + (size_t)BINS * (places - 1) * BINS + 3 * places * region_tiles(n, tile)) * 8;
+    return (PLAN_HEAD + (size_t)BINS * (places - 1) * BINS + places * region_tiles(n, tile)) * 8;
 }
 
 size_t clsort_radix_hybrid_scratch(size_t n, size_t tile, unsigned places)
