@@ -1143,6 +1143,11 @@ void radix8_bin(BIN_PARAMS)
  * ready. Pi(w): one ticket per tile; the tiles of pass i > 0 of a bucket wait for pass i - 1 of that
  * bucket, those of pass 0 for the wave's offsets.
  *
+ * The groups of one launch hand keys and offsets to each other through memory. On NVIDIA GPUs the
+ * look-back's fences make that safe; a checker of races between work-groups (Oclgrind) cannot see
+ * it, so there the host launches each step on its own (step < ALL_STEPS): every hand-over then
+ * crosses a launch.
+ *
  * radix8_hybrid_plan (one work-group plans, all clear the control words) lays out, in `plan`
  * (ulong): bucket starts, each bucket's first tile, each wave's first bucket and first ticket, the
  * number of waves and tickets; then each bucket's digit offsets per lower place.
@@ -1158,8 +1163,10 @@ void radix8_bin(BIN_PARAMS)
                                     * (IP + 1), lag <= 4 */
 #define PL_ST (PL_WB + BINS + 1)   /* [SEGS + 1] first ticket of each segment */
 #define PL_SD (PL_ST + SEGS + 1)   /* [SEGS] each segment's kind, pass and wave (TK_* fields) */
-#define PL_W (PL_SD + SEGS)        /* waves, tickets in all, segments */
-#define PL_OFF (PL_W + 4)          /* [BINS x IP x BINS] digit offsets of bucket b, place p */
+#define PL_W (PL_SD + SEGS)        /* waves, tickets in all, segments, steps */
+#define STEPS (BINS + 4 * 8 + 1)   /* steps at most: waves + IP x lag + lag */
+#define PL_STEP (PL_W + 4)         /* [STEPS + 1] first ticket of each step */
+#define PL_OFF (PL_STEP + STEPS + 1) /* [BINS x IP x BINS] digit offsets of bucket b, place p */
 #define PL_TICKETS (PL_OFF + BINS * IP * BINS) /* each ticket's work, TK_* fields */
 #define TK_KIND(e) ((uint)(e)&3u)             /* 1 histogram tile, 2 binning tile */
 #define TK_PASS(e) ((uint)((e) >> 2) & 7u)
@@ -1172,7 +1179,8 @@ void radix8_bin(BIN_PARAMS)
 #define HY_READY (HY_HDONE + BINS)          /* [BINS] per wave: offsets ready */
 #define HY_DONE (HY_READY + BINS)           /* [BINS x IP] per bucket and pass: tiles done */
 #define HY_HIST (HY_DONE + BINS * IP)       /* [BINS x IP x BINS] digit counts per bucket, place */
-#define HY_STATUS (HY_HIST + BINS * IP * BINS) /* per pass: region_tiles x BINS look-back words */
+#define HY_STEPC (HY_HIST + BINS * IP * BINS) /* [STEPS] tickets taken per step (steps apart) */
+#define HY_STATUS (HY_STEPC + STEPS) /* per pass: region_tiles x BINS look-back words */
 
 inline void hybrid_release(void)
 {
@@ -1233,9 +1241,10 @@ void radix8_hybrid_plan(__global const ulong *offsets, ulong n, ulong wave_keys,
     /* The segments of tickets, each the tiles of one wave for one step: H(0), then per step s the
      * passes of the waves in flight, the oldest first (pass i of wave s - i), and H(s + 1). */
     ulong t = 0;
-    uint k = 0;
+    uint k = 0, steps = 0;
     const long L = lag;
     for (long st = -L; st < (long)waves + (IP - 1) * L; st++) {
+        plan[PL_STEP + steps++] = t;
         for (long i = IP - 1; i >= 0; i--) {
             const long wv = st - i * L;
             if (wv < 0 || wv >= (long)waves)
@@ -1252,9 +1261,11 @@ void radix8_hybrid_plan(__global const ulong *offsets, ulong n, ulong wave_keys,
         }
     }
     plan[PL_ST + k] = t;
+    plan[PL_STEP + steps] = t;
     plan[PL_W] = waves;
     plan[PL_W + 1] = t;
     plan[PL_W + 2] = k;
+    plan[PL_W + 3] = steps;
 }
 
 /* The last b in [lo, hi] with v[b] <= x (v non-decreasing, v[lo] <= x). */
@@ -1286,11 +1297,15 @@ void radix8_hybrid_tickets(__global ulong *plan)
 }
 
 /* Work-item 0: the next ticket's work into lt = {ticket entry (0: none left), bucket start, bucket
- * end, bucket's first tile, tiles of the wave}, once what it depends on is done. */
-inline void hybrid_next(__global const ulong *plan, __global uint *ctl, __local ulong *lt)
+ * end, bucket's first tile, tiles of the wave}, once what it depends on is done. step: all tickets
+ * (ALL_STEPS), or only those of one step. */
+#define ALL_STEPS 0xffffffffu
+inline void hybrid_next(__global const ulong *plan, __global uint *ctl, uint step,
+                        __local ulong *lt)
 {
-    const ulong t = atomic_inc(&ctl[HY_TICKET]);
-    if (t >= plan[PL_W + 1]) {
+    const ulong t = step == ALL_STEPS ? atomic_inc(&ctl[HY_TICKET])
+                                      : plan[PL_STEP + step] + atomic_inc(&ctl[HY_STEPC + step]);
+    if (t >= plan[step == ALL_STEPS ? PL_W + 1 : PL_STEP + step + 1]) {
         lt[0] = 0;
         return;
     }
@@ -1398,12 +1413,17 @@ inline void hybrid_count_done(__global ulong *plan, __global uint *ctl, ulong w,
 /* The histogram's local words: in the tile's local memory where it is large enough. */
 #if USE_PTX
 #define HY_TILE_LOCAL lmem
+#define HY_TILE_BYTES (TILE * (KEY_BITS / 8)) /* at least: the tile's keys */
 #define HY_SCAN_SCRATCH wsum
+#elif RANK_COUNTERS >= IP * BINS
+#define HY_TILE_LOCAL counters
+#define HY_TILE_BYTES (RANK_COUNTERS * 4)
+#define HY_SCAN_SCRATCH scan_scratch
 #else
 #define HY_TILE_LOCAL lkeys
+#define HY_TILE_BYTES (TILE * (KEY_BITS / 8))
 #define HY_SCAN_SCRATCH scan_scratch
 #endif
-#define HY_TILE_BYTES (TILE * (KEY_BITS / 8)) /* at least: the tile's keys */
 
 /* ka/va: the job's buffers, where the sorted keys end after an odd number of lower places; kb/vb:
  * their partners, which the top pass filled. status regions hold region_tiles x BINS words per
@@ -1411,7 +1431,7 @@ inline void hybrid_count_done(__global ulong *plan, __global uint *ctl, ulong w,
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
                    __global const ulong *modes, __global ulong *plan, __global uint *ctl,
-                   ulong region_tiles)
+                   ulong region_tiles, uint step)
 {
 #if !HAS_VALUES
     __global VALUE_T *const va = 0, *const vb = 0;
@@ -1426,7 +1446,7 @@ void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
     const uint lid = get_local_id(0);
     const tile_ref ref = { 0, 0, 0 };
     if (lid == 0)
-        hybrid_next(plan, ctl, lt);
+        hybrid_next(plan, ctl, step, lt);
     barrier(CLK_LOCAL_MEM_FENCE);
     const ulong e = lt[0];
     if (e == 0)

@@ -167,9 +167,11 @@ typedef struct clsort_tuning {
             unsigned pair_kv; /* 1: its values reordered with the keys (KV_TOGETHER) */
         } large4;
         /* radix-hybrid (lib/radix_hybrid.c): auto takes it for whole arrays of at least min_n
-         * records (0: never); bytes of records per wave (0: radix.h's default) */
+         * records (0: never); bytes of records per wave (0: radix.h's default); stepped: one
+         * launch per step of its ticket order, not one for all */
         struct {
             size_t min_n, wave_bytes;
+            unsigned stepped;
         } hybrid;
     } radix;
     struct {

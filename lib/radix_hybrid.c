@@ -12,8 +12,11 @@
 /* The layout of cl/radix8.cl's plan (ulong) and control (uint) words. */
 #define BINS 256u
 #define SEGS ((BINS + 32) * 8 + 1)
-#define PLAN_HEAD (3 * (BINS + 1) + 2 * SEGS + 1 + 4)
-#define CTL_HEAD(ip) (1 + 2 * BINS + BINS * (ip) + BINS * (ip) * BINS)
+#define STEPS (BINS + 4 * 8 + 1)
+#define PLAN_W (3 * (BINS + 1) + 2 * SEGS + 1) /* waves, tickets, segments, steps; then steps */
+#define PLAN_HEAD (PLAN_W + 4 + STEPS + 1)
+#define CTL_HEAD(ip) (1 + 2 * BINS + BINS * (ip) + BINS * (ip) * BINS + STEPS)
+#define ALL_STEPS 0xffffffffu
 
 /* Tiles a look-back region of one pass must cover: every non-empty bucket's last tile may be
  * partial. */
@@ -57,6 +60,37 @@ static size_t groups(const clsort_context *ctx)
     return (size_t)(ctx->compute_units ? ctx->compute_units : 1) * 4;
 }
 
+/* The buckets' sort: one launch of a group per ticket (an upper bound of them; the spare ones find
+ * none left), or, where the tuning asks, one launch per step of the ticket order, sized from the
+ * plan read back (every hand-over between groups then crosses a launch). */
+static clsort_status sort_buckets(clsort_context *ctx, const radix_run *r, cl_kernel k, cl_mem plan,
+                                  cl_ulong tiles)
+{
+    const size_t wg = r->s.wg;
+    const int at = r->vs ? 8 : 6; /* after the data, offsets, plan, control words and tiles */
+    cl_uint step = ALL_STEPS;
+    if (!ctx->tuning.radix.hybrid.stepped) {
+        clsort_status st = clsort_set_args_at(ctx, k, "radix8_hybrid", at, 1, ARG(step));
+        return st == CLSORT_OK ? clsort_launch(ctx, k, r->places * tiles * wg, wg) : st;
+    }
+    cl_ulong head[4 + STEPS + 1]; /* waves, tickets, segments, steps; each step's first ticket */
+    clsort_status st = clsort_chain_settle(ctx);
+    if (st != CLSORT_OK || ctx->reserving) /* sizing scratch only: nothing was enqueued */
+        return st;
+    cl_int err = clEnqueueReadBuffer(ctx->queue, plan, CL_TRUE, PLAN_W * 8, sizeof head, head,
+                                     ctx->last_event ? 1 : 0,
+                                     ctx->last_event ? &ctx->last_event : NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clsort_fail_cl(ctx, err, "clEnqueueReadBuffer(hybrid plan)");
+    for (step = 0; step < head[3] && st == CLSORT_OK; step++) {
+        const size_t groups = (size_t)(head[4 + step + 1] - head[4 + step]);
+        if (groups && (st = clsort_set_args_at(ctx, k, "radix8_hybrid", at, 1, ARG(step))) ==
+                          CLSORT_OK)
+            st = clsort_launch(ctx, k, groups * wg, wg);
+    }
+    return st;
+}
+
 clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offsets)
 {
     const cl_ulong n = r->job->n, waves = wave_keys(ctx, r);
@@ -71,8 +105,7 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
             CLSORT_OK ||
         (st = clsort_create_kernel(ctx, r->prog, "radix8_hybrid", &sort_k)) != CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_HYBRID_PLAN, plan_bytes(n, r->s.tile, r->places),
-                             &plan, "hybrid plan")) !=
-            CLSORT_OK ||
+                             &plan, "hybrid plan")) != CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_HYBRID_CONTROL, words * 4, &ctl,
                              "hybrid control words")) != CLSORT_OK)
         goto done;
@@ -92,7 +125,7 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
                                    &at)) != CLSORT_OK ||
         (st = clsort_set_args_at(ctx, sort_k, "radix8_hybrid", at, 4, ARG(offsets), ARG(plan),
                                  ARG(ctl), ARG(tiles))) != CLSORT_OK ||
-        (st = clsort_launch(ctx, sort_k, r->places * tiles * wg, wg)) != CLSORT_OK)
+        (st = sort_buckets(ctx, r, sort_k, plan, tiles)) != CLSORT_OK)
         goto done;
     clsort_profile_last(ctx, r->fam, "hybrid buckets", 0);
     r->done_passes += r->places - 1;

@@ -175,14 +175,10 @@ clsort_status clsort_radix_onesweep(clsort_context *ctx, radix_run *r)
      * come from the histogram's single set); where every key has the same top digit there is one
      * bucket, and the places' own passes do better. */
     const cl_uint top = r->places - 1;
-    if (st == CLSORT_OK && r->hybrid && o.portions == 1 && !skip[top]) {
-        if ((st = onesweep_pass(ctx, r, &o, top)) == CLSORT_OK)
-            st = clsort_radix_hybrid(ctx, r, o.offsets);
-        cl_mem ms[] = { o.counters, o.work, o.offsets, o.status };
-        clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
-        return st;
-    }
-    for (cl_uint place = 0; place < r->places && st == CLSORT_OK; place++) {
+    const int hybrid = st == CLSORT_OK && r->hybrid && o.portions == 1 && !skip[top];
+    if (hybrid && (st = onesweep_pass(ctx, r, &o, top)) == CLSORT_OK)
+        st = clsort_radix_hybrid(ctx, r, o.offsets);
+    for (cl_uint place = 0; !hybrid && place < r->places && st == CLSORT_OK; place++) {
         if (skip[place])
             ctx->passes_skipped++;
         else

@@ -13,11 +13,14 @@
 
 static const clsort_tuning table[] = {
     /* Oclgrind simulates every work-item: the smallest shapes keep checked runs short while still
-     * spanning several tiles. It runs work-groups one after another, so look-back is safe there. */
+     * spanning several tiles. It runs work-groups one after another, so look-back is safe there.
+     * Its race check flags data handed between work-groups of one launch however they order it:
+     * radix-hybrid launches each step of its ticket order apart there. */
     {
         .match_vendor = "Oclgrind",
         .scan = { .wg = 16, .items = 4 },
-        .radix = { .wg = 256, .items = 1, .lookback = 2, .hist_copies = 1 },
+        .radix = { .wg = 256, .items = 1, .lookback = 2, .hist_copies = 1,
+                   .hybrid = { .stepped = 1 } },
         .oddeven = { .wg = 16, .items = 4 },
     },
     /* NVIDIA GPUs: 48 KiB local memory per work-group, warps of 32. Odd-even tiles: 256 x 16
@@ -26,7 +29,10 @@ static const clsort_tuning table[] = {
      * 16..64 (H100: 1.66 ms against 2.61 ms with the odd-even shape and 16 per pass). radix8 from
      * 2^23 keys: 448 x 24 keys and 320 x 28 with values, with the counts published before the
      * reorder; radix4 there 256 x 24 keys and 384 x 15 with values reordered with the keys;
-     * 64-bit keys 384 x 14, keys and pairs (lib/radix_shape.c has the numbers). */
+     * 64-bit keys 384 x 14, keys and pairs (lib/radix_shape.c has the numbers). No radix-hybrid
+     * under auto: on an H100 it took 6.89 ms for 2^28 u32 keys against onesweep's 5.33 (pairs 10.66
+     * against 9.35, u64 keys at 2^27 11.04 against 8.64): a onesweep pass there moves 1.8 TB/s,
+     * not bound by memory traffic, so passes over cache-resident buckets gain nothing (README). */
     {
         .match_vendor = "NVIDIA",
         .match_type = CL_DEVICE_TYPE_GPU,
