@@ -23,7 +23,7 @@ for algo in $(algorithms); do
     expect_status "--values --algo $algo --verify" 0
 done
 # the algorithms the library documents as stable keep equal keys in input order
-for algo in radix4 radix8 onesweep radix8-rts; do
+for algo in radix4 radix8 onesweep radix8-rts radix-hybrid; do
     case " $(algorithms) " in *" $algo "*) ;; *) continue ;; esac
     check "--kv --algo $algo: records sorted, stable" $CHECK kv pairs.bin pairs.$algo.bin
 done

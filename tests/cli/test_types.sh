@@ -53,6 +53,19 @@ for t in i32 f32 u64 f64; do
         $CHECK tsort $t.8.kv $t.bitonic8 --type $t --value-size 8 --unstable
 done
 
+# radix-hybrid (the top digit place, then each bucket's lower places) in waves of a few hundred
+# records: signed and float keys, both orders, 4- and 8-byte values, a bit range across the halves
+for c in "i32 4 --desc" "f64 8" "u64 4 --desc --bits 13:47"; do
+    set -- $c
+    t=$1 vs=$2
+    shift 2
+    CLSORT_HYBRID_WAVE_KEYS=300 run_clsort --algo radix-hybrid --type $t --value-size $vs "$@" \
+        -i $t.$vs.kv -o $t.$vs.hybrid
+    expect_status "--algo radix-hybrid --type $t --value-size $vs $*" 0
+    check "--algo radix-hybrid --type $t --value-size $vs $*: records sorted, stable" \
+        $CHECK tsort $t.$vs.kv $t.$vs.hybrid --type $t --value-size $vs "$@"
+done
+
 # floats with the specials: ±0.0, ±inf, NaNs (quiet, signalling, negative, with payloads), subnormals
 $PYTHON - <<'PY' || exit 2
 import struct
