@@ -1387,12 +1387,12 @@ inline void hybrid_count_done(__global ulong *plan, __global uint *ctl, ulong w,
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         hybrid_release();
-        lt[6] = atomic_inc(&ctl[HY_HDONE + w]) == tiles - 1;
-        if (lt[6])
+        lt[5] = atomic_inc(&ctl[HY_HDONE + w]) == tiles - 1;
+        if (lt[5])
             hybrid_acquire();
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (!lt[6])
+    if (!lt[5])
         return;
     for (ulong b = plan[PL_WB + w]; b < plan[PL_WB + w + 1]; b++)
         for (uint q = 0; q < IP; q++)
@@ -1437,7 +1437,7 @@ void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
     __global VALUE_T *const va = 0, *const vb = 0;
 #endif
     BIN_LOCALS
-    __local ulong lt[7];
+    __local ulong lt[6]; /* hybrid_next's five words, then hybrid_count_done's flag */
 #if HY_TILE_BYTES >= IP * BINS * 4
     __local uint *const lh = (__local uint *)HY_TILE_LOCAL;
 #else

@@ -62,12 +62,12 @@ static size_t groups(const clsort_context *ctx)
 
 /* The buckets' sort: one launch of a group per ticket (an upper bound of them; the spare ones find
  * none left), or, where the tuning asks, one launch per step of the ticket order, sized from the
- * plan read back (every hand-over between groups then crosses a launch). */
+ * plan read back (every hand-over between groups then crosses a launch). `at`: the index of the
+ * step argument. */
 static clsort_status sort_buckets(clsort_context *ctx, const radix_run *r, cl_kernel k, cl_mem plan,
-                                  cl_ulong tiles)
+                                  cl_ulong tiles, int at)
 {
     const size_t wg = r->s.wg;
-    const int at = r->vs ? 8 : 6; /* after the data, offsets, plan, control words and tiles */
     cl_uint step = ALL_STEPS;
     if (!ctx->tuning.radix.hybrid.stepped) {
         clsort_status st = clsort_set_args_at(ctx, k, "radix8_hybrid", at, 1, ARG(step));
@@ -125,7 +125,7 @@ clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offs
                                    &at)) != CLSORT_OK ||
         (st = clsort_set_args_at(ctx, sort_k, "radix8_hybrid", at, 4, ARG(offsets), ARG(plan),
                                  ARG(ctl), ARG(tiles))) != CLSORT_OK ||
-        (st = sort_buckets(ctx, r, sort_k, plan, tiles)) != CLSORT_OK)
+        (st = sort_buckets(ctx, r, sort_k, plan, tiles, at + 4)) != CLSORT_OK)
         goto done;
     clsort_profile_last(ctx, r->fam, "hybrid buckets", 0);
     r->done_passes += r->places - 1;
