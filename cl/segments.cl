@@ -2,7 +2,7 @@
  * Variable segments (CSR offsets: segment s is keys [off[s], off[s + 1]), off[0] = 0, off[n_seg] =
  * n), each sorted on its own, stable. Two kinds of segment:
  *  - short ones (at most HALF = TILE / 2 keys) are sorted by seg_short in local memory, several to
- *    a work-group;
+ *    a work-group, and medium ones (at most TILE keys) one to a work-group, in the same launch;
  *  - long ones by the reduce-then-scan radix passes of cl/radix8.cl (VARSEG=1), whose tiles lie
  *    within a segment; seg_count and seg_tiles describe those tiles for it.
  *
@@ -73,7 +73,7 @@ __kernel void seg_count(__global const ulong *off, ulong n_seg, ulong n, __globa
     /* (The builtin sub_sat, not a conditional that LLVM folds into an intrinsic Oclgrind cannot
      * run.) */
     const ulong len = sub_sat(off[i + 1], o);
-    const int long_seg = len > HALF;
+    const int long_seg = len > TILE;
     table[i] = long_seg ? (len + tile_len - 1) / tile_len : 0;
     table[n_seg + i] = long_seg ? len : 0;
 }
@@ -95,8 +95,8 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
     ulong start = 0, count = 0, row = 0, stride = 1, delta = 0;
     ulong tiles, seg_start = 0, seg_end = 0, part = 0;
     if (*bad) {
-        /* seg_short takes the one segment when it is short */
-        tiles = n > HALF ? (n + tile_len - 1) / tile_len : 0;
+        /* seg_short takes the one segment when it fits a tile */
+        tiles = n > TILE ? (n + tile_len - 1) / tile_len : 0;
         seg_end = n;
         part = t;
         stride = tiles;
@@ -140,8 +140,9 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
 
 /*
  * The short segments: work-group g takes those that start in [g * HALF, (g + 1) * HALF). Each holds
- * at most HALF keys, so together they lie within TILE positions; a long segment can only be the last
- * one to start there (any segment after it starts past its end), and is left to the radix passes.
+ * at most HALF keys, so together they lie within TILE positions; a longer segment can only be the
+ * last one to start there (any segment after it starts past its end): the group sorts it alone
+ * after the short ones if it fits TILE positions (medium), else leaves it to the radix passes.
  * The group sorts its keys in local memory by (segment, key, position), the segment tag being the
  * segment's index from the group's first (its start within the group where the group holds so
  * many empty segments that an index would not fit the tag's bits):
@@ -296,29 +297,24 @@ inline uint seg_tag(__global const ulong *off, ulong a, ulong b, ulong lo, uint 
     return b - a < PAD_TAG ? (uint)(s - a) : (uint)(seg_off(off, s, n, bad) - lo);
 }
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
+/*
+ * Segments [a, b) of len keys from lo, sorted in local memory from keys_in (and vals_in) into
+ * keys_out (and vals_out). Takes every work-item of the group; ends with local memory free again.
+ */
+inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
 #if HAS_VALUES
-               __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
+                      __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
 #endif
-               __global const ulong *off, ulong n_seg, ulong n, __global const uint *bad_flag)
+                      __global const ulong *off, ulong a, ulong b, ulong lo, uint len, ulong n,
+                      uint bad, __local ulong *lmem
+#if SEG_RADIX
+                      , __local uint *lvary
+#endif
+                      )
 {
-    __local ulong lmem[(SHARED_BYTES + 7) / 8];
     __local key_t *const lk = (__local key_t *)lmem;
     __local uint *const lt = (__local uint *)(lk + TILE);
-#if SEG_RADIX
-    __local uint lvary[KEY_BITS / 32];
-#endif
-    /* n_seg 0 with keys: a whole array of up to TILE keys, one work-group (lib/segments.c's
-     * single tile; off and bad_flag are not read) */
-    const uint lid = get_local_id(0), whole = n_seg == 0, bad = whole ? 1u : *bad_flag;
-    const ulong w = (ulong)get_group_id(0) * HALF, segs = whole ? 1 : n_seg;
-    const ulong a = first_start_at(off, 0, segs, w, n, bad);
-    ulong b = first_start_at(off, a, segs, w + HALF, n, bad);
-    if (!whole && b > a && seg_off(off, b, n, bad) - seg_off(off, b - 1, n, bad) > HALF)
-        b--; /* a long segment: the radix passes' */
-    const ulong lo = seg_off(off, a, n, bad);
-    const uint len = b > a ? (uint)(seg_off(off, b, n, bad) - lo) : 0;
+    const uint lid = get_local_id(0);
     if (len < 2) {
         /* A lone key still goes to keys_out (the radix passes' result may be another buffer). */
         if (len == 1 && lid == 0) {
@@ -380,4 +376,56 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
 #endif
     for (uint p = lid; p < len; p += WG)
         keys_out[lo + p] = bits_to_key(lk[p]);
+    barrier(CLK_LOCAL_MEM_FENCE); /* lk and lt read before the next sort loads them */
+}
+
+#if HAS_VALUES
+#define SEG_VALUES vals_in, vals_out,
+#else
+#define SEG_VALUES
+#endif
+#if SEG_RADIX
+#define SEG_LVARY , lvary
+#else
+#define SEG_LVARY
+#endif
+
+/*
+ * Work-group g: the short segments that start in [g * HALF, (g + 1) * HALF), then the medium one
+ * (more than HALF keys, at most TILE) that may be the last to start there, alone. Each segment
+ * starts in one window, so each is sorted by one group; only longer ones are left to the radix
+ * passes (seg_count and seg_tiles count the same way).
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
+#if HAS_VALUES
+               __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
+#endif
+               __global const ulong *off, ulong n_seg, ulong n, __global const uint *bad_flag)
+{
+    __local ulong lmem[(SHARED_BYTES + 7) / 8];
+#if SEG_RADIX
+    __local uint lvary[KEY_BITS / 32];
+#endif
+    /* n_seg 0 with keys: a whole array of up to TILE keys, one work-group (lib/segments.c's
+     * single tile; off and bad_flag are not read) */
+    const uint whole = n_seg == 0, bad = whole ? 1u : *bad_flag;
+    const ulong w = (ulong)get_group_id(0) * HALF, segs = whole ? 1 : n_seg;
+    const ulong a = first_start_at(off, 0, segs, w, n, bad);
+    ulong b = first_start_at(off, a, segs, w + HALF, n, bad);
+    ulong mid_len = 0;
+    if (!whole && b > a) {
+        const ulong last = seg_off(off, b, n, bad) - seg_off(off, b - 1, n, bad);
+        if (last > HALF) { /* medium, sorted alone below, or long, the radix passes' */
+            b--;
+            mid_len = last <= TILE ? last : 0;
+        }
+    }
+    const ulong lo = seg_off(off, a, n, bad), hi = seg_off(off, b, n, bad);
+    const uint len = b > a ? (uint)(hi - lo) : 0;
+    /* One call in a loop, not two calls: the kernel's code once (PoCL's compile time grows with
+     * the inlined copies). */
+    for (uint medium = 0; medium < (mid_len ? 2u : 1u); medium++)
+        seg_group(keys_in, keys_out, SEG_VALUES off, medium ? b : a, medium ? b + 1 : b,
+                  medium ? hi : lo, medium ? (uint)mid_len : len, n, bad, lmem SEG_LVARY);
 }

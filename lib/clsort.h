@@ -483,9 +483,10 @@ CLSORT_API clsort_status clsort_top(clsort_context *ctx, const clsort_spec *spec
  * detail naming the first bad entry, its value and what was expected ("segment offsets: entry 3 is
  * 7, below entry 2 (9): expected at least 9 (offsets never decrease)").
  *
- * How: segments of up to half a tile of the comparison sorts (about a thousand keys, depending on the
- * device and the key and value sizes) are sorted in local memory, the short segments that start in
- * one stretch of that length by one work-group, in one launch; longer ones by the radix8
+ * How: segments of up to a tile of the comparison sorts (a few thousand keys, depending on the
+ * device and the key and value sizes) are sorted in local memory in one launch: the short segments
+ * (up to half a tile) that start in one stretch of that length by one work-group, which then sorts
+ * alone the longer segment that may start there if it fits a tile; longer ones by the radix8
  * reduce-then-scan passes of their bit range, all of them in the same launches, their tiles cut
  * within each segment. Nothing is launched per segment. On a CPU device that shares host memory,
  * ::CLSORT_ALGO_AUTO takes ::CLSORT_ALGO_HOST_RADIX instead: the host's threads sort the segments

@@ -11,7 +11,9 @@
  * local memory, and the segment table costs a pass over the n_seg + 1 offsets and a scan.
  *
  * Where a sort is short: a segment of at most HALF keys (half the tile sort's capacity), so that
- * the short segments starting in one stretch of HALF keys fit one tile (cl/segments.cl).
+ * the short segments starting in one stretch of HALF keys fit one tile; the same work-group then
+ * sorts the medium segment (up to a whole tile) that may start in that stretch too, alone
+ * (cl/segments.cl). Only longer segments take the radix passes.
  * Calls: radix.c (the passes, its tile length), keys.c, compare.c (the tile shape), scan.c,
  * options.c, program.c, buffers.c, chain.c.
  */
@@ -72,18 +74,18 @@ static clsort_status short_shape(const clsort_context *ctx, const clsort_spec *s
 }
 
 /* Radix tiles for the long segments: the exact count when the offsets are on the host, else the
- * most there can be (each long segment has more than `half` keys and wastes at most one tile).
+ * most there can be (each long segment has more than `most` keys and wastes at most one tile).
  * The spare tiles of that bound cost each radix pass an empty work-group and BINS zeros to scan. */
-static size_t radix_tiles(const uint64_t *off, size_t n_seg, size_t n, size_t half, size_t tile)
+static size_t radix_tiles(const uint64_t *off, size_t n_seg, size_t n, size_t most, size_t tile)
 {
     if (!off) {
-        const size_t longs = n / (half + 1);
+        const size_t longs = n / (most + 1);
         return (n + tile - 1) / tile + (n_seg < longs ? n_seg : longs);
     }
     size_t tiles = 0;
     for (size_t i = 0; i < n_seg; i++) {
         const size_t len = (size_t)(off[i + 1] - off[i]);
-        if (len > half)
+        if (len > most)
             tiles += (len + tile - 1) / tile;
     }
     return tiles;
@@ -96,7 +98,7 @@ double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spe
     if (short_shape(ctx, spec, &s) != CLSORT_OK)
         return 0;
     const size_t tile = clsort_radix8_rts_tile(ctx, spec, n);
-    const double tiles = (double)radix_tiles(NULL, n_seg, n, s.tile / 2, tile);
+    const double tiles = (double)radix_tiles(NULL, n_seg, n, s.tile, tile);
     const double table = 256.0 * tiles, seg = 2.0 * n_seg + 1;
     const double desc = CLSORT_VSEG_WORDS * tiles + 1;
     return (double)n * (clsort_key_size(spec->key_type) + spec->value_size) +
@@ -253,7 +255,7 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
                            clsort_tile_local_bytes(2, clsort_key_size(job->spec->key_type), 4),
                            ctx->display_name, (unsigned long long)ctx->local_mem);
     const size_t tile_len = clsort_radix8_rts_tile(ctx, job->spec, job->n);
-    v->tiles = radix_tiles(v->host_offsets, v->n_seg, job->n, g.s.tile / 2, tile_len);
+    v->tiles = radix_tiles(v->host_offsets, v->n_seg, job->n, g.s.tile, tile_len);
     v->state = &g;
     v->short_sort = sort_short_segments;
     clsort_status st;

@@ -364,7 +364,8 @@ static void test_edges(void **state)
  * in each 128 keys, and groups of more than 100 keys take the radix sort (CLSORT_SEG_BITONIC_MAX).
  * Groups of exactly 100 and 101 keys (one segment each, long ones between), one segment of 128 per
  * group, many small segments summing past 100, hundreds of empty segments in one group (several tag
- * digits), keys that differ in one digit only (the others skipped); every key type, both orders,
+ * digits), medium segments (129 to 256 keys, each sorted alone by its group, one of them after
+ * short ones), keys that differ in one digit only (the others skipped); every key type, both orders,
  * values of 0, 4 and 8 bytes, bit ranges.
  */
 #define GROUP_MAX 100
@@ -386,13 +387,18 @@ static void test_radix_groups(void **state)
     uint64_t *off = malloc((n + 700) * sizeof *off);
     static const size_t at_max[] = { GROUP_MAX, 384 - GROUP_MAX },
                         past_max[] = { GROUP_MAX + 1, 384 - GROUP_MAX - 1 }, whole[] = { 128 },
-                        small[] = { 7, 3, 0, 12, 1, 0, 0, 30, 2, 5, 9, 40, 11, 1, 6 };
+                        small[] = { 7, 3, 0, 12, 1, 0, 0, 30, 2, 5, 9, 40, 11, 1, 6 },
+                        /* medium: more than half a tile, at most a tile (sorted alone by the
+                         * group they start in), one after short ones in the same group, long */
+                        medium[] = { 129, 256, 3, 200, 0, 255, 60, 50, 250, 257, 1, 128 };
     size_t empties[330] = { 0 }; /* 300 empty segments, then 30 of 1 to 30 keys */
     for (size_t i = 300; i < 330; i++)
         empties[i] = i - 299;
     const struct { const size_t *lens; size_t n_lens; } shapes[] = {
         { at_max, 2 }, { past_max, 2 }, { whole, 1 }, { small, 15 }, { empties, 330 },
+        { medium, 12 },
     };
+    const size_t n_shapes = sizeof shapes / sizeof shapes[0];
     unsigned i = 0;
     for (int t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
         for (int desc = 0; desc < 2; desc++, i++) {
@@ -408,14 +414,15 @@ static void test_radix_groups(void **state)
                 s.begin_bit = 3;
                 s.end_bit = wide(s.key_type) ? 45 : 21;
             }
-            const size_t k = i % 5, n_seg = make_offsets(off, shapes[k].lens, shapes[k].n_lens, n);
+            const size_t k = i % n_shapes,
+                         n_seg = make_offsets(off, shapes[k].lens, shapes[k].n_lens, n);
             check_keys(ctx, &s, n, off, n_seg, 300 + i, 0);
             if (!quick || i % 3 == 0)
                 check_keys(ctx, &s, n, off, n_seg, 400 + i, 1);
             if (!quick) /* every shape for every type */
-                for (size_t j = 1; j < 5; j++) {
-                    const size_t m = make_offsets(off, shapes[(k + j) % 5].lens,
-                                                  shapes[(k + j) % 5].n_lens, n);
+                for (size_t j = 1; j < n_shapes; j++) {
+                    const size_t m = make_offsets(off, shapes[(k + j) % n_shapes].lens,
+                                                  shapes[(k + j) % n_shapes].n_lens, n);
                     check_keys(ctx, &s, n, off, m, 500 + i * 5 + j, (int)(j & 1));
                 }
         }
