@@ -232,10 +232,15 @@ clsort_status clsort_dispatch_check_limits(clsort_context *ctx, const clsort_spe
     return f->check ? f->check(ctx, spec, n) : CLSORT_OK;
 }
 
+double clsort_dispatch_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    const clsort_family *f = family_of(resolve(ctx, spec));
+    return f->scratch ? (double)f->scratch(ctx, spec, n) : 0.0;
+}
+
 clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec *spec, size_t n,
                                          int with_data)
 {
-    const clsort_family *f = family_of(resolve(ctx, spec));
     const size_t ks = clsort_key_size(spec->key_type), per_key = ks + spec->value_size;
     const size_t widest = spec->value_size > ks ? spec->value_size : ks;
     if (n > ctx->max_alloc / widest)
@@ -243,8 +248,7 @@ clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec 
                            "%zu keys need a buffer of %.3g GB; the largest buffer %s allows is %.3g GB "
                            "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
                            n, (double)n * widest / 1e9, ctx->display_name, (double)ctx->max_alloc / 1e9);
-    const double scratch = f->scratch ? (double)f->scratch(ctx, spec, n) : 0.0;
-    double need = scratch + (with_data ? (double)n * per_key : 0.0);
+    double need = clsort_dispatch_scratch(ctx, spec, n) + (with_data ? (double)n * per_key : 0.0);
     if (need > (double)ctx->global_mem)
         return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
                            "sorting %zu keys needs %.3g GB of device memory; %s has %.3g GB", n,

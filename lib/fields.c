@@ -268,6 +268,22 @@ clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, 
     step sp = { .rec = records, .rs = record_size, .off = key_offset, .key_size = key_size,
                 .ks = key_size ? 8 : clsort_key_size(spec->key_type), .n = n, .ps = ps,
                 .words = key_size ? (key_size + 7) / 8 : 1 };
+    const clsort_fields f = { .n = n, .rs = record_size, .off = key_offset, .key_size = key_size,
+                              .ks = sp.ks, .words = sp.words, .ps = ps };
+    if (clsort_fields_device_fits(ctx, spec, &f)) {
+        int touched;
+        st = clsort_fields_device_sort(ctx, spec, &f, records, index, &touched, stats);
+        /* the device's memory ran short after all (it reports some shortages only when a buffer
+         * is first used): the host's way, the records untouched */
+        if (st == CLSORT_OK || touched ||
+            (st != CL_MEM_OBJECT_ALLOCATION_FAILURE && st != CL_OUT_OF_RESOURCES &&
+             st != CLSORT_ERROR_TOO_LARGE)) {
+            if (st == CLSORT_OK)
+                clsort_stats_finish(stats, n, t0);
+            return st;
+        }
+        clsort_clear_detail(ctx);
+    }
     void *perm = malloc(n * ps);
     unsigned char *out = NULL;
     if (!perm)

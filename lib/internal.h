@@ -54,6 +54,7 @@ typedef struct clsort_settings {
     size_t top_cap;             /* CLSORT_TOP_CAP: top-k's candidate buffer capacity; 0 unset */
     int spill_thread;           /* CLSORT_SPILL_THREAD; -1 unset */
     int device_merge;           /* CLSORT_DEVICE_MERGE; -1 unset */
+    int device_gather;          /* CLSORT_DEVICE_GATHER; -1 unset */
     size_t stage_bytes;         /* CLSORT_STAGE_BYTES (default 8 MiB) */
     int staging;                /* CLSORT_STAGING: a CLSORT_STAGING_* kind */
     unsigned long fault_alloc;  /* CLSORT_FAULT_ALLOC; 0 unset */
@@ -85,6 +86,26 @@ typedef struct clsort_settings {
 int clsort_settings_read(clsort_settings *s);
 /* $CLSORT_DEVICE, for device selection without a context. */
 const char *clsort_settings_device(void);
+
+/* ---- fields_device.c: records by a key field, gathered on the device ---- */
+typedef struct clsort_fields {
+    size_t n, rs, off;  /* records, their size, the key's offset */
+    size_t key_size;    /* a key of bytes' length; 0 for a number of the spec's key type */
+    size_t ks, words;   /* bytes per sorted word (8 for a key of bytes) and words per key */
+    size_t ps;          /* bytes per position of the permutation: 4 or 8 */
+} clsort_fields;
+/* The spec of the stable sort of word w (a key of bytes: its bytes only), positions as values. */
+void clsort_fields_word_spec(const clsort_spec *spec, const clsort_fields *f, size_t w,
+                             clsort_spec *s);
+/* Whether the records go to the device: it has memory of its own (CLSORT_DEVICE_GATHER decides
+ * otherwise) and two copies of them fit with the sorts' buffers. */
+int clsort_fields_device_fits(clsort_context *ctx, const clsort_spec *spec, const clsort_fields *f);
+/* The whole sort on the device: the records uploaded, their keys read out, the sorts, the gather,
+ * the download into records (and the positions into index, may be NULL). *touched is set once
+ * records may have been written: before that a failure leaves them as they were. */
+clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *spec,
+                                        const clsort_fields *f, void *records, uint64_t *index,
+                                        int *touched, clsort_stats *stats);
 
 /* ---- records.c: interleaved key/value records split and joined on the device ---- */
 typedef struct clsort_records {
@@ -583,6 +604,8 @@ clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec,
 clsort_status clsort_dispatch_check_spec(clsort_context *ctx, const clsort_spec *spec);
 /* Limits that depend on n, checked before any work. */
 clsort_status clsort_dispatch_check_limits(clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* Bytes of device scratch a sort of n keys of this spec takes, its data buffers apart. */
+double clsort_dispatch_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* Would n keys fit? with_data: the key and value buffers are allocated by us too. */
 clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec *spec, size_t n,
                                          int with_data);
@@ -646,6 +669,8 @@ extern const char clsort_cl_index[];
 extern const size_t clsort_cl_index_len;
 extern const char clsort_cl_top[];
 extern const size_t clsort_cl_top_len;
+extern const char clsort_cl_fields[];
+extern const size_t clsort_cl_fields_len;
 extern const char clsort_cl_segments[];
 extern const size_t clsort_cl_segments_len;
 

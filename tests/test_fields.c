@@ -3,7 +3,9 @@
  * of positions comparing the field with memcmp, or as numbers of the key type, written here from
  * the definitions), bit for bit, the whole records and the positions: keys of bytes of 1 to 33
  * bytes at offsets, few distinct keys (ties check stability), both orders; numeric keys at odd
- * offsets; sizes 0, 1, 2 and across tiles; the refusals.
+ * offsets; sizes 0, 1, 2 and across tiles; the refusals; the device's way falling back to the host's
+ * when device memory is refused. CLSORT_DEVICE_GATHER=1 takes every case through the device's way
+ * (the records gathered on the device) where the default would take the host's.
  * Usage: test_fields ALGORITHM
  */
 #include <setjmp.h>
@@ -209,6 +211,23 @@ static void test_refusals(void **state)
     assert_int_equal(rec[0], 3);
 }
 
+/* The records on the device (CLSORT_DEVICE_GATHER=1) with its second buffer refused
+ * (CLSORT_FAULT_ALLOC): the host's way takes over, the result the same. */
+static void test_device_fallback(void **state)
+{
+    (void)state;
+    clsort_context *ctx = NULL;
+    setenv("CLSORT_DEVICE_GATHER", "1", 1);
+    setenv("CLSORT_FAULT_ALLOC", "2", 1);
+    const clsort_status st = clsort_open(&ctx, NULL);
+    unsetenv("CLSORT_FAULT_ALLOC");
+    if (st != CLSORT_OK)
+        fail_msg("clsort_open: %s", clsort_last_error_detail());
+    field gensort = { 100, 0, 10, CLSORT_KEY_U32, 1 };
+    check(ctx, &gensort, 3001, 8);
+    clsort_close(&ctx);
+}
+
 static int setup(void **state)
 {
     clsort_context *ctx = NULL;
@@ -235,6 +254,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_device_fallback),
     };
     return cmocka_run_group_tests_name(argv[1], all, setup, teardown);
 }
