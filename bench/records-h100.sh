@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# On the GPU machine (repository root): records by a key field, file to file, with the records
+# gathered on the device (the default there) and on the host's threads (CLSORT_DEVICE_GATHER=0),
+# in one run on the same file, each against the I/O floor measured beside it (bench/filebench.py).
+# Also test_fields on the GPU, both ways.
+#   N (records, default 2^24)  RS (record bytes, default 100)  KEY (key bytes, default 10)  REPS
+set -euo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+N=${N:-16777216}; RS=${RS:-100}; KEY=${KEY:-10}; REPS=${REPS:-3}
+DIR=${DIR:-/tmp/records-bench}; mkdir -p "$DIR"
+
+[ -f tools/gpu-env.sh ] && source tools/gpu-env.sh
+if [ ! -f build-gpu/build.ninja ]; then
+  meson setup build-gpu > "$OUT/setup.log" 2>&1 || { tail -30 "$OUT/setup.log"; exit 1; }
+fi
+ninja -C build-gpu cli/clsort tests/test_fields > "$OUT/build.log" 2>&1 ||
+  { tail -40 "$OUT/build.log"; exit 1; }
+export CLSORT_DEVICE=${CLSORT_DEVICE:-nvidia} CLSORT_CACHE_DIR=$PWD/build-gpu/cache
+nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/gpu.txt"
+
+for g in 1 0; do
+  CLSORT_DEVICE_GATHER=$g build-gpu/tests/test_fields radix8 > "$OUT/test_fields-gather$g.log" 2>&1 ||
+    { tail -30 "$OUT/test_fields-gather$g.log"; exit 1; }
+done
+echo "test_fields passed, records gathered on the device and on the host"
+
+# random records: uniform u32 words, as many bytes as N records
+in="$DIR/records.bin"
+build-gpu/cli/clsort gen -n $((N * RS / 4)) --seed 5 -o "$in"
+args=(--record-size "$RS" --key-size "$KEY" --type bytes)
+for g in 1 0; do
+  echo "== CLSORT_DEVICE_GATHER=$g"
+  CLSORT_DEVICE_GATHER=$g build-gpu/cli/clsort "${args[@]}" -i "$in" -o "$DIR/out$g.bin" --stats \
+    2>&1 | tail -12 | tee "$OUT/stats-gather$g.txt"
+  CLSORT_DEVICE_GATHER=$g python3 bench/filebench.py --clsort build-gpu/cli/clsort --input "$in" \
+    --reps "$REPS" --no-cupy --dir "$DIR" -- "${args[@]}" 2>&1 | tee "$OUT/filebench-gather$g.txt"
+done
+cmp "$DIR/out1.bin" "$DIR/out0.bin" && echo "the two outputs are identical"
+rm -rf "$DIR"
