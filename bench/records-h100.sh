@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine (repository root): records by a key field, file to file, with the records
-# gathered on the device (the default there) and on the host's threads (CLSORT_DEVICE_GATHER=0),
-# in one run on the same file, each against the I/O floor measured beside it (bench/filebench.py).
+# gathered on the device (the default there), read into plain memory rather than pinned
+# (CLSORT_STAGING=host), and gathered on the host's threads (CLSORT_DEVICE_GATHER=0), in one run on
+# the same file, each against the I/O floor measured beside it (bench/filebench.py).
 # Also test_fields on the GPU, both ways.
 #   N (records, default 2^24)  RS (record bytes, default 100)  KEY (key bytes, default 10)  REPS
 set -euo pipefail
@@ -28,12 +29,16 @@ echo "test_fields passed, records gathered on the device and on the host"
 in="$DIR/records.bin"
 build-gpu/cli/clsort gen -n $((N * RS / 4)) --seed 5 -o "$in"
 args=(--record-size "$RS" --key-size "$KEY" --type bytes)
-for g in 1 0; do
-  echo "== CLSORT_DEVICE_GATHER=$g"
-  CLSORT_DEVICE_GATHER=$g build-gpu/cli/clsort "${args[@]}" -i "$in" -o "$DIR/out$g.bin" --stats \
-    2>&1 | tail -12 | tee "$OUT/stats-gather$g.txt"
-  CLSORT_DEVICE_GATHER=$g python3 bench/filebench.py --clsort build-gpu/cli/clsort --input "$in" \
-    --reps "$REPS" --no-cupy --dir "$DIR" -- "${args[@]}" 2>&1 | tee "$OUT/filebench-gather$g.txt"
+# the default (records gathered on the device, the run read into pinned memory), plain memory
+# (CLSORT_STAGING=host), and the host's gather
+for v in "CLSORT_DEVICE_GATHER=1" "CLSORT_DEVICE_GATHER=1 CLSORT_STAGING=host" \
+         "CLSORT_DEVICE_GATHER=0"; do
+  tag=$(echo "$v" | tr ' =' '__')
+  echo "== $v"
+  env $v build-gpu/cli/clsort "${args[@]}" -i "$in" -o "$DIR/out-$tag.bin" --stats \
+    2>&1 | tail -12 | tee "$OUT/stats-$tag.txt"
+  cmp "$DIR/out-$tag.bin" "$DIR/out-CLSORT_DEVICE_GATHER_1.bin" && echo "output identical"
+  env $v python3 bench/filebench.py --clsort build-gpu/cli/clsort --input "$in" \
+    --reps "$REPS" --no-cupy --dir "$DIR" -- "${args[@]}" 2>&1 | tee "$OUT/filebench-$tag.txt"
 done
-cmp "$DIR/out1.bin" "$DIR/out0.bin" && echo "the two outputs are identical"
 rm -rf "$DIR"

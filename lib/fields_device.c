@@ -5,8 +5,8 @@
  * gathered by it there, so the host does nothing but the two transfers. The host's way (fields.c)
  * reads every key and gathers every record on the host's threads, a random read per record: on an
  * H100 machine 2^24 records of 100 bytes took 1.3-1.8 s that way beyond their kernels.
- * Calls: api.c (clsort_enqueue), dispatch.c (the sorts' scratch), options.c, program.c,
- * buffers.c, chain.c (clocks), status.c.
+ * Calls: api.c (clsort_enqueue), run.c (reserving), dispatch.c (the sorts' scratch), options.c,
+ * program.c, buffers.c, chain.c (clocks), status.c.
  */
 #include "internal.h"
 
@@ -194,6 +194,14 @@ clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *
     *touched = 0;
     clsort_status st;
     if ((st = kernels(ctx, f, &d)) != CLSORT_OK || (st = buffers(ctx, f, &d)) != CLSORT_OK)
+        goto done;
+    /* every sort's programs and scratch now, so that the kernel time holds no compiling */
+    for (size_t w = 0; w < f->words && st == CLSORT_OK; w++) {
+        clsort_spec s;
+        clsort_fields_word_spec(spec, f, w, &s);
+        st = clsort_reserve_buffers(ctx, &s, d.kcur, d.perm, f->n);
+    }
+    if (st != CLSORT_OK)
         goto done;
     cl_int err = clEnqueueWriteBuffer(ctx->queue, d.rec, CL_FALSE, 0, f->n * f->rs, records, 0,
                                       NULL, &d.up);

@@ -151,6 +151,17 @@ clsort_status clsort_run_host_segments(clsort_context *ctx, const clsort_spec *s
     return run(ctx, spec, keys, values, n, &v, stats);
 }
 
+/* The scratch and programs of a sort of n keys in these buffers, enqueuing nothing; may_swap: the
+ * sort may leave its result in buffers of its own (returned in *job for the caller to release). */
+static clsort_status reserve_job(clsort_context *ctx, clsort_job *job)
+{
+    ctx->reserving = 1;
+    clsort_status st = clsort_dispatch(ctx, job, 0, NULL);
+    ctx->reserving = 0;
+    clsort_chain_drop(ctx);
+    return st;
+}
+
 clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     if (n < 2 || ctx->out_of_order) /* nothing to sort; nothing is kept on out-of-order queues */
@@ -161,12 +172,18 @@ clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, s
     if (st == CLSORT_OK) {
         job.keys = h.kbuf;
         job.values = h.vbuf;
-        ctx->reserving = 1;
-        st = clsort_dispatch(ctx, &job, 0, NULL);
-        ctx->reserving = 0;
-        clsort_chain_drop(ctx);
+        st = reserve_job(ctx, &job);
     }
     cl_mem ms[] = { h.kbuf, h.vbuf, job.result_keys, job.result_values };
     clsort_release_mems(ms, sizeof ms / sizeof ms[0]);
     return st;
+}
+
+clsort_status clsort_reserve_buffers(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                     cl_mem values, size_t n)
+{
+    if (n < 2 || ctx->out_of_order)
+        return CLSORT_OK;
+    clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n };
+    return reserve_job(ctx, &job);
 }
