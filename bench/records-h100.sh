@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (repository root): records by a key field, file to file, with the records
-# gathered on the device (the default there), read into plain memory rather than pinned
-# (CLSORT_STAGING=host), and gathered on the host's threads (CLSORT_DEVICE_GATHER=0), in one run on
+# gathered on the device (the default there), without the run's memory faulted in before the read
+# (CLSORT_PREFAULT=0), and gathered on the host's threads (CLSORT_DEVICE_GATHER=0), in one run on
 # the same file, each against the I/O floor measured beside it (bench/filebench.py).
 # Also test_fields on the GPU, both ways.
 #   N (records, default 2^24)  RS (record bytes, default 100)  KEY (key bytes, default 10)  REPS
@@ -29,9 +29,9 @@ echo "test_fields passed, records gathered on the device and on the host"
 in="$DIR/records.bin"
 build-gpu/cli/clsort gen -n $((N * RS / 4)) --seed 5 -o "$in"
 args=(--record-size "$RS" --key-size "$KEY" --type bytes)
-# the default (records gathered on the device, the run read into pinned memory), plain memory
-# (CLSORT_STAGING=host), and the host's gather
-for v in "CLSORT_DEVICE_GATHER=1" "CLSORT_DEVICE_GATHER=1 CLSORT_STAGING=host" \
+# the default (records gathered on the device, the run's memory faulted in by several threads
+# before the read), the read faulting it in (CLSORT_PREFAULT=0), and the host's gather
+for v in "CLSORT_DEVICE_GATHER=1" "CLSORT_DEVICE_GATHER=1 CLSORT_PREFAULT=0" \
          "CLSORT_DEVICE_GATHER=0"; do
   tag=$(echo "$v" | tr ' =' '__')
   echo "== $v"

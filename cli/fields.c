@@ -101,8 +101,12 @@ static int plan_top(fields_job *j, uint64_t *memory)
 static int grow(fields_job *j, size_t want)
 {
     unsigned char *b = realloc(j->buf, (j->front + want) * j->rs);
-    if (b)
+    if (b) {
         j->buf = b;
+        if (want > j->buf_cap && settings()->prefault != 0) /* the new part, before the read */
+            io_prefault(b + (j->front + j->buf_cap) * j->rs, (want - j->buf_cap) * j->rs,
+                        settings()->prefault == 1);
+    }
     uint64_t *p = j->with_pos && b ? realloc(j->pos, want * sizeof *p) : j->pos;
     if (!b || (j->with_pos && !p)) {
         msg_error("out of memory reading %s: a run of %zu records of %zu bytes", j->in->name, want,

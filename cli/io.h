@@ -99,6 +99,11 @@ void io_init(void);
 uint64_t io_resident_bytes(void);
 /* Physical memory in bytes; 0 when the system does not say. */
 uint64_t io_physical_memory(void);
+/* Fault in the pages of buf (fresh memory) from several threads, huge pages where the system
+ * gives them: a read() into fresh memory faults its pages in one at a time on the reading thread,
+ * which took a 1.6 GB read three times as long as reading into memory already in place. Buffers
+ * under 64 MiB are left alone unless `all`. */
+void io_prefault(void *buf, size_t bytes, int all);
 /* The process's umask, as io_init() found it. */
 mode_t io_umask(void);
 

@@ -19,6 +19,10 @@ typedef struct cli_settings {
     /* CLSORT_TEST_SEGMENT_BATCH=N: --segments reads batches of at most N records, and sorts
      * longer segments alone (as past the -S budget) */
     uint64_t segment_batch;
+    /* CLSORT_PREFAULT: whether a run of records is read into memory touched by several threads
+     * first: 0 never (for measurements), 1 always, small runs too (for tests); -1 unset: runs of
+     * 64 MiB or more */
+    int prefault;
     /* TMPDIR: where runs of records go without -T (NULL: /tmp) */
     const char *tmpdir;
 } cli_settings;
