@@ -56,6 +56,9 @@ extern "C" {
  *   first) or from the calling thread, through the staging buffers (0; the default on a CPU device).
  * - `CLSORT_DEVICE_MERGE=0|1`: for testing and measurements, clsort_sort_stream() merges its runs
  *   by sorting each merge block on the device (1, the default) or on the host's threads alone (0).
+ * - `CLSORT_DEVICE_GATHER=0|1`: for testing and measurements, clsort_sort_records() keeps the
+ *   records on the host (0; the default on a CPU device) or sends them to the device (1; the
+ *   default where the device has memory of its own and two copies of them fit).
  * - `CLSORT_STAGE_BYTES=N`: bytes of each of clsort_sort_stream()'s four staging buffers (default
  *   8 MiB); small values test chunk boundaries.
  * - `CLSORT_STAGING=pinned|use|host`: what those buffers are: device-allocated host memory
@@ -404,9 +407,14 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *
  * clsort_sort() orders keys (spec->descending and the bit range apply), or a string of @p key_size
  * bytes at @p key_offset compared as unsigned bytes, as memcmp() does (spec->descending applies; a
  * bit range does not). Keys of any length: each 8 bytes cost one 64-bit sort (a 10-byte key: one
- * sort on its last 2 bytes, of 2 digit passes, then one on its first 8). Only the keys and a
- * permutation go to the device; the records are gathered by the permutation on the host, which
- * needs a second copy of them. spec->segment sorts each run of that many records on its own.
+ * sort on its last 2 bytes, of 2 digit passes, then one on its first 8), each carrying a permutation.
+ * On a device with memory of its own where two copies of the records fit beside the sorts' buffers,
+ * the records go to the device once, their keys are read out there, the permutation goes from sort
+ * to sort there and the records are gathered by it there: the host does the two transfers and
+ * nothing else. Otherwise (a CPU device, too little device memory, `CLSORT_DEVICE_GATHER=0`) only
+ * the keys and the permutation go to the device, and the records are gathered on the host's
+ * threads into a second copy of them. spec->segment sorts each run of that many records on its
+ * own.
  *
  * @param records     n records of @p record_size bytes, sorted in place
  * @param key_offset  where the key starts in a record

@@ -1,7 +1,9 @@
 /*
  * Fixed-size records sorted by a key field: a number of the spec's key type at an offset, or a
- * string of bytes compared as unsigned bytes (memcmp order). The records themselves do not go to
- * the device: their keys do, with a permutation as the values, and the records are gathered by it.
+ * string of bytes compared as unsigned bytes (memcmp order). Where the device has memory of its own
+ * and the records fit it twice, the whole sort runs there (fields_device.c). Otherwise, here, the
+ * records stay on the host: their keys go to the device, with a permutation as the values, and the
+ * records are gathered by it.
  * A byte string longer than 8 bytes takes one stable sort per 8-byte word, from the least
  * significant to the most (LSD over words), each carrying the permutation of the one before; the
  * last, partial word sorts on its bytes only (a 10-byte key: 2 digit passes, then 8). Each word is
@@ -10,8 +12,8 @@
  * array (8 bytes per key) rather than from the records. The passes over the records and the final
  * gather run on the host's threads: a gather is a random read per record, bound by memory latency
  * (H100 machine, 2^24 records of 100 bytes: 5.6 s end to end on one thread).
- * Calls: api.c (clsort_sort() for each word: any size, chunks included), runmerge.c (the host's
- * thread count), status.c.
+ * Calls: fields_device.c, api.c (clsort_sort() for each word: any size, chunks included),
+ * runmerge.c (the host's thread count), status.c.
  */
 #include "internal.h"
 #include "runmerge.h"
