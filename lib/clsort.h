@@ -59,6 +59,10 @@ extern "C" {
  * - `CLSORT_DEVICE_GATHER=0|1`: for testing and measurements, clsort_sort_records() keeps the
  *   records on the host (0; the default on a CPU device) or sends them to the device (1; the
  *   default where the device has memory of its own and two copies of them fit).
+ * - `CLSORT_TRANSFER_SLOT=N`: for testing, the large transfers that go through two pinned staging
+ *   slots (clsort_sort_records()'s records, from 64 MiB on a device with memory of its own, in
+ *   slots of 32 MiB that the host's threads fill and empty) do so on any device and at any size,
+ *   in slots of N bytes.
  * - `CLSORT_STAGE_BYTES=N`: bytes of each of clsort_sort_stream()'s four staging buffers (default
  *   8 MiB); small values test chunk boundaries.
  * - `CLSORT_STAGING=pinned|use|host`: what those buffers are: device-allocated host memory
@@ -410,8 +414,8 @@ CLSORT_API clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *
  * sort on its last 2 bytes, of 2 digit passes, then one on its first 8), each carrying a permutation.
  * On a device with memory of its own where two copies of the records fit beside the sorts' buffers,
  * the records go to the device once, their keys are read out there, the permutation goes from sort
- * to sort there and the records are gathered by it there: the host does the two transfers and
- * nothing else. Otherwise (a CPU device, too little device memory, `CLSORT_DEVICE_GATHER=0`) only
+ * to sort there and the records are gathered by it there: the host does the two transfers (through
+ * pinned staging slots that its threads fill and empty, from 64 MiB) and nothing else. Otherwise (a CPU device, too little device memory, `CLSORT_DEVICE_GATHER=0`) only
  * the keys and the permutation go to the device, and the records are gathered on the host's
  * threads into a second copy of them. spec->segment sorts each run of that many records on its
  * own.

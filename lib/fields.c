@@ -13,12 +13,11 @@
  * gather run on the host's threads: a gather is a random read per record, bound by memory latency
  * (H100 machine, 2^24 records of 100 bytes: 5.6 s end to end on one thread).
  * Calls: fields_device.c, api.c (clsort_sort() for each word: any size, chunks included),
- * runmerge.c (the host's thread count), status.c.
+ * parallel.c (the host's threads), status.c.
  */
 #include "internal.h"
 #include "runmerge.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,43 +114,17 @@ static void gather_records(const step *st, size_t begin, size_t end)
 }
 #undef GATHER_FIXED
 
-typedef struct slice {
-    const step *st;
-    size_t begin, end;
-} slice;
-
-static void *run_slice(void *arg)
+static void run_step(void *arg, size_t begin, size_t end)
 {
-    const slice *sl = arg;
-    sl->st->fn(sl->st, sl->begin, sl->end);
-    return NULL;
+    const step *st = arg;
+    st->fn(st, begin, end);
 }
 
-/* st->fn over [0, st->n) in as many slices as the host has threads (the caller's thread runs the
- * first; a thread that cannot start leaves its slice to the caller). */
-static void parallel(const step *st)
+/* st->fn over [0, st->n) on the host's threads. */
+static void parallel(step *st)
 {
-    enum { MAX_THREADS = 16, MIN_SLICE = 65536 };
-    unsigned t = clsort_merge_threads_default();
-    if (t > MAX_THREADS)
-        t = MAX_THREADS;
-    if ((size_t)t > st->n / MIN_SLICE + 1)
-        t = (unsigned)(st->n / MIN_SLICE + 1);
-    pthread_t th[MAX_THREADS];
-    slice sl[MAX_THREADS];
-    int started[MAX_THREADS] = { 0 };
-    for (unsigned i = 0; i < t; i++) {
-        sl[i] = (slice){ st, st->n * i / t, st->n * (i + 1) / t };
-        if (i)
-            started[i] = pthread_create(&th[i], NULL, run_slice, &sl[i]) == 0;
-    }
-    run_slice(&sl[0]);
-    for (unsigned i = 1; i < t; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            run_slice(&sl[i]);
-    }
+    enum { MIN_SLICE = 65536 };
+    clsort_parallel(st->n, MIN_SLICE, run_step, st);
 }
 
 /* Stable sorts of the key's words carrying the permutation: keys holds every word of the keys

@@ -5,8 +5,8 @@
  * gathered by it there, so the host does nothing but the two transfers. The host's way (fields.c)
  * reads every key and gathers every record on the host's threads, a random read per record: on an
  * H100 machine 2^24 records of 100 bytes took 1.3-1.8 s that way beyond their kernels.
- * Calls: api.c (clsort_enqueue), run.c (reserving), dispatch.c (the sorts' scratch), options.c,
- * program.c, buffers.c, chain.c (clocks), status.c.
+ * Calls: api.c (clsort_enqueue), run.c (reserving), dispatch.c (the sorts' scratch), transfer.c
+ * (the records up and back), options.c, program.c, buffers.c, chain.c (clocks), status.c.
  */
 #include "internal.h"
 
@@ -54,7 +54,7 @@ int clsort_fields_device_fits(clsort_context *ctx, const clsort_spec *spec, cons
 typedef struct dev_fields {
     cl_kernel extract, gather_word, gather;
     cl_mem rec, out, kcur, words, perm;
-    cl_event up, first, last, down[2];
+    cl_event up0, up, first, last, down[3]; /* down: the records' first and last, the index */
     size_t wg, global;
 } dev_fields;
 
@@ -170,19 +170,21 @@ static clsort_status download(clsort_context *ctx, const clsort_fields *f, dev_f
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "out of host memory for the positions of %zu records", f->n);
     *touched = 1;
-    cl_int err = clEnqueueReadBuffer(ctx->queue, d->out, CL_FALSE, 0, f->n * f->rs, records, 1,
-                                     &d->last, &d->down[0]);
-    if (err == CL_SUCCESS && index)
+    cl_int err = CL_SUCCESS;
+    if (index)
         err = clEnqueueReadBuffer(ctx->queue, d->perm, CL_FALSE, 0, f->n * f->ps,
                                   narrow ? (void *)narrow : (void *)index, 1, &d->last,
-                                  &d->down[1]);
-    const cl_int fin = clFinish(ctx->queue);
-    if (err == CL_SUCCESS)
-        err = fin;
-    for (size_t i = 0; narrow && err == CL_SUCCESS && i < f->n; i++)
+                                  &d->down[2]);
+    clsort_status st = err == CL_SUCCESS ? clsort_download(ctx, d->out, records, f->n * f->rs,
+                                                           d->last, &d->down[0], &d->down[1])
+                                         : clsort_fail_cl(ctx, err, "reading the positions back");
+    err = clFinish(ctx->queue);
+    if (st == CLSORT_OK && err != CL_SUCCESS)
+        st = clsort_fail_cl(ctx, err, "reading the sorted records back");
+    for (size_t i = 0; narrow && st == CLSORT_OK && i < f->n; i++)
         index[i] = narrow[i];
     free(narrow);
-    return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(ctx, err, "reading the sorted records back");
+    return st;
 }
 
 clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *spec,
@@ -203,14 +205,11 @@ clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *
     }
     if (st != CLSORT_OK)
         goto done;
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, d.rec, CL_FALSE, 0, f->n * f->rs, records, 0,
-                                      NULL, &d.up);
-    if (err != CL_SUCCESS) {
-        st = clsort_fail_cl(ctx, err, "uploading the records");
+    if ((st = clsort_upload(ctx, d.rec, records, f->n * f->rs, &d.up0, &d.up)) != CLSORT_OK)
         goto done;
-    }
     d.last = d.up;
-    clRetainEvent(d.up);
+    if (d.up)
+        clRetainEvent(d.up);
     st = enqueue_all(ctx, spec, f, &d, &d.last);
     if (st != CLSORT_OK) {
         clFinish(ctx->queue); /* nothing of ours may still run when the buffers go */
@@ -227,12 +226,12 @@ clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *
         stats->programs_cached = ctx->programs_cached - cached0;
         if (ctx->profiling) {
             stats->kernel_ms = clsort_event_span_ms(d.first, d.last);
-            stats->upload_ms = clsort_event_span_ms(d.up, d.up);
-            stats->download_ms = clsort_event_span_ms(d.down[0], d.down[index ? 1 : 0]);
+            stats->upload_ms = clsort_event_span_ms(d.up0, d.up);
+            stats->download_ms = clsort_event_span_ms(d.down[0], d.down[1]);
         }
     }
 done:;
-    cl_event evs[] = { d.up, d.first, d.last, d.down[0], d.down[1] };
+    cl_event evs[] = { d.up0, d.up, d.first, d.last, d.down[0], d.down[1], d.down[2] };
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (evs[i])
             clReleaseEvent(evs[i]);

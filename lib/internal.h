@@ -55,6 +55,7 @@ typedef struct clsort_settings {
     int spill_thread;           /* CLSORT_SPILL_THREAD; -1 unset */
     int device_merge;           /* CLSORT_DEVICE_MERGE; -1 unset */
     int device_gather;          /* CLSORT_DEVICE_GATHER; -1 unset */
+    size_t transfer_slot;       /* CLSORT_TRANSFER_SLOT: staged transfers of any size; 0 unset */
     size_t stage_bytes;         /* CLSORT_STAGE_BYTES (default 8 MiB) */
     int staging;                /* CLSORT_STAGING: a CLSORT_STAGING_* kind */
     unsigned long fault_alloc;  /* CLSORT_FAULT_ALLOC; 0 unset */
@@ -86,6 +87,21 @@ typedef struct clsort_settings {
 int clsort_settings_read(clsort_settings *s);
 /* $CLSORT_DEVICE, for device selection without a context. */
 const char *clsort_settings_device(void);
+
+/* ---- parallel.c: a loop over [0, n) in slices on the host's threads (at least min_slice items
+ * each; 0: no minimum) ---- */
+void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t begin, size_t end),
+                     void *arg);
+
+/* ---- transfer.c: large transfers through pinned staging slots, the host's threads copying ----
+ * Upload bytes of host to mem; *ev_first is the first transfer, *done ends them all (the host
+ * memory is free to change once this returns). Download bytes of mem into host after `after`
+ * (NULL: nothing), returning once they are in place; *ev_first and *ev_last are its first and
+ * last transfers. Events may come back NULL; the caller releases those that do not. */
+clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, size_t bytes,
+                            cl_event *ev_first, cl_event *done);
+clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_t bytes,
+                              cl_event after, cl_event *ev_first, cl_event *ev_last);
 
 /* ---- fields_device.c: records by a key field, gathered on the device ---- */
 typedef struct clsort_fields {

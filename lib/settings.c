@@ -157,6 +157,7 @@ int clsort_settings_read(clsort_settings *s)
     s->spill_thread = (int)number(s, "CLSORT_SPILL_THREAD", 0, 1, (unsigned long long)-1);
     s->device_merge = (int)number(s, "CLSORT_DEVICE_MERGE", 0, 1, (unsigned long long)-1);
     s->device_gather = (int)number(s, "CLSORT_DEVICE_GATHER", 0, 1, (unsigned long long)-1);
+    s->transfer_slot = (size_t)number(s, "CLSORT_TRANSFER_SLOT", 16, (size_t)1 << 40, 0);
     s->stage_bytes = (size_t)number(s, "CLSORT_STAGE_BYTES", 16, (size_t)1 << 40, 8u << 20);
     s->staging = 0; /* CLSORT_STAGING_PINNED */
     if ((e = env("CLSORT_STAGING"))) {
