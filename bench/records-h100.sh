@@ -31,8 +31,9 @@ args=(--record-size "$RS" --key-size "$KEY" --type bytes)
 # the default (records gathered on the device, through pinned staging slots, the run's memory
 # faulted in by several threads before the read), plain transfers (CLSORT_STAGING=host), the read
 # faulting the run's memory in (CLSORT_PREFAULT=0), and the host's gather
-for v in ${VARIANTS:-"CLSORT_DEVICE_GATHER=1" "CLSORT_DEVICE_GATHER=1 CLSORT_STAGING=host" \
-         "CLSORT_DEVICE_GATHER=1 CLSORT_PREFAULT=0" "CLSORT_DEVICE_GATHER=0"}; do
+ways=("CLSORT_DEVICE_GATHER=1" "CLSORT_DEVICE_GATHER=1 CLSORT_STAGING=host"
+      "CLSORT_DEVICE_GATHER=1 CLSORT_PREFAULT=0" "CLSORT_DEVICE_GATHER=0")
+for v in "${ways[@]}"; do
   tag=$(echo "$v" | tr ' =' '__')
   echo "== $v"
   env $v build-gpu/cli/clsort "${args[@]}" -i "$in" -o "$DIR/out-$tag.bin" --stats \
