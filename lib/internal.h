@@ -94,10 +94,11 @@ void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t be
                      void *arg);
 
 /* ---- transfer.c: large transfers through pinned staging slots, the host's threads copying ----
- * Upload bytes of host to mem; *ev_first is the first transfer, *done ends them all (the host
- * memory is free to change once this returns). Download bytes of mem into host after `after`
- * (NULL: nothing), returning once they are in place; *ev_first and *ev_last are its first and
- * last transfers. Events may come back NULL; the caller releases those that do not. */
+ * Upload bytes of host to mem; *ev_first is the first transfer, *done the last (the host memory
+ * is free to change once this returns; staged, every chunk has arrived by then). Download bytes
+ * of mem into host after `after` (NULL: nothing), returning once they are in place; *ev_first
+ * and *ev_last are its first and last transfers. Events may come back NULL; the caller releases
+ * those that do not. */
 clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, size_t bytes,
                             cl_event *ev_first, cl_event *done);
 clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_t bytes,
