@@ -96,8 +96,9 @@ void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t be
 /* ---- transfer.c: large transfers through pinned staging slots, the host's threads copying ----
  * Upload bytes of host to mem; *ev_first is the first transfer, *done the last (the host memory
  * is free to change once this returns; staged, every chunk has arrived by then). Download bytes
- * of mem into host after `after` (NULL: nothing), returning once they are in place; *ev_first
- * and *ev_last are its first and last transfers. Events may come back NULL; the caller releases
+ * of mem into host after `after` (NULL: nothing); staged, it returns once they are in place, else
+ * once the transfer is enqueued (the caller finishes the queue either way); *ev_first and
+ * *ev_last are its first and last transfers. Events may come back NULL; the caller releases
  * those that do not. */
 clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, size_t bytes,
                             cl_event *ev_first, cl_event *done);

@@ -2,7 +2,8 @@
  * One device sort of host arrays that fit on the device: upload into the context's kept buffers,
  * the dispatched chain, read back from whichever buffers hold the result (the family may leave it
  * in its ping-pong partners rather than copy), and the run's statistics.
- * Calls: dispatch.c, buffers.c, chain.c, keys.c, status.c.
+ * Calls: dispatch.c, transfer.c (large arrays through pinned staging), buffers.c, chain.c, keys.c,
+ * status.c.
  */
 #include "internal.h"
 
@@ -11,7 +12,8 @@
 typedef struct host_run {
     cl_mem kbuf, vbuf;
     clsort_varseg *varseg; /* variable segments: their offsets go up too */
-    cl_event up[3], down[2];
+    cl_event up[3], down[2]; /* up: each upload's end; down: the first and the last transfer back */
+    cl_event up_first;       /* the first upload's start */
     cl_uint n_up;
     double kernel_ms;
 } host_run;
@@ -46,17 +48,25 @@ static clsort_status upload(clsort_context *ctx, const clsort_spec *spec, const 
             return clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(segment offsets)");
         h->n_up++;
     }
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, h->kbuf, CL_FALSE, 0, n * ks, keys, 0, NULL,
-                                      &h->up[h->n_up]);
-    if (err != CL_SUCCESS)
-        return clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(keys)");
-    h->n_up++;
-    if (vs) {
-        err = clEnqueueWriteBuffer(ctx->queue, h->vbuf, CL_FALSE, 0, n * vs, values, 0, NULL,
-                                   &h->up[h->n_up]);
-        if (err != CL_SUCCESS)
-            return clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(values)");
-        h->n_up++;
+    /* large arrays through pinned staging slots (transfer.c) */
+    const cl_mem bufs[2] = { h->kbuf, h->vbuf };
+    const void *const from[2] = { keys, values };
+    const size_t bytes[2] = { n * ks, n * vs };
+    for (int i = 0; i < (vs ? 2 : 1); i++) {
+        cl_event first = NULL;
+        if ((st = clsort_upload(ctx, bufs[i], from[i], bytes[i], &first, &h->up[h->n_up])) !=
+            CLSORT_OK)
+            return st;
+        if (h->up[h->n_up])
+            h->n_up++;
+        if (!h->up_first && h->n_up && !h->varseg)
+            h->up_first = first;
+        else if (first)
+            clReleaseEvent(first);
+    }
+    if (!h->up_first && h->n_up) {
+        h->up_first = h->up[0];
+        clRetainEvent(h->up_first);
     }
     return CLSORT_OK;
 }
@@ -68,17 +78,22 @@ static clsort_status download(clsort_context *ctx, const clsort_job *job, void *
     const size_t n = job->n, vs = job->spec->value_size, ks = clsort_key_size(job->spec->key_type);
     const cl_mem kres = job->result_keys ? job->result_keys : h->kbuf;
     const cl_mem vres = job->result_values ? job->result_values : h->vbuf;
-    cl_int err = clEnqueueReadBuffer(ctx->queue, kres, CL_FALSE, 0, n * ks, keys, 1,
-                                     &ctx->last_event, &h->down[0]);
-    if (err == CL_SUCCESS && vs)
-        err = clEnqueueReadBuffer(ctx->queue, vres, CL_FALSE, 0, n * vs, values, 1,
-                                  &ctx->last_event, &h->down[1]);
-    if (err == CL_SUCCESS)
-        err = clFinish(ctx->queue);
-    if (err != CL_SUCCESS) {
-        clFinish(ctx->queue);
+    cl_event kfirst = NULL, klast = NULL, vfirst = NULL, vlast = NULL;
+    clsort_status st = clsort_download(ctx, kres, keys, n * ks, ctx->last_event, &kfirst, &klast);
+    if (st == CLSORT_OK && vs)
+        st = clsort_download(ctx, vres, values, n * vs, ctx->last_event, &vfirst, &vlast);
+    const cl_int err = clFinish(ctx->queue);
+    h->down[0] = kfirst;
+    h->down[1] = vs ? vlast : klast;
+    cl_event drop[2] = { vs ? klast : vlast, vfirst };
+    for (int i = 0; i < 2; i++)
+        if (drop[i])
+            clReleaseEvent(drop[i]);
+    if (st == CLSORT_OK && err != CL_SUCCESS)
+        st = clsort_fail_cl(ctx, err, "reading the sorted data back");
+    if (st != CLSORT_OK) {
         clsort_chain_drop(ctx);
-        return clsort_fail_cl(ctx, err, "reading the sorted data back");
+        return st;
     }
     if (ctx->profiling)
         h->kernel_ms = clsort_event_span_ms(ctx->first_event, ctx->last_event);
@@ -96,8 +111,8 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
                                                                    : clsort_algorithm_name(ran);
     stats->kernel_ms = h->kernel_ms;
     if (ctx->profiling && n > 1) {
-        stats->upload_ms = clsort_event_span_ms(h->up[0], h->up[h->n_up - 1]);
-        stats->download_ms = clsort_event_span_ms(h->down[0], h->down[spec->value_size ? 1 : 0]);
+        stats->upload_ms = clsort_event_span_ms(h->up_first, h->up[h->n_up - 1]);
+        stats->download_ms = clsort_event_span_ms(h->down[0], h->down[1]);
     }
 }
 
@@ -128,6 +143,8 @@ done:
     for (int i = 0; i < 3; i++)
         if (h.up[i])
             clReleaseEvent(h.up[i]);
+    if (h.up_first)
+        clReleaseEvent(h.up_first);
     for (int i = 0; i < 2; i++)
         if (h.down[i])
             clReleaseEvent(h.down[i]);

@@ -132,7 +132,7 @@ clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_
     *ev_first = *ev_last = NULL;
     cl_int err;
     if (!staged(ctx, bytes, slot, &sb)) {
-        err = clEnqueueReadBuffer(ctx->queue, mem, CL_TRUE, 0, bytes, host, after ? 1 : 0,
+        err = clEnqueueReadBuffer(ctx->queue, mem, CL_FALSE, 0, bytes, host, after ? 1 : 0,
                                   after ? &after : NULL, ev_first);
         if (err == CL_SUCCESS && *ev_first) {
             *ev_last = *ev_first;
