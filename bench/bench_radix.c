@@ -251,6 +251,8 @@ static double time_host(clsort_context *ctx, clsort_algorithm a, int pairs, cons
 {
     uint32_t *k = malloc(n * 4), *v = pairs ? malloc(n * 4) : NULL;
     double *ms = calloc((size_t)reps + 1, sizeof *ms), result = -1;
+    double *total = calloc((size_t)reps + 1, sizeof *total);
+    double *up = calloc((size_t)reps + 1, sizeof *up), *down = calloc((size_t)reps + 1, sizeof *down);
     clsort_spec spec;
     clsort_spec_default(&spec);
     spec.algorithm = a;
@@ -266,9 +268,17 @@ static double time_host(clsort_context *ctx, clsort_algorithm a, int pairs, cons
             goto out;
         }
         ms[r] = stats.kernel_ms;
+        total[r] = stats.total_ms;
+        up[r] = stats.upload_ms;
+        down[r] = stats.download_ms;
     }
     fprintf(stderr, "# %s n=%zu %s: %u digit passes skipped\n", clsort_algorithm_name(a), n,
             pairs ? "pairs" : "keys", stats.passes_skipped);
+    /* the whole call as its caller sees it: the transfers from and to its arrays included */
+    printf("HOSTCALL algo=%s n=%zu kind=%s call_ms=%.4f upload_ms=%.4f download_ms=%.4f "
+           "kernel_ms=%.4f\n", clsort_algorithm_name(a), n, pairs ? "pairs" : "keys",
+           median(total + 1, reps), median(up + 1, reps), median(down + 1, reps),
+           median(ms + 1, reps));
     if (sorted_ok(keys, k, v, n))
         result = median(ms + 1, reps);
     else
@@ -277,6 +287,9 @@ out:
     free(k);
     free(v);
     free(ms);
+    free(total);
+    free(up);
+    free(down);
     return result;
 }
 
