@@ -143,8 +143,10 @@ clsort_status clsort_reserve(clsort_context *ctx, const clsort_spec *spec, size_
 
 void clsort_release_scratch(clsort_context *ctx)
 {
-    if (ctx)
+    if (ctx) {
         clsort_scratch_release(ctx);
+        clsort_transfer_release(ctx);
+    }
 }
 
 void clsort_scratch_info(const clsort_context *ctx, size_t *kept_bytes, unsigned long *allocations)

@@ -125,6 +125,7 @@ void clsort_close(clsort_context **pctx)
     if (ctx->last_event)
         clReleaseEvent(ctx->last_event);
     clsort_scratch_release(ctx);
+    clsort_transfer_release(ctx);
     clsort_release_programs(ctx);
     clsort_cache_close(&ctx->cache_fd);
     if (ctx->host_queue)

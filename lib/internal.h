@@ -104,6 +104,8 @@ clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, s
                             cl_event *ev_first, cl_event *done);
 clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_t bytes,
                               cl_event after, cl_event *ev_first, cl_event *ev_last);
+/* The staging slots the context keeps, freed (clsort_release_scratch(), clsort_close()). */
+void clsort_transfer_release(clsort_context *ctx);
 
 /* ---- fields_device.c: records by a key field, gathered on the device ---- */
 typedef struct clsort_fields {
@@ -314,6 +316,7 @@ struct clsort_context {
     unsigned passes_skipped;
 
     /* Scratch kept between sorts (not on out-of-order queues, where two sorts may overlap). */
+    clsort_stage xfer[2]; /* transfer.c's staging slots, kept once made (host memory is NULL) */
     cl_mem scratch[CLSORT_SLOTS];
     size_t scratch_bytes[CLSORT_SLOTS];
     int scratch_zero[CLSORT_SLOTS]; /* the kept buffer is known to hold zeros only */

@@ -4,8 +4,9 @@
  * from the other. NVIDIA moves pageable memory through staging of its own on one thread (on an
  * H100 machine 1.6 GB went up in 208 ms and came back in 154 ms, where pinned memory moves at the
  * link's speed, about 50 GB/s); the caller's memory cannot be pinned cheaply (pinning those 1.6 GB
- * took about 0.8 s). Elsewhere (a device whose memory is the host's, small transfers, no pinned
- * memory to be had) a plain transfer. CLSORT_TRANSFER_SLOT=N stages every transfer, in slots of N
+ * took about 0.8 s). The context keeps the two slots once made (XFER_FIRST says when) until
+ * clsort_release_scratch() or clsort_close(). Elsewhere (a device whose memory is the host's, small
+ * transfers, no pinned memory to be had) a plain transfer. CLSORT_TRANSFER_SLOT=N stages every transfer, in slots of N
  * bytes, on any device (for tests: chunks and their boundaries on the CPU device).
  * Calls: stage.c, parallel.c, status.c.
  */
@@ -14,10 +15,15 @@
 #include <string.h>
 
 enum {
-    XFER_SLOT = 32 << 20,   /* bytes of each staging slot */
-    XFER_MIN = 64 << 20,    /* smaller transfers go plain */
+    XFER_SLOT = 32 << 20,      /* bytes of each staging slot */
+    XFER_MIN = 64 << 20,       /* smaller transfers go plain */
     XFER_COPY_SLICE = 1 << 20, /* the least a copying thread takes */
 };
+/* The first staged transfer makes the slots, which the context keeps: pinning host memory is slow
+ * (2 x 32 MiB took about 50 ms on the H100 machine, where a plain 64 MiB upload took 7-9 ms), so
+ * only a transfer that gains more than that makes them: 512 MiB or more (1 GiB went up in 31-34 ms
+ * staged against 119-120 ms plainly). */
+#define XFER_FIRST ((size_t)512 << 20)
 
 typedef struct copy_job {
     unsigned char *dst;
@@ -36,23 +42,32 @@ static void copy_parallel(void *dst, const void *src, size_t bytes)
     clsort_parallel(bytes, XFER_COPY_SLICE, copy_slice, &c);
 }
 
-/* Whether a transfer of this size goes through staging slots, and the slots (of *slot_bytes) if
- * so. */
-static int staged(clsort_context *ctx, size_t bytes, clsort_stage slot[2], size_t *slot_bytes)
+void clsort_transfer_release(clsort_context *ctx)
+{
+    clsort_stage_free(ctx, &ctx->xfer[0]);
+    clsort_stage_free(ctx, &ctx->xfer[1]);
+}
+
+/* Whether a transfer of this size goes through the context's staging slots (made now if need be),
+ * and their size. */
+static int staged(clsort_context *ctx, size_t bytes, size_t *slot_bytes)
 {
     const size_t forced = ctx->settings.transfer_slot;
-    *slot_bytes = forced ? forced : XFER_SLOT;
-    if (!forced && (ctx->host_unified || bytes < XFER_MIN))
-        return 0;
+    const size_t want = forced ? forced : XFER_SLOT;
+    *slot_bytes = want;
     if (!bytes || ctx->settings.staging != CLSORT_STAGING_PINNED)
         return 0;
-    memset(slot, 0, 2 * sizeof *slot);
+    const int have = ctx->xfer[0].host && ctx->xfer[0].bytes == want;
+    if (!forced && (ctx->host_unified || bytes < (have ? XFER_MIN : XFER_FIRST)))
+        return 0;
+    if (have)
+        return 1;
+    clsort_transfer_release(ctx);
     for (int i = 0; i < 2; i++)
-        if (clsort_stage_alloc(ctx, &slot[i], *slot_bytes) != CLSORT_OK ||
-            slot[i].kind != CLSORT_STAGING_PINNED) {
+        if (clsort_stage_alloc(ctx, &ctx->xfer[i], want) != CLSORT_OK ||
+            ctx->xfer[i].kind != CLSORT_STAGING_PINNED) {
             clsort_clear_detail(ctx);
-            clsort_stage_free(ctx, &slot[0]);
-            clsort_stage_free(ctx, &slot[1]);
+            clsort_transfer_release(ctx);
             return 0;
         }
     return 1;
@@ -73,10 +88,10 @@ static void settle(cl_event *ev, cl_int *err)
 clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, size_t bytes,
                             cl_event *ev_first, cl_event *done)
 {
-    clsort_stage slot[2];
+    clsort_stage *const slot = ctx->xfer;
     size_t sb;
     *ev_first = *done = NULL;
-    if (!staged(ctx, bytes, slot, &sb)) {
+    if (!staged(ctx, bytes, &sb)) {
         const cl_int err = clEnqueueWriteBuffer(ctx->queue, mem, CL_FALSE, 0, bytes, host, 0, NULL,
                                                 done);
         if (err == CL_SUCCESS && *done) {
@@ -111,8 +126,6 @@ clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, s
     }
     settle(&ev[0], &err);
     settle(&ev[1], &err);
-    clsort_stage_free(ctx, &slot[0]);
-    clsort_stage_free(ctx, &slot[1]);
     if (err != CL_SUCCESS) {
         cl_event *evs[2] = { ev_first, done };
         for (int i = 0; i < 2; i++)
@@ -127,11 +140,11 @@ clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, s
 clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_t bytes,
                               cl_event after, cl_event *ev_first, cl_event *ev_last)
 {
-    clsort_stage slot[2];
+    clsort_stage *const slot = ctx->xfer;
     size_t sb;
     *ev_first = *ev_last = NULL;
     cl_int err;
-    if (!staged(ctx, bytes, slot, &sb)) {
+    if (!staged(ctx, bytes, &sb)) {
         err = clEnqueueReadBuffer(ctx->queue, mem, CL_FALSE, 0, bytes, host, after ? 1 : 0,
                                   after ? &after : NULL, ev_first);
         if (err == CL_SUCCESS && *ev_first) {
@@ -172,7 +185,5 @@ clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_
         clFinish(ctx->queue); /* no read still writing a slot when it goes */
     settle(&ev[0], &err);
     settle(&ev[1], &err);
-    clsort_stage_free(ctx, &slot[0]);
-    clsort_stage_free(ctx, &slot[1]);
     return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(ctx, err, "reading back");
 }
