@@ -58,7 +58,7 @@ typedef struct dev_fields {
     size_t wg, global;
 } dev_fields;
 
-static clsort_status kernels(clsort_context *ctx, const clsort_fields *f, dev_fields *d)
+static clsort_status dev_kernels(clsort_context *ctx, const clsort_fields *f, dev_fields *d)
 {
     const size_t wg = ctx->max_wg < FIELDS_WG ? ctx->max_wg : FIELDS_WG;
     const size_t cus = ctx->compute_units ? ctx->compute_units : 1;
@@ -94,7 +94,7 @@ static clsort_status kernels(clsort_context *ctx, const clsort_fields *f, dev_fi
     return st;
 }
 
-static clsort_status buffers(clsort_context *ctx, const clsort_fields *f, dev_fields *d)
+static clsort_status dev_buffers(clsort_context *ctx, const clsort_fields *f, dev_fields *d)
 {
     const size_t n = f->n, rest = f->words - 1;
     clsort_status st;
@@ -108,8 +108,8 @@ static clsort_status buffers(clsort_context *ctx, const clsort_fields *f, dev_fi
 
 /* Kernel k over the records after *ev (none if NULL); *ev becomes the launch. The first launch is
  * also kept in d->first, for the kernel time. */
-static clsort_status launch(clsort_context *ctx, dev_fields *d, cl_kernel k, const char *name,
-                            cl_event *ev)
+static clsort_status dev_launch(clsort_context *ctx, dev_fields *d, cl_kernel k,
+                                const char *name, cl_event *ev)
 {
     cl_event done;
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &d->global, &d->wg, *ev ? 1 : 0,
@@ -127,21 +127,21 @@ static clsort_status launch(clsort_context *ctx, dev_fields *d, cl_kernel k, con
 }
 
 /* Every command up to the gathered records, after the upload; *ev ends the chain. */
-static clsort_status enqueue_all(clsort_context *ctx, const clsort_spec *spec,
-                                 const clsort_fields *f, dev_fields *d, cl_event *ev)
+static clsort_status dev_enqueue_all(clsort_context *ctx, const clsort_spec *spec,
+                                     const clsort_fields *f, dev_fields *d, cl_event *ev)
 {
     const cl_ulong n = f->n;
     clsort_status st = clsort_set_args(ctx, d->extract, "fields_extract", 5, ARG(d->rec),
                                        ARG(d->kcur), ARG(d->words), ARG(d->perm), ARG(n));
     if (st == CLSORT_OK)
-        st = launch(ctx, d, d->extract, "fields_extract", ev);
+        st = dev_launch(ctx, d, d->extract, "fields_extract", ev);
     for (size_t w = f->words; w-- > 0 && st == CLSORT_OK;) {
         if (w + 1 < f->words) { /* this word, in the order the later words' sorts left */
             const cl_ulong w64 = w;
             st = clsort_set_args(ctx, d->gather_word, "fields_gather_word", 5, ARG(d->words),
                                  ARG(d->kcur), ARG(d->perm), ARG(n), ARG(w64));
             if (st == CLSORT_OK)
-                st = launch(ctx, d, d->gather_word, "fields_gather_word", ev);
+                st = dev_launch(ctx, d, d->gather_word, "fields_gather_word", ev);
         }
         clsort_spec s;
         clsort_fields_word_spec(spec, f, w, &s);
@@ -157,13 +157,13 @@ static clsort_status enqueue_all(clsort_context *ctx, const clsort_spec *spec,
         st = clsort_set_args(ctx, d->gather, "fields_gather", 4, ARG(d->rec), ARG(d->out),
                              ARG(d->perm), ARG(n));
     if (st == CLSORT_OK)
-        st = launch(ctx, d, d->gather, "fields_gather", ev);
+        st = dev_launch(ctx, d, d->gather, "fields_gather", ev);
     return st;
 }
 
 /* The sorted records (and positions) back; the positions widened to 8 bytes where they are 4. */
-static clsort_status download(clsort_context *ctx, const clsort_fields *f, dev_fields *d,
-                              void *records, uint64_t *index, int *touched)
+static clsort_status dev_download(clsort_context *ctx, const clsort_fields *f, dev_fields *d,
+                                  void *records, uint64_t *index, int *touched)
 {
     uint32_t *narrow = NULL;
     if (index && f->ps == 4 && !(narrow = malloc(f->n * 4)))
@@ -195,7 +195,7 @@ clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *
     dev_fields d = { 0 };
     *touched = 0;
     clsort_status st;
-    if ((st = kernels(ctx, f, &d)) != CLSORT_OK || (st = buffers(ctx, f, &d)) != CLSORT_OK)
+    if ((st = dev_kernels(ctx, f, &d)) != CLSORT_OK || (st = dev_buffers(ctx, f, &d)) != CLSORT_OK)
         goto done;
     /* every sort's programs and scratch now, so that the kernel time holds no compiling */
     for (size_t w = 0; w < f->words && st == CLSORT_OK; w++) {
@@ -210,12 +210,12 @@ clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *
     d.last = d.up;
     if (d.up)
         clRetainEvent(d.up);
-    st = enqueue_all(ctx, spec, f, &d, &d.last);
+    st = dev_enqueue_all(ctx, spec, f, &d, &d.last);
     if (st != CLSORT_OK) {
         clFinish(ctx->queue); /* nothing of ours may still run when the buffers go */
         goto done;
     }
-    if ((st = download(ctx, f, &d, records, index, touched)) != CLSORT_OK)
+    if ((st = dev_download(ctx, f, &d, records, index, touched)) != CLSORT_OK)
         goto done;
     if (stats) {
         clsort_spec s;

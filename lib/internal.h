@@ -88,8 +88,9 @@ int clsort_settings_read(clsort_settings *s);
 /* $CLSORT_DEVICE, for device selection without a context. */
 const char *clsort_settings_device(void);
 
-/* ---- parallel.c: a loop over [0, n) in slices on the host's threads (at least min_slice items
- * each; 0: no minimum) ---- */
+/* ---- parallel.c: the host's threads: how many (one per online processor, at most 16), and a
+ * loop over [0, n) in slices on them (at least min_slice items each; 0: no minimum) ---- */
+unsigned clsort_threads_default(void);
 void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t begin, size_t end),
                      void *arg);
 

@@ -1,14 +1,21 @@
 /*
- * A loop over [0, n) cut into slices, one per thread of the host (at most 16, at least min_slice
- * items each): the calling thread runs the first slice, and a thread that cannot start leaves its
- * slice to the caller. For the host's passes over whole arrays (fields.c) and the copies through
- * staging memory (transfer.c).
- * Calls: runmerge.c (the thread count).
+ * The host's threads: how many to use (one per online processor, at most 16), and a loop over
+ * [0, n) cut into slices, one per thread (at least min_slice items each): the calling thread runs
+ * the first slice, and a thread that cannot start leaves its slice to the caller. For the host's
+ * passes over whole arrays (fields.c), the copies through staging memory (transfer.c) and the
+ * merge's default (runmerge.c).
+ * Calls nothing of the library's.
  */
 #include "internal.h"
-#include "runmerge.h"
 
 #include <pthread.h>
+#include <unistd.h>
+
+unsigned clsort_threads_default(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
+}
 
 typedef struct slice {
     void (*fn)(void *arg, size_t begin, size_t end);
@@ -16,7 +23,7 @@ typedef struct slice {
     size_t begin, end;
 } slice;
 
-static void *run_slice(void *p)
+static void *parallel_slice(void *p)
 {
     const slice *s = p;
     s->fn(s->arg, s->begin, s->end);
@@ -27,7 +34,7 @@ void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t be
                      void *arg)
 {
     enum { MAX_THREADS = 16 };
-    unsigned t = clsort_merge_threads_default();
+    unsigned t = clsort_threads_default();
     if (t > MAX_THREADS)
         t = MAX_THREADS;
     if (min_slice && (size_t)t > n / min_slice + 1)
@@ -38,13 +45,13 @@ void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t be
     for (unsigned i = 0; i < t; i++) {
         sl[i] = (slice){ fn, arg, n * i / t, n * (i + 1) / t };
         if (i)
-            started[i] = pthread_create(&th[i], NULL, run_slice, &sl[i]) == 0;
+            started[i] = pthread_create(&th[i], NULL, parallel_slice, &sl[i]) == 0;
     }
-    run_slice(&sl[0]);
+    parallel_slice(&sl[0]);
     for (unsigned i = 1; i < t; i++) {
         if (started[i])
             pthread_join(th[i], NULL);
         else
-            run_slice(&sl[i]);
+            parallel_slice(&sl[i]);
     }
 }

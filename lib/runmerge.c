@@ -571,8 +571,7 @@ static clsort_status write_block(merge_job *j, pool *p, worker *w, const clsort_
 
 unsigned clsort_merge_threads_default(void)
 {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
+    return clsort_threads_default();
 }
 
 /* The workers' buffers and threads. */

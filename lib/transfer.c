@@ -6,8 +6,9 @@
  * link's speed, about 50 GB/s); the caller's memory cannot be pinned cheaply (pinning those 1.6 GB
  * took about 0.8 s). The context keeps the two slots once made (XFER_FIRST says when) until
  * clsort_release_scratch() or clsort_close(). Elsewhere (a device whose memory is the host's, small
- * transfers, no pinned memory to be had) a plain transfer. CLSORT_TRANSFER_SLOT=N stages every transfer, in slots of N
- * bytes, on any device (for tests: chunks and their boundaries on the CPU device).
+ * transfers, no pinned memory to be had) a plain transfer. CLSORT_TRANSFER_SLOT=N stages every
+ * transfer, in slots of N bytes, on any device (for tests: chunks and their boundaries on the CPU
+ * device).
  * Calls: stage.c, parallel.c, status.c.
  */
 #include "internal.h"
@@ -30,16 +31,16 @@ typedef struct copy_job {
     const unsigned char *src;
 } copy_job;
 
-static void copy_slice(void *arg, size_t begin, size_t end)
+static void xfer_copy_slice(void *arg, size_t begin, size_t end)
 {
     const copy_job *c = arg;
     memcpy(c->dst + begin, c->src + begin, end - begin);
 }
 
-static void copy_parallel(void *dst, const void *src, size_t bytes)
+static void xfer_copy(void *dst, const void *src, size_t bytes)
 {
     copy_job c = { dst, src };
-    clsort_parallel(bytes, XFER_COPY_SLICE, copy_slice, &c);
+    clsort_parallel(bytes, XFER_COPY_SLICE, xfer_copy_slice, &c);
 }
 
 void clsort_transfer_release(clsort_context *ctx)
@@ -50,7 +51,7 @@ void clsort_transfer_release(clsort_context *ctx)
 
 /* Whether a transfer of this size goes through the context's staging slots (made now if need be),
  * and their size. */
-static int staged(clsort_context *ctx, size_t bytes, size_t *slot_bytes)
+static int xfer_staged(clsort_context *ctx, size_t bytes, size_t *slot_bytes)
 {
     const size_t forced = ctx->settings.transfer_slot;
     const size_t want = forced ? forced : XFER_SLOT;
@@ -74,7 +75,7 @@ static int staged(clsort_context *ctx, size_t bytes, size_t *slot_bytes)
 }
 
 /* Wait for *ev (if any) and drop it; the first error is kept in *err. */
-static void settle(cl_event *ev, cl_int *err)
+static void xfer_settle(cl_event *ev, cl_int *err)
 {
     if (!*ev)
         return;
@@ -91,7 +92,7 @@ clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, s
     clsort_stage *const slot = ctx->xfer;
     size_t sb;
     *ev_first = *done = NULL;
-    if (!staged(ctx, bytes, &sb)) {
+    if (!xfer_staged(ctx, bytes, &sb)) {
         const cl_int err = clEnqueueWriteBuffer(ctx->queue, mem, CL_FALSE, 0, bytes, host, 0, NULL,
                                                 done);
         if (err == CL_SUCCESS && *done) {
@@ -105,10 +106,10 @@ clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, s
     for (size_t at = 0, k = 0; at < bytes && err == CL_SUCCESS; at += sb, k++) {
         const size_t len = bytes - at < sb ? bytes - at : sb;
         clsort_stage *s = &slot[k & 1];
-        settle(&ev[k & 1], &err); /* the slot's chunk before has gone */
+        xfer_settle(&ev[k & 1], &err); /* the slot's chunk before has gone */
         if (err != CL_SUCCESS)
             break;
-        copy_parallel(s->host, (const unsigned char *)host + at, len);
+        xfer_copy(s->host, (const unsigned char *)host + at, len);
         err = clEnqueueWriteBuffer(ctx->queue, mem, CL_FALSE, at, len, s->host, 0, NULL,
                                    &ev[k & 1]);
         if (err == CL_SUCCESS && k == 0) {
@@ -124,8 +125,8 @@ clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, s
         *done = ev[(chunks - 1) & 1];
         clRetainEvent(*done);
     }
-    settle(&ev[0], &err);
-    settle(&ev[1], &err);
+    xfer_settle(&ev[0], &err);
+    xfer_settle(&ev[1], &err);
     if (err != CL_SUCCESS) {
         cl_event *evs[2] = { ev_first, done };
         for (int i = 0; i < 2; i++)
@@ -144,7 +145,7 @@ clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_
     size_t sb;
     *ev_first = *ev_last = NULL;
     cl_int err;
-    if (!staged(ctx, bytes, &sb)) {
+    if (!xfer_staged(ctx, bytes, &sb)) {
         err = clEnqueueReadBuffer(ctx->queue, mem, CL_FALSE, 0, bytes, host, after ? 1 : 0,
                                   after ? &after : NULL, ev_first);
         if (err == CL_SUCCESS && *ev_first) {
@@ -176,14 +177,14 @@ clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_
                 *ev_last = ev[j & 1];
                 clRetainEvent(*ev_last);
             }
-            settle(&ev[j & 1], &err);
+            xfer_settle(&ev[j & 1], &err);
             if (err == CL_SUCCESS)
-                copy_parallel((unsigned char *)host + at, slot[j & 1].host, len);
+                xfer_copy((unsigned char *)host + at, slot[j & 1].host, len);
         }
     }
     if (err != CL_SUCCESS)
         clFinish(ctx->queue); /* no read still writing a slot when it goes */
-    settle(&ev[0], &err);
-    settle(&ev[1], &err);
+    xfer_settle(&ev[0], &err);
+    xfer_settle(&ev[1], &err);
     return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(ctx, err, "reading back");
 }
