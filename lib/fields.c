@@ -129,20 +129,19 @@ static void parallel(step *st)
 
 /* Stable sorts of the key's words carrying the permutation: keys holds every word of the keys
  * (word-major) or the numbers; k is a spare array of n words for the gathered ones. */
-static clsort_status sort_keys(clsort_context *ctx, const clsort_spec *spec, step *sp, void *keys,
-                               uint64_t *k, void *perm, clsort_stats *stats)
+static clsort_status sort_keys(clsort_context *ctx, const clsort_spec *spec, const clsort_fields *f,
+                               step *sp, void *keys, uint64_t *k, void *perm, clsort_stats *stats)
 {
-    clsort_spec s = *spec;
-    s.value_size = sp->ps;
+    clsort_spec s;
     const size_t n = sp->n;
-    if (!sp->key_size) /* one sort of the numbers at the offset */
+    if (!sp->key_size) { /* one sort of the numbers at the offset */
+        clsort_fields_word_spec(spec, f, 0, &s);
         return clsort_sort(ctx, &s, keys, perm, n, stats);
-    s.key_type = CLSORT_KEY_U64;
+    }
     uint64_t *words = keys;
     clsort_status st = CLSORT_OK;
     double kernel_ms = 0;
     for (size_t w = sp->words; w-- > 0 && st == CLSORT_OK;) {
-        const size_t bytes = w + 1 == sp->words ? sp->key_size - w * 8 : 8;
         uint64_t *kw = words + w * n; /* the first sort takes its word in place */
         if (w + 1 < sp->words) {
             sp->src = kw;
@@ -151,8 +150,7 @@ static clsort_status sort_keys(clsort_context *ctx, const clsort_spec *spec, ste
             parallel(sp);
             kw = k;
         }
-        s.begin_bit = (unsigned)(64 - 8 * bytes); /* the bytes past the key are zero: not sorted on */
-        s.end_bit = bytes == 8 ? 0 : 64;
+        clsort_fields_word_spec(spec, f, w, &s);
         st = clsort_sort(ctx, &s, kw, perm, n, stats);
         if (stats)
             kernel_ms += stats->kernel_ms;
@@ -163,8 +161,9 @@ static clsort_status sort_keys(clsort_context *ctx, const clsort_spec *spec, ste
 }
 
 /* The permutation that sorts the records: every key word (or number) read, then the stable sorts. */
-static clsort_status find_permutation(clsort_context *ctx, const clsort_spec *spec, step *sp,
-                                      void *perm, clsort_stats *stats)
+static clsort_status find_permutation(clsort_context *ctx, const clsort_spec *spec,
+                                      const clsort_fields *f, step *sp, void *perm,
+                                      clsort_stats *stats)
 {
     const size_t n = sp->n;
     void *keys = malloc(n * sp->ks * sp->words);
@@ -179,7 +178,7 @@ static clsort_status find_permutation(clsort_context *ctx, const clsort_spec *sp
         sp->fn = extract;
         parallel(sp);
         sp->perm = perm;
-        st = sort_keys(ctx, spec, sp, keys, spare, perm, stats);
+        st = sort_keys(ctx, spec, f, sp, keys, spare, perm, stats);
     }
     free(keys);
     free(spare);
@@ -265,7 +264,7 @@ clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, 
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                          "out of host memory for the positions of %zu records", n);
     else
-        st = find_permutation(ctx, spec, &sp, perm, stats);
+        st = find_permutation(ctx, spec, &f, &sp, perm, stats);
     /* the gather: a copy of the records in the permutation's order, then back in place */
     if (st == CLSORT_OK && !(out = malloc(n * record_size)))
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
