@@ -14,13 +14,14 @@
 #endif
 
 /*
- * Record i's key to kcur (a number: its KS bytes as they are; a key of bytes: its last word), the
- * other words of a key of bytes to words (word w of record i at w * n + i), and perm[i] = i. A word
- * is read big-endian, zero past the key's end, so that its order as a number is the bytes' order.
+ * Record i's key to kcur (a number: its KS bytes as they are; a key of bytes: its last word), and
+ * the other words of a key of bytes to words (word w of record i at w * n + i). A word is read
+ * big-endian, zero past the key's end, so that its order as a number is the bytes' order. (The
+ * first sort is an argsort: it writes the positions itself.)
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void fields_extract(__global const uchar *rec, __global uchar *kcur, __global ulong *words,
-                    __global INDEX_T *perm, ulong n)
+                    ulong n)
 {
     for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
         __global const uchar *key = rec + i * RS + OFF;
@@ -40,7 +41,6 @@ void fields_extract(__global const uchar *rec, __global uchar *kcur, __global ul
                 words[w * n + i] = v;
         }
 #endif
-        perm[i] = (INDEX_T)i;
     }
 }
 

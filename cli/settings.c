@@ -40,7 +40,7 @@ void settings_load(void)
     if (batch && !parse_count(batch, &current.segment_batch))
         current.segment_batch = 0;
     const char *prefault = getenv("CLSORT_PREFAULT");
-    current.prefault = prefault && !strcmp(prefault, "0") ? 0 : prefault && !strcmp(prefault, "1") ? 1 : -1;
+    current.prefault = !prefault ? -1 : !strcmp(prefault, "0") ? 0 : !strcmp(prefault, "1") ? 1 : -1;
     const char *tmp = getenv("TMPDIR");
     current.tmpdir = tmp && *tmp ? tmp : NULL;
 }

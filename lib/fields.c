@@ -16,7 +16,6 @@
  * parallel.c (the host's threads), status.c.
  */
 #include "internal.h"
-#include "runmerge.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +67,7 @@ static uint64_t perm_at(const void *perm, size_t ps, size_t i)
 typedef struct step {
     const unsigned char *rec;
     unsigned char *out;
-    size_t rs, off, key_size, ks, words, n, ps;
+    const clsort_fields *f; /* the records' layout and the sort's shape */
     const void *perm;
     const uint64_t *src; /* a word of every record, to gather by the permutation */
     uint64_t *dst;
@@ -78,38 +77,40 @@ typedef struct step {
 /* Every word of a key of bytes (word-major: word w of record i at dst[w * n + i]), or the numbers. */
 static void extract(const step *st, size_t begin, size_t end)
 {
+    const clsort_fields *f = st->f;
     for (size_t i = begin; i < end; i++) {
-        const unsigned char *key = st->rec + i * st->rs + st->off;
-        if (!st->key_size)
-            memcpy((unsigned char *)st->dst + i * st->ks, key, st->ks);
+        const unsigned char *key = st->rec + i * f->rs + f->off;
+        if (!f->key_size)
+            memcpy((unsigned char *)st->dst + i * f->ks, key, f->ks);
         else
-            for (size_t w = 0; w < st->words; w++)
-                st->dst[w * st->n + i] = key_word(key, st->key_size, w);
+            for (size_t w = 0; w < f->words; w++)
+                st->dst[w * f->n + i] = key_word(key, f->key_size, w);
     }
 }
 
 static void gather_words(const step *st, size_t begin, size_t end)
 {
     for (size_t i = begin; i < end; i++)
-        st->dst[i] = st->src[perm_at(st->perm, st->ps, i)];
+        st->dst[i] = st->src[perm_at(st->perm, st->f->ps, i)];
 }
 
 /* A copy of a size known at compile time is a move or two; memcpy's call per record of a variable
  * size cost more than the random read itself (perf: 24% of clsort-mpi's time at 8-byte records). */
 #define GATHER_FIXED(bytes)                                                                        \
     for (size_t i = begin; i < end; i++)                                                           \
-        memcpy(st->out + i * (bytes), st->rec + perm_at(st->perm, st->ps, i) * (bytes), (bytes))
+        memcpy(st->out + i * (bytes), st->rec + perm_at(st->perm, ps, i) * (bytes), (bytes))
 
 static void gather_records(const step *st, size_t begin, size_t end)
 {
-    switch (st->rs) {
+    const size_t rs = st->f->rs, ps = st->f->ps;
+    switch (rs) {
     case 4: GATHER_FIXED(4); break;
     case 8: GATHER_FIXED(8); break;
     case 12: GATHER_FIXED(12); break;
     case 16: GATHER_FIXED(16); break;
     default:
         for (size_t i = begin; i < end; i++)
-            memcpy(st->out + i * st->rs, st->rec + perm_at(st->perm, st->ps, i) * st->rs, st->rs);
+            memcpy(st->out + i * rs, st->rec + perm_at(st->perm, ps, i) * rs, rs);
     }
 }
 #undef GATHER_FIXED
@@ -120,30 +121,31 @@ static void run_step(void *arg, size_t begin, size_t end)
     st->fn(st, begin, end);
 }
 
-/* st->fn over [0, st->n) on the host's threads. */
+/* st->fn over the records, on the host's threads. */
 static void parallel(step *st)
 {
     enum { MIN_SLICE = 65536 };
-    clsort_parallel(st->n, MIN_SLICE, run_step, st);
+    clsort_parallel(st->f->n, MIN_SLICE, run_step, st);
 }
 
 /* Stable sorts of the key's words carrying the permutation: keys holds every word of the keys
  * (word-major) or the numbers; k is a spare array of n words for the gathered ones. */
-static clsort_status sort_keys(clsort_context *ctx, const clsort_spec *spec, const clsort_fields *f,
-                               step *sp, void *keys, uint64_t *k, void *perm, clsort_stats *stats)
+static clsort_status sort_keys(clsort_context *ctx, const clsort_spec *spec, step *sp, void *keys,
+                               uint64_t *k, void *perm, clsort_stats *stats)
 {
+    const clsort_fields *f = sp->f;
     clsort_spec s;
-    const size_t n = sp->n;
-    if (!sp->key_size) { /* one sort of the numbers at the offset */
+    const size_t n = f->n;
+    if (!f->key_size) { /* one sort of the numbers at the offset */
         clsort_fields_word_spec(spec, f, 0, &s);
         return clsort_sort(ctx, &s, keys, perm, n, stats);
     }
     uint64_t *words = keys;
     clsort_status st = CLSORT_OK;
     double kernel_ms = 0;
-    for (size_t w = sp->words; w-- > 0 && st == CLSORT_OK;) {
+    for (size_t w = f->words; w-- > 0 && st == CLSORT_OK;) {
         uint64_t *kw = words + w * n; /* the first sort takes its word in place */
-        if (w + 1 < sp->words) {
+        if (w + 1 < f->words) {
             sp->src = kw;
             sp->dst = k;
             sp->fn = gather_words;
@@ -161,24 +163,24 @@ static clsort_status sort_keys(clsort_context *ctx, const clsort_spec *spec, con
 }
 
 /* The permutation that sorts the records: every key word (or number) read, then the stable sorts. */
-static clsort_status find_permutation(clsort_context *ctx, const clsort_spec *spec,
-                                      const clsort_fields *f, step *sp, void *perm,
-                                      clsort_stats *stats)
+static clsort_status find_permutation(clsort_context *ctx, const clsort_spec *spec, step *sp,
+                                      void *perm, clsort_stats *stats)
 {
-    const size_t n = sp->n;
-    void *keys = malloc(n * sp->ks * sp->words);
-    uint64_t *spare = sp->words > 1 ? malloc(n * 8) : NULL;
+    const clsort_fields *f = sp->f;
+    const size_t n = f->n;
+    void *keys = malloc(n * f->ks * f->words);
+    uint64_t *spare = f->words > 1 ? malloc(n * 8) : NULL;
     clsort_status st = CLSORT_OK;
-    if (!keys || (sp->words > 1 && !spare)) {
+    if (!keys || (f->words > 1 && !spare)) {
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                          "out of host memory for the keys of %zu records", n);
     } else {
-        clsort_host_positions(perm, sp->ps, n);
+        clsort_host_positions(perm, f->ps, n);
         sp->dst = keys;
         sp->fn = extract;
         parallel(sp);
         sp->perm = perm;
-        st = sort_keys(ctx, spec, f, sp, keys, spare, perm, stats);
+        st = sort_keys(ctx, spec, sp, keys, spare, perm, stats);
     }
     free(keys);
     free(spare);
@@ -239,11 +241,10 @@ clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, 
     const size_t ps = (uint64_t)n <= ((uint64_t)1 << 32) ? 4 : 8;
     if (!key_size && record_size == clsort_key_size(spec->key_type))
         return sort_bare_keys(ctx, spec, records, n, ps, index, stats, t0);
-    step sp = { .rec = records, .rs = record_size, .off = key_offset, .key_size = key_size,
-                .ks = key_size ? 8 : clsort_key_size(spec->key_type), .n = n, .ps = ps,
-                .words = key_size ? (key_size + 7) / 8 : 1 };
     const clsort_fields f = { .n = n, .rs = record_size, .off = key_offset, .key_size = key_size,
-                              .ks = sp.ks, .words = sp.words, .ps = ps };
+                              .ks = key_size ? 8 : clsort_key_size(spec->key_type),
+                              .words = key_size ? (key_size + 7) / 8 : 1, .ps = ps };
+    step sp = { .rec = records, .f = &f };
     if (clsort_fields_device_fits(ctx, spec, &f)) {
         int touched;
         st = clsort_fields_device_sort(ctx, spec, &f, records, index, &touched, stats);
@@ -264,7 +265,7 @@ clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, 
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                          "out of host memory for the positions of %zu records", n);
     else
-        st = find_permutation(ctx, spec, &f, &sp, perm, stats);
+        st = find_permutation(ctx, spec, &sp, perm, stats);
     /* the gather: a copy of the records in the permutation's order, then back in place */
     if (st == CLSORT_OK && !(out = malloc(n * record_size)))
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,

@@ -1,8 +1,9 @@
 /*
  * Records by a key field with the records on the device (cl/fields.cl), for devices with memory of
  * their own: the records go up once, the keys are read out of them there, the stable sorts of the
- * key's words carry a permutation from word to word without leaving the device, and the records are
- * gathered by it there, so the host does nothing but the two transfers. The host's way (fields.c)
+ * key's words carry a permutation from word to word without leaving the device (the first is an
+ * argsort, which makes it), and the records are gathered by it there, so the host does nothing but
+ * the two transfers. The host's way (fields.c)
  * reads every key and gathers every record on the host's threads, a random read per record: on an
  * H100 machine 2^24 records of 100 bytes took 1.3-1.8 s that way beyond their kernels.
  * Calls: api.c (clsort_enqueue), run.c (reserving), dispatch.c (the sorts' scratch), transfer.c
@@ -54,7 +55,7 @@ int clsort_fields_device_fits(clsort_context *ctx, const clsort_spec *spec, cons
 typedef struct dev_fields {
     cl_kernel extract, gather_word, gather;
     cl_mem rec, out, kcur, words, perm;
-    cl_event up0, up, first, last, down[3]; /* down: the records' first and last, the index */
+    cl_event up0, up, first, last, down[4]; /* down: the records' first and last, the index's */
     size_t wg, global;
 } dev_fields;
 
@@ -131,8 +132,8 @@ static clsort_status dev_enqueue_all(clsort_context *ctx, const clsort_spec *spe
                                      const clsort_fields *f, dev_fields *d, cl_event *ev)
 {
     const cl_ulong n = f->n;
-    clsort_status st = clsort_set_args(ctx, d->extract, "fields_extract", 5, ARG(d->rec),
-                                       ARG(d->kcur), ARG(d->words), ARG(d->perm), ARG(n));
+    clsort_status st = clsort_set_args(ctx, d->extract, "fields_extract", 4, ARG(d->rec),
+                                       ARG(d->kcur), ARG(d->words), ARG(n));
     if (st == CLSORT_OK)
         st = dev_launch(ctx, d, d->extract, "fields_extract", ev);
     for (size_t w = f->words; w-- > 0 && st == CLSORT_OK;) {
@@ -146,8 +147,12 @@ static clsort_status dev_enqueue_all(clsort_context *ctx, const clsort_spec *spe
         clsort_spec s;
         clsort_fields_word_spec(spec, f, w, &s);
         cl_event sorted = NULL;
-        if (st == CLSORT_OK)
+        if (st == CLSORT_OK && w + 1 == f->words) { /* the first: an argsort, positions made */
+            s.value_size = 0;
+            st = clsort_argsort_enqueue(ctx, &s, d->kcur, d->perm, f->ps, f->n, 1, ev, &sorted);
+        } else if (st == CLSORT_OK) {
             st = clsort_enqueue(ctx, &s, d->kcur, d->perm, f->n, 1, ev, &sorted);
+        }
         if (sorted) {
             clReleaseEvent(*ev);
             *ev = sorted;
@@ -170,15 +175,12 @@ static clsort_status dev_download(clsort_context *ctx, const clsort_fields *f, d
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "out of host memory for the positions of %zu records", f->n);
     *touched = 1;
-    cl_int err = CL_SUCCESS;
-    if (index)
-        err = clEnqueueReadBuffer(ctx->queue, d->perm, CL_FALSE, 0, f->n * f->ps,
-                                  narrow ? (void *)narrow : (void *)index, 1, &d->last,
-                                  &d->down[2]);
-    clsort_status st = err == CL_SUCCESS ? clsort_download(ctx, d->out, records, f->n * f->rs,
-                                                           d->last, &d->down[0], &d->down[1])
-                                         : clsort_fail_cl(ctx, err, "reading the positions back");
-    err = clFinish(ctx->queue);
+    clsort_status st = clsort_download(ctx, d->out, records, f->n * f->rs, d->last, &d->down[0],
+                                       &d->down[1]);
+    if (st == CLSORT_OK && index)
+        st = clsort_download(ctx, d->perm, narrow ? (void *)narrow : (void *)index, f->n * f->ps,
+                             d->last, &d->down[2], &d->down[3]);
+    const cl_int err = clFinish(ctx->queue);
     if (st == CLSORT_OK && err != CL_SUCCESS)
         st = clsort_fail_cl(ctx, err, "reading the sorted records back");
     for (size_t i = 0; narrow && st == CLSORT_OK && i < f->n; i++)
@@ -201,7 +203,7 @@ clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *
     for (size_t w = 0; w < f->words && st == CLSORT_OK; w++) {
         clsort_spec s;
         clsort_fields_word_spec(spec, f, w, &s);
-        st = clsort_reserve_buffers(ctx, &s, d.kcur, d.perm, f->n);
+        st = clsort_reserve_buffers(ctx, &s, d.kcur, d.perm, f->n, w + 1 == f->words);
     }
     if (st != CLSORT_OK)
         goto done;
@@ -231,7 +233,7 @@ clsort_status clsort_fields_device_sort(clsort_context *ctx, const clsort_spec *
         }
     }
 done:;
-    cl_event evs[] = { d.up0, d.up, d.first, d.last, d.down[0], d.down[1], d.down[2] };
+    cl_event evs[] = { d.up0, d.up, d.first, d.last, d.down[0], d.down[1], d.down[2], d.down[3] };
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (evs[i])
             clReleaseEvent(evs[i]);

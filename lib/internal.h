@@ -656,10 +656,10 @@ clsort_status clsort_run_host_segments(clsort_context *ctx, const clsort_spec *s
 /* Allocate (and keep) every buffer such a run of n keys needs, and build its programs, enqueuing
  * nothing: clsort_reserve(). */
 clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n);
-/* The same for a sort in the caller's buffers (as clsort_enqueue() sorts them): scratch and
- * programs only. */
+/* The same for a sort in the caller's buffers (as clsort_enqueue() sorts them, or with
+ * index_values as clsort_argsort_enqueue() does): scratch and programs only. */
 clsort_status clsort_reserve_buffers(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
-                                     cl_mem values, size_t n);
+                                     cl_mem values, size_t n, int index_values);
 /* ---- chunk.c: n keys in runs of at most `chunk` keys, each sorted by clsort_run_host() and merged
  * on the host (merge.h) ---- */
 clsort_status clsort_sort_chunked(clsort_context *ctx, const clsort_spec *spec, void *keys,

@@ -36,37 +36,28 @@ static clsort_status upload(clsort_context *ctx, const clsort_spec *spec, const 
     clsort_status st = data_buffers(ctx, spec, n, h);
     if (st != CLSORT_OK)
         return st;
-    if (h->varseg) {
-        clsort_varseg *v = h->varseg;
-        const size_t bytes = (v->n_seg + 1) * sizeof(cl_ulong);
-        if ((st = clsort_scratch(ctx, CLSORT_SLOT_SEG_OFFSETS, bytes, &v->offsets,
-                                 "segment offsets")) != CLSORT_OK)
-            return st;
-        cl_int err = clEnqueueWriteBuffer(ctx->queue, v->offsets, CL_FALSE, 0, bytes,
-                                          v->host_offsets, 0, NULL, &h->up[h->n_up]);
-        if (err != CL_SUCCESS)
-            return clsort_fail_cl(ctx, err, "clEnqueueWriteBuffer(segment offsets)");
-        h->n_up++;
-    }
-    /* large arrays through pinned staging slots (transfer.c) */
-    const cl_mem bufs[2] = { h->kbuf, h->vbuf };
-    const void *const from[2] = { keys, values };
-    const size_t bytes[2] = { n * ks, n * vs };
-    for (int i = 0; i < (vs ? 2 : 1); i++) {
+    clsort_varseg *v = h->varseg;
+    const size_t off_bytes = v ? (v->n_seg + 1) * sizeof(cl_ulong) : 0;
+    if (v && (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_OFFSETS, off_bytes, &v->offsets,
+                                  "segment offsets")) != CLSORT_OK)
+        return st;
+    /* the offsets, keys and values (large arrays through pinned staging slots: transfer.c) */
+    const cl_mem bufs[3] = { v ? v->offsets : NULL, h->kbuf, h->vbuf };
+    const void *const from[3] = { v ? v->host_offsets : NULL, keys, values };
+    const size_t bytes[3] = { off_bytes, n * ks, n * vs };
+    for (int i = 0; i < 3; i++) {
+        if (!bytes[i])
+            continue;
         cl_event first = NULL;
         if ((st = clsort_upload(ctx, bufs[i], from[i], bytes[i], &first, &h->up[h->n_up])) !=
             CLSORT_OK)
             return st;
         if (h->up[h->n_up])
             h->n_up++;
-        if (!h->up_first && h->n_up && !h->varseg)
+        if (!h->up_first)
             h->up_first = first;
         else if (first)
             clReleaseEvent(first);
-    }
-    if (!h->up_first && h->n_up) {
-        h->up_first = h->up[0];
-        clRetainEvent(h->up_first);
     }
     return CLSORT_OK;
 }
@@ -197,10 +188,11 @@ clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, s
 }
 
 clsort_status clsort_reserve_buffers(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
-                                     cl_mem values, size_t n)
+                                     cl_mem values, size_t n, int index_values)
 {
     if (n < 2 || ctx->out_of_order)
         return CLSORT_OK;
-    clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n };
+    clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n,
+                       .index_values = index_values };
     return reserve_job(ctx, &job);
 }

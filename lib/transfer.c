@@ -74,6 +74,12 @@ static int xfer_staged(clsort_context *ctx, size_t bytes, size_t *slot_bytes)
     return 1;
 }
 
+/* Bytes of the chunk at `at` of a transfer of `bytes` in slots of sb. */
+static size_t xfer_len(size_t bytes, size_t at, size_t sb)
+{
+    return bytes - at < sb ? bytes - at : sb;
+}
+
 /* Wait for *ev (if any) and drop it; the first error is kept in *err. */
 static void xfer_settle(cl_event *ev, cl_int *err)
 {
@@ -104,7 +110,7 @@ clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, s
     cl_event ev[2] = { NULL, NULL };
     cl_int err = CL_SUCCESS;
     for (size_t at = 0, k = 0; at < bytes && err == CL_SUCCESS; at += sb, k++) {
-        const size_t len = bytes - at < sb ? bytes - at : sb;
+        const size_t len = xfer_len(bytes, at, sb);
         clsort_stage *s = &slot[k & 1];
         xfer_settle(&ev[k & 1], &err); /* the slot's chunk before has gone */
         if (err != CL_SUCCESS)
@@ -160,7 +166,7 @@ clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_
     err = CL_SUCCESS;
     for (size_t k = 0; k < chunks + 1 && err == CL_SUCCESS; k++) {
         if (k < chunks) {
-            const size_t at = k * sb, len = bytes - at < sb ? bytes - at : sb;
+            const size_t at = k * sb, len = xfer_len(bytes, at, sb);
             err = clEnqueueReadBuffer(ctx->queue, mem, CL_FALSE, at, len, slot[k & 1].host,
                                       after ? 1 : 0, after ? &after : NULL, &ev[k & 1]);
             if (err == CL_SUCCESS && k == 0) {
@@ -171,8 +177,7 @@ clsort_status clsort_download(clsort_context *ctx, cl_mem mem, void *host, size_
                 err = clFlush(ctx->queue);
         }
         if (k > 0 && err == CL_SUCCESS) { /* chunk k - 1 is in its slot once its read is done */
-            const size_t j = k - 1, at = j * sb;
-            const size_t len = bytes - at < sb ? bytes - at : sb;
+            const size_t j = k - 1, at = j * sb, len = xfer_len(bytes, at, sb);
             if (j + 1 == chunks) {
                 *ev_last = ev[j & 1];
                 clRetainEvent(*ev_last);
