@@ -105,8 +105,49 @@ inline uint digit_of(key_t bits, uint shift, uint mask)
         return incl - v;                                                                           \
     }
 
-DEFINE_WG_SCAN(uint)
 DEFINE_WG_SCAN(ulong)
+
+#if defined(USE_PTX) && USE_PTX
+/* NVIDIA's warp primitives through inline PTX (USE_PTX: the host found the vendor's compiler). */
+inline uint warp_shfl_up(uint v, uint delta)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
+    return r;
+}
+
+/* The uint scan by warps: each warp scans its 32 values by shuffles, then every work-item adds the
+ * totals of the warps before its own. Two barriers, where the Kogge-Stone form takes 2 log2(WG) + 2
+ * (a work-group of 256 sorting in local memory runs one per radix pass). `scratch` holds WG / 32
+ * uints here. */
+inline uint wg_exclusive_scan_uint(uint v, __local uint *scratch, uint *total)
+{
+    const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    uint x = v;
+    for (uint off = 1; off < 32; off <<= 1) {
+        const uint y = warp_shfl_up(x, off);
+        if (lane >= off)
+            x += y;
+    }
+    if (lane == 31)
+        scratch[warp] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint before = 0, all = 0;
+    for (uint w = 0; w < WG / 32; w++) {
+        const uint sum = scratch[w];
+        before += w < warp ? sum : 0;
+        all += sum;
+    }
+    *total = all;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return before + x - v;
+}
+#if WG % 32
+#error "USE_PTX takes work-groups of whole warps"
+#endif
+#else
+DEFINE_WG_SCAN(uint)
+#endif
 
 /*
  * Counter-based ranking of a tile, shared by the radix families.

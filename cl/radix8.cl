@@ -552,31 +552,12 @@ inline uint warp_shfl(uint v, uint src)
     asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
     return r;
 }
-inline uint warp_shfl_up(uint v, uint delta)
-{
-    uint r;
-    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
-    return r;
-}
-/* Exclusive scan over the 256 digit counts, one per work-item lid < 256 (others pass 0): warp scans
- * by shuffles, then the warp totals. Ends with a barrier. */
+/* Exclusive scan over the 256 digit counts, one per work-item lid < 256 (others pass 0): common.cl's
+ * warp form. Ends with a barrier. */
 inline uint bins_exclusive_scan(uint v, __local uint *wsum)
 {
-    const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
-    uint x = v;
-    for (uint off = 1; off < 32; off <<= 1) {
-        uint y = warp_shfl_up(x, off);
-        if (lane >= off)
-            x += y;
-    }
-    if (lane == 31)
-        wsum[warp] = x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint before = 0;
-    for (uint w = 0; w < warp; w++)
-        before += wsum[w];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return before + x - v;
+    uint total;
+    return wg_exclusive_scan_uint(v, wsum, &total);
 }
 #endif
 

@@ -160,6 +160,15 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
 #define POS_MASK 0xffffu
 #define PAD_TAG 0xffffu
 
+/* Position p of the tile lives at lk[SLOT(p)] and lt[SLOT(p)]: one spare element after every 32,
+ * so that the radix passes' blocked reads (work-item lid reads lid * per + i) fall in distinct
+ * local-memory banks; packed, 8 keys a work-item put 8 lanes on each bank. SEG_PAD=0 packs them. */
+#ifndef SEG_PAD
+#define SEG_PAD 1
+#endif
+#define SLOT(p) ((p) + SEG_PAD * ((p) >> 5))
+#define SLOTS SLOT(TILE)
+
 /* Whether element a sorts after element b: (tag, masked key, position). */
 inline int after(key_t ka, uint ta, key_t kb, uint tb)
 {
@@ -180,13 +189,14 @@ inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
         for (uint j = k >> 1; j > 0; j >>= 1) {
             for (uint i = lid; i < p2 / 2; i += WG) {
                 const uint l = 2 * i - (i & (j - 1)), r = l + j;
-                const key_t kl = lk[l], kr = lk[r];
-                const uint tl = lt[l], tr = lt[r];
+                const uint sl = SLOT(l), sr = SLOT(r);
+                const key_t kl = lk[sl], kr = lk[sr];
+                const uint tl = lt[sl], tr = lt[sr];
                 if (after(kl, tl, kr, tr) == ((l & k) == 0)) {
-                    lk[l] = kr;
-                    lk[r] = kl;
-                    lt[l] = tr;
-                    lt[r] = tl;
+                    lk[sl] = kr;
+                    lk[sr] = kl;
+                    lt[sl] = tr;
+                    lt[sr] = tl;
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -218,7 +228,7 @@ inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
 
 /* Bytes of lk and lt, and of the local memory they share with the counter table and the scan's
  * words after it (so that the group takes no more local memory than the network's). */
-#define SORT_BYTES (TILE * (KEY_BITS / 8 + 4))
+#define SORT_BYTES (SLOTS * (KEY_BITS / 8 + 4))
 #if SEG_RADIX && (RANK_COUNTERS + WG) * 4 > SORT_BYTES
 #define SHARED_BYTES ((RANK_COUNTERS + WG) * 4)
 #else
@@ -236,8 +246,8 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
     uint t[ITEMS], d[ITEMS], r[ITEMS];
     for (uint i = 0; i < ITEMS; i++) {
         if (i < mine) {
-            k[i] = lk[first + i];
-            t[i] = lt[first + i];
+            k[i] = lk[SLOT(first + i)];
+            t[i] = lt[SLOT(first + i)];
             d[i] = tags ? (t[i] >> (TAG_SHIFT + shift)) & (RADIX - 1)
                         : digit_of(k[i], shift, RADIX - 1);
         }
@@ -255,8 +265,8 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
     barrier(CLK_LOCAL_MEM_FENCE); /* every rank read before the elements overwrite the counters */
     for (uint i = 0; i < ITEMS; i++) {
         if (i < mine) {
-            lk[r[i]] = k[i];
-            lt[r[i]] = t[i];
+            lk[SLOT(r[i])] = k[i];
+            lt[SLOT(r[i])] = t[i];
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -313,7 +323,7 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
                       )
 {
     __local key_t *const lk = (__local key_t *)lmem;
-    __local uint *const lt = (__local uint *)(lk + TILE);
+    __local uint *const lt = (__local uint *)(lk + SLOTS);
     const uint lid = get_local_id(0);
     if (len < 2) {
         /* A lone key still goes to keys_out (the radix passes' result may be another buffer). */
@@ -336,12 +346,12 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
     for (uint p = lid; p < p2; p += WG) {
         if (p < len) {
             const key_t bits = key_to_bits(keys_in[lo + p]);
-            lk[p] = bits;
-            lt[p] = seg_tag(off, a, b, lo, p, n, bad) << TAG_SHIFT | p;
+            lk[SLOT(p)] = bits;
+            lt[SLOT(p)] = seg_tag(off, a, b, lo, p, n, bad) << TAG_SHIFT | p;
             vary |= (bits ^ first) & KEY_RANGE_MASK;
         } else {
-            lk[p] = 0;
-            lt[p] = PAD_TAG << TAG_SHIFT | p;
+            lk[SLOT(p)] = 0;
+            lt[SLOT(p)] = PAD_TAG << TAG_SHIFT | p;
         }
     }
 #if SEG_RADIX
@@ -364,7 +374,7 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
     for (uint m = 0; m < ITEMS; m++) {
         const uint p = m * WG + lid;
         if (p < len)
-            v[m] = vals_in[lo + (lt[p] & POS_MASK)];
+            v[m] = vals_in[lo + (lt[SLOT(p)] & POS_MASK)];
     }
     barrier(CLK_GLOBAL_MEM_FENCE);
 #pragma unroll
@@ -375,7 +385,7 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
     }
 #endif
     for (uint p = lid; p < len; p += WG)
-        keys_out[lo + p] = bits_to_key(lk[p]);
+        keys_out[lo + p] = bits_to_key(lk[SLOT(p)]);
     barrier(CLK_LOCAL_MEM_FENCE); /* lk and lt read before the next sort loads them */
 }
 

@@ -579,6 +579,7 @@ size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec,
 clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* Keys per reduce-then-scan tile of radix8 for n keys (the tiles of variable segments). */
 size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+int clsort_warp_ptx(const clsort_context *ctx);
 
 /* ---- segments.c: variable segments (CSR offsets) ---- */
 /* A whole array of n keys that one work-group sorts in local memory in one launch (radix8's

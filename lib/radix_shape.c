@@ -122,6 +122,14 @@ static void apply_settings(const clsort_settings *set, radix_shape *s)
         s->kv = (unsigned)set->radix_kv;
 }
 
+/* Whether programs may use NVIDIA's warp primitives (inline PTX): the tuning's word, or
+ * CLSORT_RADIX8_PTX where set. */
+int clsort_warp_ptx(const clsort_context *ctx)
+{
+    const clsort_settings *set = &ctx->settings;
+    return set->radix_ptx_set ? (int)set->radix_ptx : (int)ctx->tuning.radix.ptx;
+}
+
 radix_shape clsort_radix_shape(const clsort_context *ctx, unsigned digit_bits, size_t key_size,
                                size_t value_size, size_t n, int lookback)
 {

@@ -176,7 +176,7 @@ static int radix_groups(const clsort_context *ctx, const clsort_spec *spec,
                         const clsort_tile_shape *s, size_t *max)
 {
     const size_t ks = clsort_key_size(spec->key_type), words = SEG_RADIX * s->wg;
-    const size_t sort = s->tile * (ks + 4), ranks = 4 * (words + (words - 1) / 32 + s->wg);
+    const size_t sort = clsort_tile_local_bytes(s->tile, ks, 4), ranks = 4 * (words + (words - 1) / 32 + s->wg);
     const size_t bytes = (sort > ranks ? sort : ranks) + 8;
     const long long set = ctx->settings.seg_bitonic_max;
     *max = set >= 0 ? (size_t)set : ks == 8 ? SEG_BITONIC_MAX_64 : SEG_BITONIC_MAX_32;
@@ -189,6 +189,8 @@ static clsort_status build(clsort_context *ctx, const clsort_spec *spec, seg_sor
     clsort_opts_init(&opts);
     clsort_opts_add(&opts, "WG", g->s.wg);
     clsort_opts_add(&opts, "ITEMS", g->s.items);
+    /* The radix sort's scans by warp shuffles (cl/common.cl) */
+    clsort_opts_add_if(&opts, clsort_warp_ptx(ctx) && g->s.wg % 32 == 0, "USE_PTX", 1);
     size_t bmax;
     if (radix_groups(ctx, spec, &g->s, &bmax)) {
         clsort_opts_add(&opts, "BITONIC_MAX", bmax);
