@@ -401,41 +401,67 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
 #endif
 
 /*
- * Work-group g: the short segments that start in [g * HALF, (g + 1) * HALF), then the medium one
- * (more than HALF keys, at most TILE) that may be the last to start there, alone. Each segment
- * starts in one window, so each is sorted by one group; only longer ones are left to the radix
- * passes (seg_count and seg_tiles count the same way).
+ * Work-group g covers the segments that start in [g * HALF, (g + 1) * HALF):
+ *  - part & 1: the short ones (at most HALF keys), sorted together;
+ *  - part & 2: the medium ones (more than `window` keys, at most TILE), each alone. In each stretch
+ *    of `window` keys (HALF / window of them, at most MEDIUM_WAYS) only the last segment to start
+ *    there can be longer than `window`; work-item j finds stretch j's.
+ * With part 3 and window HALF one launch sorts every segment of at most TILE keys. Where the short
+ * segments take a smaller tile (lib/segments.c), their own program's launch (part 1) sorts them and
+ * this one (part 2, window: that program's HALF) the medium ones. Each segment starts in one
+ * window, so each is sorted once; only longer ones are left to the radix passes (seg_count and
+ * seg_tiles count the same way).
  */
+#define MEDIUM_WAYS 8
+#define NO_SEG ((ulong)-1)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
 #if HAS_VALUES
                __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
 #endif
-               __global const ulong *off, ulong n_seg, ulong n, __global const uint *bad_flag)
+               __global const ulong *off, ulong n_seg, ulong n, __global const uint *bad_flag,
+               ulong window, uint part)
 {
     __local ulong lmem[(SHARED_BYTES + 7) / 8];
+    __local ulong lmed[MEDIUM_WAYS];
 #if SEG_RADIX
     __local uint lvary[KEY_BITS / 32];
 #endif
     /* n_seg 0 with keys: a whole array of up to TILE keys, one work-group (lib/segments.c's
-     * single tile; off and bad_flag are not read) */
-    const uint whole = n_seg == 0, bad = whole ? 1u : *bad_flag;
+     * single tile, part 1; off and bad_flag are not read) */
+    const uint whole = n_seg == 0, bad = whole ? 1u : *bad_flag, lid = get_local_id(0);
     const ulong w = (ulong)get_group_id(0) * HALF, segs = whole ? 1 : n_seg;
-    const ulong a = first_start_at(off, 0, segs, w, n, bad);
-    ulong b = first_start_at(off, a, segs, w + HALF, n, bad);
-    ulong mid_len = 0;
-    if (!whole && b > a) {
-        const ulong last = seg_off(off, b, n, bad) - seg_off(off, b - 1, n, bad);
-        if (last > HALF) { /* medium, sorted alone below, or long, the radix passes' */
-            b--;
-            mid_len = last <= TILE ? last : 0;
+    const uint ways = !whole && (part & 2) ? (uint)min((ulong)MEDIUM_WAYS, HALF / window) : 0;
+    if (lid < ways) {
+        const ulong from = w + lid * window;
+        const ulong e = first_start_at(off, 0, segs, from + window, n, bad);
+        ulong found = NO_SEG;
+        if (e > 0) {
+            const ulong start = seg_off(off, e - 1, n, bad), len = seg_off(off, e, n, bad) - start;
+            if (start >= from && len > window && len <= TILE)
+                found = e - 1;
         }
+        lmed[lid] = found;
     }
-    const ulong lo = seg_off(off, a, n, bad), hi = seg_off(off, b, n, bad);
-    const uint len = b > a ? (uint)(hi - lo) : 0;
-    /* One call in a loop, not two calls: the kernel's code once (PoCL's compile time grows with
-     * the inlined copies). */
-    for (uint medium = 0; medium < (mid_len ? 2u : 1u); medium++)
-        seg_group(keys_in, keys_out, SEG_VALUES off, medium ? b : a, medium ? b + 1 : b,
-                  medium ? hi : lo, medium ? (uint)mid_len : len, n, bad, lmem SEG_LVARY);
+    ulong a = 0, b = 0;
+    if (part & 1) {
+        a = first_start_at(off, 0, segs, w, n, bad);
+        b = first_start_at(off, a, segs, w + HALF, n, bad);
+        /* The last one, if longer than HALF, is medium or long: not sorted with these. */
+        if (!whole && b > a && seg_off(off, b, n, bad) - seg_off(off, b - 1, n, bad) > HALF)
+            b--;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* lmed */
+    /* Step 0 the short segments, step j the medium one of stretch j - 1: one call in a loop, not
+     * several calls, so the kernel's code is there once (PoCL's compile time grows with the
+     * inlined copies). */
+    for (uint j = 0; j <= ways; j++) {
+        const ulong found = j ? lmed[j - 1] : 0;
+        if (j && found == NO_SEG)
+            continue; /* the same for the whole group */
+        const ulong sa = j ? found : a, sb = j ? found + 1 : b;
+        const ulong lo = seg_off(off, sa, n, bad);
+        const uint len = sb > sa ? (uint)(seg_off(off, sb, n, bad) - lo) : 0;
+        seg_group(keys_in, keys_out, SEG_VALUES off, sa, sb, lo, len, n, bad, lmem SEG_LVARY);
+    }
 }

@@ -128,7 +128,7 @@ static clsort_status bitonic_sort(clsort_context *ctx, const clsort_job *job)
     if (seg < 2)
         return CLSORT_OK;
     bitonic_plan p = { .keys = job->keys, .vals = job->spec->value_size ? job->values : NULL };
-    if (clsort_tile_shape_for(ctx, job->spec, 1, &p.s) != CLSORT_OK)
+    if (clsort_tile_shape_for(ctx, job->spec, CLSORT_SHAPE_BITONIC, &p.s) != CLSORT_OK)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE,
                            "bitonic needs at least %zu bytes of local memory; %s has %llu",
                            clsort_tile_local_bytes(4, clsort_key_size(job->spec->key_type),

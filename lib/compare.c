@@ -24,15 +24,21 @@ static unsigned per_bytes(unsigned items, size_t bytes, unsigned floor)
 }
 
 clsort_status clsort_tile_shape_for(const clsort_context *ctx, const clsort_spec *spec,
-                                    int bitonic, clsort_tile_shape *s)
+                                    int family, clsort_tile_shape *s)
 {
     const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size, bytes = ks + vs;
     const clsort_tuning *t = &ctx->tuning;
     const clsort_settings *set = &ctx->settings;
+    const int bitonic = family == CLSORT_SHAPE_BITONIC;
     s->wg = bitonic ? t->bitonic.wg : t->oddeven.wg;
     s->items = bitonic ? t->bitonic.items : t->oddeven.items;
     s->global_items = t->bitonic.global_items;
-    if (set->sort_wg) { /* for tuning runs */
+    if (family == CLSORT_SHAPE_SEG_SHORT) {
+        s->wg = set->seg_short_set ? set->seg_short_wg : t->segments.short_wg;
+        s->items = set->seg_short_set ? set->seg_short_items : t->segments.short_items;
+        if (!s->wg || !s->items)
+            return CLSORT_ERROR_UNSUPPORTED;
+    } else if (set->sort_wg) { /* for tuning runs */
         s->wg = set->sort_wg;
         s->items = set->sort_items;
         s->global_items = set->sort_global_items;

@@ -62,6 +62,9 @@ typedef struct clsort_settings {
     int profile;                /* CLSORT_PROFILE or CLSORT_RADIX8_PROFILE */
     /* CLSORT_SORT_TUNING (0: unset) */
     unsigned sort_wg, sort_items, sort_global_items;
+    /* CLSORT_SEG_SHORT_TUNING: WGxITEMS, or 0 for one launch (seg_short_set 0: unset) */
+    int seg_short_set;
+    unsigned seg_short_wg, seg_short_items;
     /* CLSORT_BITONIC_WIDE, CLSORT_BITONIC_CARRY (-1: unset) */
     int bitonic_wide_set;
     unsigned long bitonic_wide;
@@ -227,6 +230,12 @@ typedef struct clsort_tuning {
         unsigned global_items;  /* its register passes over strides of a tile or more: elements
                                  * per work-item, 2..64 [items] */
     } bitonic;
+    /* Variable segments: the short ones' own launch, with a tile of wg x items (items halved per
+     * key and tag bytes as the comparison sorts' are) smaller than the bitonic tile that the
+     * medium ones take; 0: one launch sorts both in the bitonic tile. */
+    struct {
+        unsigned short_wg, short_items;
+    } segments;
 } clsort_tuning;
 void clsort_tuning_lookup(const char *vendor, const char *device, cl_device_type type,
                           clsort_tuning *out);
@@ -600,8 +609,11 @@ typedef struct clsort_tile_shape {
     unsigned wg, items, global_items;
     size_t tile;
 } clsort_tile_shape;
+/* The tile shapes' families: the odd-even tiles, the bitonic tiles (which also sort medium
+ * segments), the short segments' own launch (CLSORT_ERROR_UNSUPPORTED where it has none). */
+enum { CLSORT_SHAPE_ODDEVEN, CLSORT_SHAPE_BITONIC, CLSORT_SHAPE_SEG_SHORT };
 clsort_status clsort_tile_shape_for(const clsort_context *ctx, const clsort_spec *spec,
-                                    int bitonic, clsort_tile_shape *s);
+                                    int family, clsort_tile_shape *s);
 /* Local memory of one tile: keys (and values) with one spare word per 32. */
 size_t clsort_tile_local_bytes(size_t tile, size_t key_size, size_t value_size);
 /* Their -D options after the shape: HAS_VALUES, VALUE_T, and KEY_BITS and KEY_RANGE_MASK for keys

@@ -35,7 +35,7 @@ static clsort_status oddeven_sort(clsort_context *ctx, const clsort_job *job)
     if (seg < 2)
         return CLSORT_OK;
     clsort_tile_shape s;
-    if (clsort_tile_shape_for(ctx, job->spec, 0, &s) != CLSORT_OK)
+    if (clsort_tile_shape_for(ctx, job->spec, CLSORT_SHAPE_ODDEVEN, &s) != CLSORT_OK)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUITABLE, "oddeven: %s has too little local memory",
                            ctx->display_name);
 

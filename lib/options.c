@@ -11,10 +11,11 @@
 /* Every macro the library passes to a build or its kernels take a default for (cl/), and LIB_WG,
  * the copy of WG that cl/common.cl checks WG against. */
 static const char *const library_macros[] = {
-    "CARRY", "DESCENDING", "DIGIT_BITS", "F", "GF", "HAS_VALUES", "HIST_COPIES", "HIST_LOADS",
-    "ITEMS", "KEY_BITS", "KEY_KIND", "KEY_RANGE_MASK", "KV_TOGETHER", "LB_AT", "LB_WIN",
-    "LIB_WG", "LOOKBACK", "MATCH_ANY", "MATCH_OR", "PACK_RANKS", "PLACES", "POS64", "RADIX",
-    "RANGE_BEGIN", "RANK_PAD", "SERIAL", "USE_PTX", "VALUE_T", "WG_ANY", "WHOLE", "WIDE",
+    "BITONIC_MAX", "CARRY", "DESCENDING", "DIGIT_BITS", "F", "GF", "HAS_VALUES", "HIST_COPIES",
+    "HIST_LOADS", "ITEMS", "KEY_BITS", "KEY_KIND", "KEY_RANGE_MASK", "KV_TOGETHER", "LB_AT",
+    "LB_WIN", "LIB_WG", "LOOKBACK", "MATCH_ANY", "MATCH_OR", "PACK_RANKS", "PLACES", "POS64",
+    "RADIX", "RANGE_BEGIN", "RANK_PAD", "SEG_PAD", "SERIAL", "USE_PTX", "VALUE_T", "WG_ANY",
+    "WHOLE", "WIDE",
 };
 
 void clsort_opts_init(clsort_opts *b)

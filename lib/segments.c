@@ -13,13 +13,16 @@
  * Where a sort is short: a segment of at most HALF keys (half the tile sort's capacity), so that
  * the short segments starting in one stretch of HALF keys fit one tile; the same work-group then
  * sorts the medium segment (up to a whole tile) that may start in that stretch too, alone
- * (cl/segments.cl). Only longer segments take the radix passes.
+ * (cl/segments.cl). Where the tuning gives the short segments a smaller tile of their own, they
+ * take a launch of their own and the medium tile's launch sorts only the medium ones. Only longer
+ * segments take the radix passes.
  * Calls: radix.c (the passes, its tile length), keys.c, compare.c (the tile shape), scan.c,
  * options.c, program.c, buffers.c, chain.c.
  */
 #include "internal.h"
 
 #define MAX_TILE 32768 /* positions and segment tags share a word in cl/segments.cl */
+#define MEDIUM_WAYS 8  /* the stretches a medium tile's group looks in (cl/segments.cl) */
 
 /* The most keys a work-group of short segments sorts by the bitonic network; more take the radix
  * sort in local memory (cl/segments.cl; CLSORT_SEG_BITONIC_MAX overrides). The network's stages
@@ -57,13 +60,13 @@ clsort_status clsort_segments_check(clsort_context *ctx, const uint64_t *off, si
     return CLSORT_OK;
 }
 
-/* The short segments' tile: the comparison sorts' shape for keys with a 4-byte tag each. */
-static clsort_status short_shape(const clsort_context *ctx, const clsort_spec *spec,
-                                 clsort_tile_shape *s)
+/* A tile of segments: a comparison sort's shape (family) for keys with a 4-byte tag each. */
+static clsort_status tagged_shape(const clsort_context *ctx, const clsort_spec *spec, int family,
+                                  clsort_tile_shape *s)
 {
     clsort_spec tagged = *spec;
     tagged.value_size = 4;
-    clsort_status st = clsort_tile_shape_for(ctx, &tagged, 1, s);
+    clsort_status st = clsort_tile_shape_for(ctx, &tagged, family, s);
     while (st == CLSORT_OK && s->tile > MAX_TILE && s->items > 1) {
         s->items /= 2;
         s->tile /= 2;
@@ -71,6 +74,32 @@ static clsort_status short_shape(const clsort_context *ctx, const clsort_spec *s
     if (st == CLSORT_OK && s->tile < 2)
         st = CLSORT_ERROR_DEVICE_UNSUITABLE;
     return st;
+}
+
+/* The tile that sorts the medium segments (and the short ones where they have no launch of their
+ * own): the bitonic sort's. */
+static clsort_status short_shape(const clsort_context *ctx, const clsort_spec *spec,
+                                 clsort_tile_shape *s)
+{
+    return tagged_shape(ctx, spec, CLSORT_SHAPE_BITONIC, s);
+}
+
+/*
+ * Whether the short segments of n keys in n_seg segments take a launch of their own with a smaller
+ * tile (*s), which the medium tile's launch then looks for medium segments in stretches of: at
+ * most MEDIUM_WAYS stretches of s->tile / 2 in its own half tile (cl/segments.cl). Only where the
+ * segments average at most half the smaller tile: the second launch and its work-groups that find
+ * nothing cost the other mixes. H100, 2^24 u32 keys (bench_segments, wall ms of the whole call,
+ * one launch / short tiles of 1,024 positions): segments of about 64 keys 1.60 / 1.33, of about
+ * 2,000 1.21 / 1.31, a mix of every length 0.81 / 0.88, 7 long ones 0.68 / 0.71.
+ */
+static int short_split(const clsort_context *ctx, const clsort_spec *spec,
+                       const clsort_tile_shape *medium, size_t n, size_t n_seg,
+                       clsort_tile_shape *s)
+{
+    return n_seg && tagged_shape(ctx, spec, CLSORT_SHAPE_SEG_SHORT, s) == CLSORT_OK &&
+           !(s->tile & (s->tile - 1)) && s->tile < medium->tile &&
+           medium->tile / s->tile <= MEDIUM_WAYS && n / n_seg <= s->tile / 2;
 }
 
 /* Radix tiles for the long segments: the exact count when the offsets are on the host, else the
@@ -105,34 +134,55 @@ double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spe
            8.0 * (table + table / 64 + seg + seg / 64 + desc + n_seg + 1);
 }
 
-/* What the sort's two halves share. */
+/* What the sort's two halves share: the medium tile's shape and program, and the short
+ * segments' own where they have a launch of their own (short_prog NULL otherwise). */
 typedef struct seg_sort {
-    clsort_tile_shape s;
-    cl_program prog;
+    clsort_tile_shape s, short_s;
+    cl_program prog, short_prog;
     cl_mem flag, table, desc;
     cl_ulong n, n_seg;
 } seg_sort;
 
-static clsort_status sort_short_segments(clsort_context *ctx, const clsort_job *job,
-                                         cl_mem keys_out, cl_mem values_out)
+/* One launch of seg_short from prog (tile shape s): the parts (1 short, 2 medium, 3 both) of
+ * each window of s->tile / 2 keys, medium segments looked for in stretches of `window`. */
+static clsort_status launch_short(clsort_context *ctx, const clsort_job *job, cl_program prog,
+                                  const clsort_tile_shape *s, cl_ulong window, cl_uint part,
+                                  cl_mem keys_out, cl_mem values_out)
 {
     const seg_sort *g = job->varseg->state;
-    const size_t half = g->s.tile / 2, groups = g->n_seg ? (job->n + half - 1) / half : 1;
+    const size_t half = s->tile / 2, groups = g->n_seg ? (job->n + half - 1) / half : 1;
     cl_kernel k = NULL;
     int at;
     const cl_mem keys[2] = { job->keys, keys_out }, vals[2] = { job->values, values_out };
-    clsort_status st = clsort_create_kernel(ctx, g->prog, "seg_short", &k);
+    clsort_status st = clsort_create_kernel(ctx, prog, "seg_short", &k);
     if (st == CLSORT_OK)
         st = clsort_set_data_args(ctx, k, "seg_short", 2, keys,
                                   job->spec->value_size ? vals : NULL, &at);
     if (st == CLSORT_OK)
-        st = clsort_set_args_at(ctx, k, "seg_short", at, 4, ARG(job->varseg->offsets),
-                                ARG(g->n_seg), ARG(g->n), ARG(g->flag));
+        st = clsort_set_args_at(ctx, k, "seg_short", at, 6, ARG(job->varseg->offsets),
+                                ARG(g->n_seg), ARG(g->n), ARG(g->flag), ARG(window), ARG(part));
     if (st == CLSORT_OK)
-        st = clsort_launch(ctx, k, groups * g->s.wg, g->s.wg);
+        st = clsort_launch(ctx, k, groups * s->wg, s->wg);
     if (k)
         clReleaseKernel(k);
     return st;
+}
+
+/* Every segment of at most a medium tile, from job->keys into keys_out: in one launch, or the
+ * short ones in their own launch and the medium ones in the medium tile's. */
+static clsort_status sort_short_segments(clsort_context *ctx, const clsort_job *job,
+                                         cl_mem keys_out, cl_mem values_out)
+{
+    const seg_sort *g = job->varseg->state;
+    if (!g->short_prog || !g->n_seg)
+        return launch_short(ctx, job, g->prog, &g->s, g->s.tile / 2, g->n_seg ? 3 : 1, keys_out,
+                            values_out);
+    const cl_ulong window = g->short_s.tile / 2;
+    clsort_status st = launch_short(ctx, job, g->short_prog, &g->short_s, window, 1, keys_out,
+                                    values_out);
+    return st == CLSORT_OK
+               ? launch_short(ctx, job, g->prog, &g->s, window, 2, keys_out, values_out)
+               : st;
 }
 
 /* The check and the segment table (seg_count, a scan), and the radix tiles (seg_tiles). */
@@ -183,16 +233,18 @@ static int radix_groups(const clsort_context *ctx, const clsort_spec *spec,
     return *max < s->tile && bytes <= ctx->local_mem;
 }
 
-static clsort_status build(clsort_context *ctx, const clsort_spec *spec, seg_sort *g)
+/* The segments' program for tiles of shape s, held in *prog (NULL on failure). */
+static clsort_status build(clsort_context *ctx, const clsort_spec *spec,
+                           const clsort_tile_shape *s, cl_program *prog)
 {
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", g->s.wg);
-    clsort_opts_add(&opts, "ITEMS", g->s.items);
+    clsort_opts_add(&opts, "WG", s->wg);
+    clsort_opts_add(&opts, "ITEMS", s->items);
     /* The radix sort's scans by warp shuffles (cl/common.cl) */
-    clsort_opts_add_if(&opts, clsort_warp_ptx(ctx) && g->s.wg % 32 == 0, "USE_PTX", 1);
+    clsort_opts_add_if(&opts, clsort_warp_ptx(ctx) && s->wg % 32 == 0, "USE_PTX", 1);
     size_t bmax;
-    if (radix_groups(ctx, spec, &g->s, &bmax)) {
+    if (radix_groups(ctx, spec, s, &bmax)) {
         clsort_opts_add(&opts, "BITONIC_MAX", bmax);
         clsort_opts_add(&opts, "RADIX", SEG_RADIX);
     }
@@ -202,12 +254,12 @@ static clsort_status build(clsort_context *ctx, const clsort_spec *spec, seg_sor
     }
     clsort_key_options(spec, &opts);
     clsort_status st = clsort_get_program(ctx, "segments", clsort_cl_segments,
-                                          clsort_cl_segments_len, &opts, &g->prog);
+                                          clsort_cl_segments_len, &opts, prog);
     /* Held: the radix and scan programs fetched later may make the context drop its table. */
     if (st == CLSORT_OK)
-        clRetainProgram(g->prog);
+        clRetainProgram(*prog);
     else
-        g->prog = NULL;
+        *prog = NULL;
     return st;
 }
 
@@ -233,7 +285,7 @@ clsort_status clsort_single_tile_enqueue(clsort_context *ctx, clsort_job *job)
     seg_sort g = { .n = job->n, .n_seg = 0 };
     clsort_status st = short_shape(ctx, job->spec, &g.s);
     if (st == CLSORT_OK)
-        st = build(ctx, job->spec, &g);
+        st = build(ctx, job->spec, &g.s, &g.prog);
     /* The kernel reads neither the offsets nor the flag of a whole array: the keys stand in. */
     clsort_varseg v = { .offsets = job->keys };
     clsort_job one = *job;
@@ -261,7 +313,9 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
     v->state = &g;
     v->short_sort = sort_short_segments;
     clsort_status st;
-    if ((st = build(ctx, job->spec, &g)) != CLSORT_OK ||
+    if ((st = build(ctx, job->spec, &g.s, &g.prog)) != CLSORT_OK ||
+        (short_split(ctx, job->spec, &g.s, job->n, v->n_seg, &g.short_s) &&
+         (st = build(ctx, job->spec, &g.short_s, &g.short_prog)) != CLSORT_OK) ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_FLAG, sizeof(cl_uint), &g.flag,
                              "segment check flag")) != CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TABLE, (2 * v->n_seg + 1) * sizeof(cl_ulong),
@@ -283,7 +337,9 @@ done:
     v->desc = NULL;
     cl_mem ms[] = { g.flag, g.table, g.desc };
     clsort_release_mems(ms, 3);
-    if (g.prog)
-        clReleaseProgram(g.prog);
+    cl_program progs[] = { g.prog, g.short_prog };
+    for (int i = 0; i < 2; i++)
+        if (progs[i])
+            clReleaseProgram(progs[i]);
     return st;
 }

@@ -81,31 +81,53 @@ static int is_pow2(unsigned long long x)
     return x && !(x & (x - 1));
 }
 
-/* CLSORT_SORT_TUNING=WGxITEMS[xGLOBAL_ITEMS]: powers of two, items 4..64, global items 2..64. */
-static void sort_tuning(clsort_settings *s)
+/* WGxITEMS[xGLOBAL_ITEMS] in e: the numbers read into v (up to `most` of them); how many, or 0 when
+ * the text is not of that form or a number is out of range (powers of two: WG up to 65536, ITEMS
+ * 4..64, GLOBAL_ITEMS 2..64). */
+static int tile_numbers(const char *e, int most, unsigned long long v[3])
 {
-    const char *e = env("CLSORT_SORT_TUNING"), *p = e;
-    if (!e)
-        return;
-    unsigned long long v[3] = { 0, 0, 0 };
+    const char *p = e;
     int got = 0;
     char *end = NULL;
-    while (got < 3 && decimal(p, &end, &v[got]) == 0) {
+    while (got < most && decimal(p, &end, &v[got]) == 0) {
         got++;
         if (*end != 'x')
             break;
         p = end + 1;
     }
     if (got < 2 || *end || !is_pow2(v[0]) || v[0] > 65536 || v[1] < 4 || v[1] > 64 ||
-        !is_pow2(v[1]) || (got == 3 && (v[2] < 2 || v[2] > 64 || !is_pow2(v[2])))) {
+        !is_pow2(v[1]) || (got == 3 && (v[2] < 2 || v[2] > 64 || !is_pow2(v[2]))))
+        return 0;
+    return got;
+}
+
+/* CLSORT_SORT_TUNING=WGxITEMS[xGLOBAL_ITEMS]; CLSORT_SEG_SHORT_TUNING=WGxITEMS or 0. */
+static void sort_tuning(clsort_settings *s)
+{
+    unsigned long long v[3] = { 0, 0, 0 };
+    const char *e = env("CLSORT_SORT_TUNING");
+    int got = 0;
+    if (e && !(got = tile_numbers(e, 3, v)))
         invalid(s, "CLSORT_SORT_TUNING", e,
                 "WGxITEMS or WGxITEMSxGLOBAL_ITEMS (powers of two: WG up to 65536, ITEMS 4..64, "
                 "GLOBAL_ITEMS 2..64)");
+    else if (e) {
+        s->sort_wg = (unsigned)v[0];
+        s->sort_items = (unsigned)v[1];
+        s->sort_global_items = (unsigned)(got == 3 ? v[2] : v[1]);
+    }
+    e = env("CLSORT_SEG_SHORT_TUNING");
+    if (!e)
+        return;
+    v[0] = v[1] = 0;
+    if (strcmp(e, "0") != 0 && !tile_numbers(e, 2, v)) {
+        invalid(s, "CLSORT_SEG_SHORT_TUNING", e,
+                "0 (one launch) or WGxITEMS (powers of two: WG up to 65536, ITEMS 4..64)");
         return;
     }
-    s->sort_wg = (unsigned)v[0];
-    s->sort_items = (unsigned)v[1];
-    s->sort_global_items = (unsigned)(got == 3 ? v[2] : v[1]);
+    s->seg_short_set = 1;
+    s->seg_short_wg = (unsigned)v[0];
+    s->seg_short_items = (unsigned)v[1];
 }
 
 /* The radix overrides: -1 (or 0 where 0 is not a value) where unset. */

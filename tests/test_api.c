@@ -723,6 +723,7 @@ static void test_invalid_environment(void **state)
         { "CLSORT_BITONIC_CARRY", "yes" },    { "CLSORT_FAULT_ALLOC", "1e3" },
         { "CLSORT_RADIX8_KV", "on" },         { "CLSORT_SEG_BITONIC_MAX", "-1" },
         { "CLSORT_RADIX8_PORTION_TILES", "99999999999999999999" },
+        { "CLSORT_SEG_SHORT_TUNING", "128" }, { "CLSORT_SEG_SHORT_TUNING", "128x16x4" },
     };
     char detail[2048], want[128];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -739,7 +740,8 @@ static void test_invalid_environment(void **state)
         { "CLSORT_RADIX8_SERIAL", "0" },   { "CLSORT_RADIX8_KV", "1" },
         { "CLSORT_BITONIC_WIDE", "0" },    { "CLSORT_BITONIC_CARRY", "0" },
         { "CLSORT_RADIX8_LB_AT", "2" },    { "CLSORT_SORT_TUNING", "" },
-        { "CLSORT_SEG_BITONIC_MAX", "0" },
+        { "CLSORT_SEG_BITONIC_MAX", "0" }, { "CLSORT_SEG_SHORT_TUNING", "0" },
+        { "CLSORT_SEG_SHORT_TUNING", "128x16" },
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         if (open_with(good[i][0], good[i][1], detail, sizeof detail) != CLSORT_OK)

@@ -277,6 +277,43 @@ static void test_mix(void **state)
     free(off);
 }
 
+/* Mostly tiny segments (0 to 3 keys), a longer one after every few dozen: the segments average
+ * under 16 keys, so that a device whose short segments take a launch of their own (lib/segments.c:
+ * where they average at most half its tile) takes it, and the longer ones cross the edges of the
+ * short and medium tiles of several shapes, starting at every offset within them. */
+static void test_mostly_short(void **state)
+{
+    clsort_context *ctx = *state;
+    static const size_t longer[] = { 17, 31, 32, 33, 63, 64, 65, 129, 255, 256, 257,
+                                     1000, 1025, 2047, 2048, 2049, 4096, 4097 };
+    const size_t n_longer = quick ? 9 : sizeof longer / sizeof longer[0], rounds = quick ? 2 : 5;
+    size_t room = 0, n_lens = 0, n = 0;
+    for (size_t r = 0; r < rounds; r++)
+        for (size_t i = 0; i < n_longer; i++)
+            room += longer[i] / 8 + 9 + r;
+    size_t *lens = malloc(room * sizeof *lens);
+    assert_non_null(lens);
+    for (size_t r = 0; r < rounds; r++)
+        for (size_t i = 0; i < n_longer; i++) {
+            for (size_t k = 0; k < longer[i] / 8 + 8 + r; k++, n_lens++)
+                n += lens[n_lens] = (k + r) % 4;
+            n += lens[n_lens++] = longer[i];
+        }
+    assert_true(n_lens == room && n / n_lens <= 16);
+    uint64_t *off = malloc((n + 2) * sizeof *off);
+    const size_t n_seg = make_offsets(off, lens, n_lens, n);
+    for (int i = 0; i < 3; i++) {
+        clsort_spec s;
+        spec_default(&s);
+        s.key_type = (clsort_key_type[]){ CLSORT_KEY_U32, CLSORT_KEY_U64, CLSORT_KEY_F32 }[i];
+        s.value_size = (size_t[]){ 4, 8, 0 }[i];
+        s.descending = i == 2;
+        check(ctx, &s, n, off, n_seg, 300 + (uint64_t)i);
+    }
+    free(off);
+    free(lens);
+}
+
 /* Values of every size with the same keys, and the algorithms that may be asked for. */
 static void test_values(void **state)
 {
@@ -658,7 +695,8 @@ int main(int argc, char **argv)
         }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_offsets), cmocka_unit_test(test_edges),
-        cmocka_unit_test(test_mix),         cmocka_unit_test(test_values),
+        cmocka_unit_test(test_mix),         cmocka_unit_test(test_mostly_short),
+        cmocka_unit_test(test_values),
         cmocka_unit_test(test_bit_ranges),  cmocka_unit_test(test_device),
         cmocka_unit_test(test_radix_groups),
         cmocka_unit_test(test_batches),     cmocka_unit_test(test_threads),
