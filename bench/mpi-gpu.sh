@@ -2,7 +2,7 @@
 # On a GPU machine (repository root): build clsort and clsort-mpi, then time clsort-mpi with G ranks
 # (one GPU each where the host has G GPUs; shared otherwise) on generated files, each output compared
 # byte for byte with clsort's. Prints the --stats phases and the wall time of each run.
-#   RANKS ("1 2 4")  LOG2N (30)  INPUTS ("u32 zipf u64kv")  DIR (/tmp/mpi-gpu)
+#   RANKS ("1 2 4")  LOG2N (30)  INPUTS ("u32 zipf u64kv"; also u64kvzipf)  DIR (/tmp/mpi-gpu)
 set -uo pipefail
 RANKS=${RANKS:-"1 2 4"}; LOG2N=${LOG2N:-30}; INPUTS=${INPUTS:-"u32 zipf u64kv"}
 D=${DIR:-/tmp/mpi-gpu}; mkdir -p "$D"
@@ -18,6 +18,7 @@ for in in $INPUTS; do
     u32) opts=() gen=() ;;
     zipf) opts=() gen=(--dist zipf:1.1) ;;
     u64kv) opts=(-t u64 --value-size 8) gen=(-t u64 --value-size 8) ;;
+    u64kvzipf) opts=(-t u64 --value-size 8) gen=(-t u64 --value-size 8 --dist zipf:1.1) ;;
     *) echo "unknown input $in"; exit 1 ;;
   esac
   $C gen -n $n "${gen[@]}" -o "$D/$in.bin" -f && $C "${opts[@]}" -i "$D/$in.bin" -o "$D/ref.bin" || exit 1
