@@ -115,6 +115,33 @@ inline uint warp_shfl_up(uint v, uint delta)
     asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
     return r;
 }
+inline uint warp_shfl(uint v, uint src)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
+    return r;
+}
+inline uint lanemask_lt(void)
+{
+    uint m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+/* The lanes of the warp whose d agrees with this lane's in its low `bits` bits: one ballot per
+ * bit, the lanes that agree on each intersected. */
+inline uint warp_match_bits(uint d, uint bits)
+{
+    uint m = 0xffffffffu;
+    for (uint b = 0; b < bits; b++) {
+        uint agree;
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+                     "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t@!p not.b32 %0, %0;\n\t}"
+                     : "=r"(agree)
+                     : "r"(d & (1u << b)));
+        m &= agree;
+    }
+    return m;
+}
 
 /* The uint scan by warps: each warp scans its 32 values by shuffles, then every work-item adds the
  * totals of the warps before its own. Two barriers, where the Kogge-Stone form takes 2 log2(WG) + 2

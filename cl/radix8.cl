@@ -503,15 +503,7 @@ inline uint warp_match_digit(uint d)
 #if MATCH_ANY
     m = warp_match_any(d);
 #else
-    m = 0xffffffffu;
-    for (uint b = 0; b < DIGIT_BITS; b++) {
-        uint agree;
-        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
-                     "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t@!p not.b32 %0, %0;\n\t}"
-                     : "=r"(agree)
-                     : "r"(d & (1u << b)));
-        m &= agree;
-    }
+    m = warp_match_bits(d, DIGIT_BITS);
 #endif
     return m;
 }
@@ -540,18 +532,6 @@ inline uint warp_match_or(uint d, __local uint *wm)
     return m;
 }
 
-inline uint lanemask_lt(void)
-{
-    uint m;
-    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-    return m;
-}
-inline uint warp_shfl(uint v, uint src)
-{
-    uint r;
-    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
-    return r;
-}
 /* Exclusive scan over the 256 digit counts, one per work-item lid < 256 (others pass 0): common.cl's
  * warp form. Ends with a barrier. */
 inline uint bins_exclusive_scan(uint v, __local uint *wsum)
