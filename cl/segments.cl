@@ -211,9 +211,9 @@ inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
  * then the segment tag's digits that differ within the group. Each work-item holds `per`
  * consecutive positions (blocked, as the ranking needs for stability). The counter table and the
  * scan's words share local memory with lk and lt: a pass reads its elements before clearing the
- * counters and ranks them all before writing any. A group of one segment on NVIDIA (USE_PTX) takes
- * 8-bit digits ranked by warps instead (seg_warp_pass): on an H100, 2^24 u32 keys in segments of
- * about 2,000 keys took 0.93 ms against 1.18 with the counter ranking.
+ * counters and ranks them all before writing any. On NVIDIA (USE_PTX, work-groups of 256 or more)
+ * the passes take 8-bit digits ranked by warps instead (seg_warp_pass): on an H100, 2^24 u32 keys
+ * in segments of about 2,000 keys took 0.93 ms against 1.18 with the counter ranking.
  */
 #ifndef BITONIC_MAX
 #define BITONIC_MAX TILE
@@ -285,15 +285,17 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
 #error "the warps' digit counters live where the keys do"
 #endif
 /*
- * One stable pass over the 8-bit digit at `shift` of len elements of one segment (their tags all
- * the same), ranked by warps (NVIDIA): 4 passes for 32-bit keys where the counter ranking takes 8.
- * Warp w holds positions w * 32 * per + i * 32 + lane (i < per, per = ceil(len / WG)), so that
- * (warp, i, lane) is position order; positions from len up hold all-ones keys, which stay last. A
+ * One stable pass over the 8-bit digit at `shift` of the keys (tags 0) or of the segment tags (1)
+ * of len elements, ranked by warps (NVIDIA): 4 passes for 32-bit keys where the counter ranking
+ * takes 8. Warp w holds positions w * 32 * per + i * 32 + lane (i < per, per = ceil(len / WG)), so
+ * that (warp, i, lane) is position order; positions from len up hold all-ones keys and the padding
+ * tag, which stay last. A
  * key's rank among its warp's keys of its digit comes from the lanes that share the digit and the
  * warp's counter of that digit (in lk's memory while the elements are in registers); prefixes over
  * the warps and a scan over the digits (in lt's memory) make them positions in the group.
  */
-inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint per, uint shift)
+inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint per, uint shift,
+                          int tags)
 {
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const uint first = warp * 32 * per + lane;
@@ -304,7 +306,7 @@ inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint pe
         const uint p = first + i * 32;
         if (i < per) {
             k[i] = p < len ? lk[SLOT(p)] : KEY_ONES;
-            t[i] = p < len ? lt[SLOT(p)] : 0;
+            t[i] = p < len ? lt[SLOT(p)] : PAD_TAG << TAG_SHIFT;
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* every element read before the counters take lk's memory */
@@ -314,7 +316,8 @@ inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint pe
     const uint below = lanemask_lt();
     for (uint i = 0; i < ITEMS; i++) {
         if (i < per) { /* the same for the whole group: the shuffles see every lane */
-            const uint d = digit_of(k[i], shift, 255), peers = warp_match_bits(d, 8);
+            const uint d = tags ? (t[i] >> (TAG_SHIFT + shift)) & 255 : digit_of(k[i], shift, 255);
+            const uint peers = warp_match_bits(d, 8);
             const uint before = popcount(peers & below), c = popcount(peers);
             uint old = 0;
             if (before == c - 1) /* the digit's highest lane counts the warp's keys of it */
@@ -337,7 +340,7 @@ inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint pe
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = 0; i < ITEMS; i++)
         if (i < per)
-            r[i] += mine[digit_of(k[i], shift, 255)];
+            r[i] += mine[tags ? (t[i] >> (TAG_SHIFT + shift)) & 255 : digit_of(k[i], shift, 255)];
     barrier(CLK_LOCAL_MEM_FENCE); /* every counter read before the elements overwrite them */
     for (uint i = 0; i < ITEMS; i++) {
         if (i < per) {
@@ -369,13 +372,13 @@ inline void seg_radix(__local key_t *lk, __local uint *lt, __local uint *counter
     varies |= (key_t)lvary[1] << 32;
 #endif
     const uint per = (len + WG - 1) / WG;
-#if SEG_WARP_RANK
-    if (!tag_span) { /* one segment: 8-bit digits ranked by warps */
-        for (uint shift = 0; shift < KEY_BITS; shift += 8)
-            if (digit_of(varies, shift, 255))
-                seg_warp_pass(lk, lt, len, per, shift);
-        return;
-    }
+#if SEG_WARP_RANK /* 8-bit digits ranked by warps */
+    for (uint shift = 0; shift < KEY_BITS; shift += 8)
+        if (digit_of(varies, shift, 255))
+            seg_warp_pass(lk, lt, len, per, shift, 0);
+    for (uint shift = 0; tag_span >> shift; shift += 8)
+        seg_warp_pass(lk, lt, len, per, shift, 1);
+    return;
 #endif
     for (uint shift = 0; shift < KEY_BITS; shift += SEG_DIGIT)
         if (digit_of(varies, shift, RADIX - 1))

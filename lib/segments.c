@@ -88,10 +88,13 @@ static clsort_status short_shape(const clsort_context *ctx, const clsort_spec *s
  * Whether the short segments of n keys in n_seg segments take a launch of their own with a smaller
  * tile (*s), which the medium tile's launch then looks for medium segments in stretches of: at
  * most MEDIUM_WAYS stretches of s->tile / 2 in its own half tile (cl/segments.cl). Only where the
- * segments average at most half the smaller tile: the second launch and its work-groups that find
- * nothing cost the other mixes. H100, 2^24 u32 keys (bench_segments, wall ms of the whole call,
- * one launch / short tiles of 1,024 positions): segments of about 64 keys 1.60 / 1.33, of about
- * 2,000 1.21 / 1.31, a mix of every length 0.81 / 0.88, 7 long ones 0.68 / 0.71.
+ * tuning asks for it and the segments average at most half the smaller tile: the second launch
+ * and its work-groups that find nothing cost the other mixes. H100, 2^24 u32 keys (bench_segments,
+ * wall ms of the whole call): with the counter ranking, one launch / short tiles of 1,024
+ * positions took 1.60 / 1.33 on segments of about 64 keys, 1.21 / 1.31 on segments of about
+ * 2,000, 0.81 / 0.88 on a mix of every length. Since the 4,096-position groups rank by warps
+ * there (cl/segments.cl), one launch takes the short mix in 1.21 ms against 1.39 split (whose
+ * groups of 128 rank by counters), so no device's tuning splits now.
  */
 static int short_split(const clsort_context *ctx, const clsort_spec *spec,
                        const clsort_tile_shape *medium, size_t n, size_t n_seg,

@@ -33,8 +33,8 @@ static const clsort_tuning table[] = {
      * under auto: on an H100 it took 6.89 ms for 2^28 u32 keys against onesweep's 5.33 (pairs 10.66
      * against 9.35, u64 keys at 2^27 11.04 against 8.64): a onesweep pass there moves 1.8 TB/s
      * where a copy moves 2.98, so it is not bound by memory traffic and passes over cache-resident
-     * buckets gain nothing (README). Variable segments averaging at most 512 keys: the short ones
-     * in their own launch, 128 x 16 (lib/segments.c has the numbers). */
+     * buckets gain nothing (README). Variable segments: one launch for short and medium ones
+     * (lib/segments.c has the numbers). */
     {
         .match_vendor = "NVIDIA",
         .match_type = CL_DEVICE_TYPE_GPU,
@@ -46,7 +46,6 @@ static const clsort_tuning table[] = {
                                .pair_kv = 1 } },
         .oddeven = { .wg = 256, .items = 16 },
         .bitonic = { .wg = 256, .items = 32, .global_items = 64 },
-        .segments = { .short_wg = 128, .short_items = 16 },
     },
     /* AMD GPUs: wavefronts of 32 or 64, 64 KiB LDS. */
     {
