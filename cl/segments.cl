@@ -213,7 +213,9 @@ inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
  * scan's words share local memory with lk and lt: a pass reads its elements before clearing the
  * counters and ranks them all before writing any. On NVIDIA (USE_PTX, work-groups of 256 or more)
  * the passes take 8-bit digits ranked by warps instead (seg_warp_pass): on an H100, 2^24 u32 keys
- * in segments of about 2,000 keys took 0.93 ms against 1.18 with the counter ranking.
+ * in segments of about 2,000 keys took 0.93 ms against 1.18 with the counter ranking, and 1.15-1.21
+ * with the lanes of a digit found by match.any instead of eight ballots; BITONIC_MAX 256 and 512
+ * measured alike there, 128 and 1024 slower.
  */
 #ifndef BITONIC_MAX
 #define BITONIC_MAX TILE
