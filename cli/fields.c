@@ -36,14 +36,18 @@ typedef struct fields_job {
     rec_runs runs;
 } fields_job;
 
-/* The memory for the data (-S, else half of physical memory) and what sorting a record costs. */
+/* The memory for the data (-S, else half of physical memory, less the library's pinned staging
+ * slots where a run's transfer would take them) and what sorting a record costs. */
 static uint64_t plan_budget(const fields_job *j, uint64_t *cost)
 {
     const fields_args *f = j->f;
     const uint64_t phys = io_physical_memory();
     const uint64_t words = f->key->bytes ? (f->key->size + 7) / 8 : 1;
     *cost = 2 * (uint64_t)j->rs + 8 * words + 56 + (j->with_pos ? 8 : 0);
-    return f->memory ? f->memory : phys ? phys / 2 : (uint64_t)1 << 30;
+    const uint64_t budget = f->memory ? f->memory : phys ? phys / 2 : (uint64_t)1 << 30;
+    const uint64_t run = budget / *cost * j->rs;
+    const size_t pinned = clsort_staging_bytes(j->ctx, run == (size_t)run ? (size_t)run : SIZE_MAX);
+    return budget > 2 * (uint64_t)pinned ? budget - pinned : budget;
 }
 
 /* The budget, and the records of a run: at least one, a whole number of segments (--segment). */

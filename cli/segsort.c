@@ -255,6 +255,12 @@ int segsort_run(clsort_context *ctx, const clsort_spec *spec, const seg_offsets 
     uint64_t budget = args->set->memory_bytes;
     if (!budget)
         budget = io_physical_memory() ? io_physical_memory() / 2 : (uint64_t)1 << 30;
+    /* the library's pinned staging slots, where a batch's transfers would take them */
+    const uint64_t widest = (budget / per) * (b.ks > b.vs ? b.ks : b.vs);
+    const size_t pinned =
+        clsort_staging_bytes(ctx, widest == (size_t)widest ? (size_t)widest : SIZE_MAX);
+    if (budget > 2 * (uint64_t)pinned)
+        budget -= pinned;
     uint64_t fit = budget / per;
     if (args->batch_max && args->batch_max < fit)
         fit = args->batch_max;

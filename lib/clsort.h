@@ -572,6 +572,15 @@ CLSORT_API void clsort_release_scratch(clsort_context *ctx);
 CLSORT_API void clsort_scratch_info(const clsort_context *ctx, size_t *kept_bytes,
                                     unsigned long *allocations);
 
+/**
+ * Host memory that a transfer of @p bytes between a host array and the device (clsort_sort(),
+ * clsort_sort_records(), clsort_sort_segments() and the other calls on host arrays) would pin now:
+ * the two staging slots above, which the context then keeps; 0 where such a transfer goes without
+ * them (smaller than 512 MiB, a device that shares host memory, `CLSORT_STAGING=host`) or the
+ * context holds them already. For callers that keep to a memory budget (clsort(1)'s `-S`).
+ */
+CLSORT_API size_t clsort_staging_bytes(const clsort_context *ctx, size_t bytes);
+
 /** clsort_source.n when the number of records is not known in advance (a pipe). */
 #define CLSORT_SIZE_UNKNOWN UINT64_MAX
 

@@ -49,20 +49,35 @@ void clsort_transfer_release(clsort_context *ctx)
     clsort_stage_free(ctx, &ctx->xfer[1]);
 }
 
+/* Whether a transfer of this size takes the staging slots, their size, and whether the context
+ * holds them already. */
+static int xfer_wanted(const clsort_context *ctx, size_t bytes, size_t *slot_bytes, int *have)
+{
+    const size_t forced = ctx->settings.transfer_slot;
+    *slot_bytes = forced ? forced : XFER_SLOT;
+    *have = ctx->xfer[0].host && ctx->xfer[0].bytes == *slot_bytes;
+    if (!bytes || ctx->settings.staging != CLSORT_STAGING_PINNED)
+        return 0;
+    return forced || !(ctx->host_unified || bytes < (*have ? XFER_MIN : XFER_FIRST));
+}
+
+size_t clsort_staging_bytes(const clsort_context *ctx, size_t bytes)
+{
+    size_t slot_bytes;
+    int have;
+    return ctx && xfer_wanted(ctx, bytes, &slot_bytes, &have) && !have ? 2 * slot_bytes : 0;
+}
+
 /* Whether a transfer of this size goes through the context's staging slots (made now if need be),
  * and their size. */
 static int xfer_staged(clsort_context *ctx, size_t bytes, size_t *slot_bytes)
 {
-    const size_t forced = ctx->settings.transfer_slot;
-    const size_t want = forced ? forced : XFER_SLOT;
-    *slot_bytes = want;
-    if (!bytes || ctx->settings.staging != CLSORT_STAGING_PINNED)
-        return 0;
-    const int have = ctx->xfer[0].host && ctx->xfer[0].bytes == want;
-    if (!forced && (ctx->host_unified || bytes < (have ? XFER_MIN : XFER_FIRST)))
+    int have;
+    if (!xfer_wanted(ctx, bytes, slot_bytes, &have))
         return 0;
     if (have)
         return 1;
+    const size_t want = *slot_bytes;
     clsort_transfer_release(ctx);
     for (int i = 0; i < 2; i++)
         if (clsort_stage_alloc(ctx, &ctx->xfer[i], want) != CLSORT_OK ||

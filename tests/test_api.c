@@ -554,6 +554,36 @@ static void test_scratch_persists(void **state)
     assert_int_equal(kept, 0);
 }
 
+/* clsort_staging_bytes(): the pinned slots a transfer would make, 0 once the context holds them
+ * and again after clsort_release_scratch(); none on a device sharing host memory unless a slot
+ * size is set (CLSORT_TRANSFER_SLOT stages every transfer on any device). */
+static void test_staging_bytes(void **state)
+{
+    clsort_context *plain = *state;
+    assert_int_equal(clsort_staging_bytes(NULL, 1u << 30), 0);
+    assert_int_equal(clsort_staging_bytes(plain, 0), 0);
+    assert_int_equal(clsort_staging_bytes(plain, 1000), 0); /* small: plain transfers */
+    setenv("CLSORT_TRANSFER_SLOT", "4000", 1);
+    clsort_context *ctx = NULL;
+    const clsort_status opened = clsort_open(&ctx, NULL);
+    unsetenv("CLSORT_TRANSFER_SLOT");
+    assert_int_equal(opened, CLSORT_OK);
+    assert_int_equal(clsort_staging_bytes(ctx, 1), 8000);
+    uint32_t keys[5000];
+    for (uint32_t i = 0; i < 5000; i++)
+        keys[i] = (5000 - i) * 2654435761u;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = CLSORT_ALGO_RADIX8;
+    assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, 5000, NULL), CLSORT_OK);
+    for (uint32_t i = 1; i < 5000; i++)
+        assert_true(keys[i - 1] <= keys[i]);
+    assert_int_equal(clsort_staging_bytes(ctx, 1), 0); /* held since that sort */
+    clsort_release_scratch(ctx);
+    assert_int_equal(clsort_staging_bytes(ctx, 1), 8000);
+    clsort_close(&ctx);
+}
+
 static void test_borrowed_queue(void **state)
 {
     (void)state;
@@ -788,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_back_to_back),
         cmocka_unit_test(test_host_in_flight),
         cmocka_unit_test(test_scratch_persists),
+        cmocka_unit_test(test_staging_bytes),
         cmocka_unit_test(test_auto_stable_segments),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);

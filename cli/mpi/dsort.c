@@ -135,9 +135,13 @@ void dsort_read(job *j)
         const unsigned __int128 n = j->n;
         j->lo = (uint64_t)(n * (unsigned)j->rank / (unsigned)j->size);
         j->m = (uint64_t)(n * (unsigned)(j->rank + 1) / (unsigned)j->size) - j->lo;
-        /* the local sort's peak: the slice, its gathered copy, the keys and a permutation;
-         * beyond the budget the slice is sorted in runs (external.c), which read it themselves */
-        const unsigned __int128 need = (unsigned __int128)j->m * (2 * j->rs + 32);
+        /* the local sort's peak: the slice, its gathered copy, the keys, a permutation and the
+         * library's pinned staging slots where it takes them; beyond the budget the slice is
+         * sorted in runs (external.c), which read it themselves */
+        const uint64_t bytes = j->m * j->rs;
+        const unsigned __int128 need =
+            (unsigned __int128)j->m * (2 * j->rs + 32) +
+            clsort_staging_bytes(j->ctx, bytes == (size_t)bytes ? (size_t)bytes : SIZE_MAX);
         j->ext_local = need > j->budget;
         if (j->ext_local) {
             dsort_injected(j, PH_READ);
