@@ -280,12 +280,10 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
 #ifndef SEG_WARP
 #define SEG_WARP 1
 #endif
-#if defined(USE_PTX) && USE_PTX && WG >= 256 && SEG_WARP
+/* The warps' digit counters live where the keys do: a tile too small for them keeps the counters. */
+#if defined(USE_PTX) && USE_PTX && WG >= 256 && SEG_WARP && WG / 32 * 256 * 4 <= TILE * KEY_BITS / 8
 #define SEG_WARP_RANK 1
 #define SEG_WARPS (WG / 32)
-#if SEG_WARPS * 256 * 4 > TILE * KEY_BITS / 8
-#error "the warps' digit counters live where the keys do"
-#endif
 /*
  * One stable pass over the 8-bit digit at `shift` of the keys (tags 0) or of the segment tags (1)
  * of len elements, ranked by warps (NVIDIA): 4 passes for 32-bit keys where the counter ranking
