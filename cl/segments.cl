@@ -276,7 +276,7 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* SEG_WARP=0 keeps the counter ranking on NVIDIA too (for comparisons). */
+/* SEG_WARP=0 in the library's own options keeps the counter ranking on NVIDIA too (comparisons). */
 #ifndef SEG_WARP
 #define SEG_WARP 1
 #endif
@@ -289,10 +289,10 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
  * of len elements, ranked by warps (NVIDIA): 4 passes for 32-bit keys where the counter ranking
  * takes 8. Warp w holds positions w * 32 * per + i * 32 + lane (i < per, per = ceil(len / WG)), so
  * that (warp, i, lane) is position order; positions from len up hold all-ones keys and the padding
- * tag, which stay last. A
- * key's rank among its warp's keys of its digit comes from the lanes that share the digit and the
- * warp's counter of that digit (in lk's memory while the elements are in registers); prefixes over
- * the warps and a scan over the digits (in lt's memory) make them positions in the group.
+ * tag, which stay last. A key's rank among its warp's keys of its digit comes from the lanes that
+ * share the digit and the warp's counter of that digit (in lk's memory while the elements are in
+ * registers); prefixes over the warps and a scan over the digits (in lt's memory) make them
+ * positions in the group.
  */
 inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint per, uint shift,
                           int tags)
