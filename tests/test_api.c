@@ -554,6 +554,20 @@ static void test_scratch_persists(void **state)
     assert_int_equal(kept, 0);
 }
 
+/* 3000 keys of a host array sorted by radix8 through clsort_sort(), checked. */
+static void sort_host_keys(clsort_context *ctx)
+{
+    uint32_t keys[3000];
+    for (uint32_t i = 0; i < 3000; i++)
+        keys[i] = (3000 - i) * 2654435761u;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = CLSORT_ALGO_RADIX8;
+    assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, 3000, NULL), CLSORT_OK);
+    for (uint32_t i = 1; i < 3000; i++)
+        assert_true(keys[i - 1] <= keys[i]);
+}
+
 /* clsort_staging_bytes(): the pinned slots a transfer would make, 0 once the context holds them
  * and again after clsort_release_scratch(); none on a device sharing host memory unless a slot
  * size is set (CLSORT_TRANSFER_SLOT stages every transfer on any device). */
@@ -569,15 +583,7 @@ static void test_staging_bytes(void **state)
     unsetenv("CLSORT_TRANSFER_SLOT");
     assert_int_equal(opened, CLSORT_OK);
     assert_int_equal(clsort_staging_bytes(ctx, 1), 8000);
-    uint32_t keys[5000];
-    for (uint32_t i = 0; i < 5000; i++)
-        keys[i] = (5000 - i) * 2654435761u;
-    clsort_spec spec;
-    clsort_spec_default(&spec);
-    spec.algorithm = CLSORT_ALGO_RADIX8;
-    assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, 5000, NULL), CLSORT_OK);
-    for (uint32_t i = 1; i < 5000; i++)
-        assert_true(keys[i - 1] <= keys[i]);
+    sort_host_keys(ctx); /* 12,000 bytes: through the slots */
     assert_int_equal(clsort_staging_bytes(ctx, 1), 0); /* held since that sort */
     clsort_release_scratch(ctx);
     assert_int_equal(clsort_staging_bytes(ctx, 1), 8000);
@@ -723,18 +729,8 @@ static clsort_status open_with(const char *name, const char *value, char *detail
     clsort_status st = clsort_open(&ctx, NULL);
     unsetenv(name); /* before any assertion, which would leave the function */
     snprintf(detail, size, "%s", st == CLSORT_OK ? "" : clsort_last_error_detail());
-    if (st == CLSORT_OK) {
-        /* A sort works with what was accepted. */
-        uint32_t keys[3000];
-        for (uint32_t i = 0; i < 3000; i++)
-            keys[i] = (3000 - i) * 2654435761u;
-        clsort_spec spec;
-        clsort_spec_default(&spec);
-        spec.algorithm = CLSORT_ALGO_RADIX8;
-        assert_int_equal(clsort_sort(ctx, &spec, keys, NULL, 3000, NULL), CLSORT_OK);
-        for (uint32_t i = 1; i < 3000; i++)
-            assert_true(keys[i - 1] <= keys[i]);
-    }
+    if (st == CLSORT_OK)
+        sort_host_keys(ctx); /* a sort works with what was accepted */
     clsort_close(&ctx);
     return st;
 }
