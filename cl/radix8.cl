@@ -532,8 +532,8 @@ inline uint warp_match_or(uint d, __local uint *wm)
     return m;
 }
 
-/* Exclusive scan over the 256 digit counts, one per work-item lid < 256 (others pass 0): common.cl's
- * warp form. Ends with a barrier. */
+/* Exclusive scan over the 256 digit counts, one per work-item lid < 256 (others pass 0): the warp
+ * form of common.cl. Ends with a barrier. */
 inline uint bins_exclusive_scan(uint v, __local uint *wsum)
 {
     uint total;

@@ -280,7 +280,8 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
 #ifndef SEG_WARP
 #define SEG_WARP 1
 #endif
-/* The warps' digit counters live where the keys do: a tile too small for them keeps the counters. */
+/* The warps' digit counters live where the keys do: a tile too small for them keeps the counter
+ * ranking. */
 #if defined(USE_PTX) && USE_PTX && WG >= 256 && SEG_WARP && WG / 32 * 256 * 4 <= TILE * KEY_BITS / 8
 #define SEG_WARP_RANK 1
 #define SEG_WARPS (WG / 32)

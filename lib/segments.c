@@ -229,7 +229,8 @@ static int radix_groups(const clsort_context *ctx, const clsort_spec *spec,
                         const clsort_tile_shape *s, size_t *max)
 {
     const size_t ks = clsort_key_size(spec->key_type), words = SEG_RADIX * s->wg;
-    const size_t sort = clsort_tile_local_bytes(s->tile, ks, 4), ranks = 4 * (words + (words - 1) / 32 + s->wg);
+    const size_t sort = clsort_tile_local_bytes(s->tile, ks, 4);
+    const size_t ranks = 4 * (words + (words - 1) / 32 + s->wg);
     const size_t bytes = (sort > ranks ? sort : ranks) + 8;
     const long long set = ctx->settings.seg_bitonic_max;
     *max = set >= 0 ? (size_t)set : ks == 8 ? SEG_BITONIC_MAX_64 : SEG_BITONIC_MAX_32;
