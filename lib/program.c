@@ -79,10 +79,20 @@ static clsort_status full_options(clsort_context *ctx, const clsort_opts *opts, 
                                   size_t size)
 {
     const char *extra = ctx->settings.build_options;
+    const size_t extra_len = strlen(extra);
     if (opts->overflow || ctx->settings.build_options_too_long ||
-        snprintf(buf, size, "%s%s%s", opts->text, *extra ? " " : "", extra) >= (int)size)
+        opts->len + 1 + extra_len >= size)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "build options too long: %s",
                            opts->text);
+    /* Copies, not snprintf(): this runs on every call, before its first launch. */
+    memcpy(buf, opts->text, opts->len);
+    size_t len = opts->len;
+    if (extra_len) {
+        buf[len++] = ' ';
+        memcpy(buf + len, extra, extra_len);
+        len += extra_len;
+    }
+    buf[len] = '\0';
     return CLSORT_OK;
 }
 
