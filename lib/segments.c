@@ -168,6 +168,9 @@ static clsort_status launch_short(clsort_context *ctx, const clsort_job *job, cl
         st = clsort_launch(ctx, k, groups * s->wg, s->wg);
     if (k)
         clReleaseKernel(k);
+    if (st == CLSORT_OK)
+        clsort_profile_last(ctx, "segments", part == 1 ? "short" : part == 2 ? "medium" : "local",
+                            0);
     return st;
 }
 
@@ -213,6 +216,7 @@ static clsort_status describe(clsort_context *ctx, clsort_varseg *v, seg_sort *g
                                ARG(max_tiles), ARG(tile_len), ARG(bins))) != CLSORT_OK ||
          (st = clsort_launch(ctx, tiles_k, (v->tiles + wg - 1) / wg * wg, wg)) != CLSORT_OK))
         goto done;
+    clsort_profile_last(ctx, "segments", "describe", 0);
 done:
     clsort_scan_release(&scan);
     if (count_k)
