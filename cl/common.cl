@@ -82,6 +82,12 @@ inline uint digit_of(key_t bits, uint shift, uint mask)
     return (uint)((bits & KEY_RANGE_MASK) >> shift) & mask;
 }
 
+/* Where a table of 256 per-digit words in local memory keeps digit d: the digit with its low 3 bits
+ * flipped by its top 3. Digits that differ only in their top bits (keys in steps of 16 or 32, as
+ * sorted or aligned data have) then fall in different banks, not all in one or two. Its own
+ * inverse, and a permutation of each run of 32 digits. */
+#define DIGIT_SLOT(d) ((d) ^ (((d) >> 5) & 7))
+
 /*
  * Work-group exclusive scans through local memory (Kogge-Stone: log2(WG) steps). Every work-item of the
  * group must call them; `scratch` holds WG elements. *total receives the sum over the group. They end

@@ -317,7 +317,7 @@ inline uint place_byte(key_t b, uint p) { return digit_of(b, RANGE_BEGIN + 8 * p
 inline void count_bytes(__local uint *h, key_t b)
 {
     for (uint p = 0; p < HIST_PLACES; p++)
-        atomic_inc(&h[p * HBINS + place_byte(b, p)]);
+        atomic_inc(&h[p * HBINS + DIGIT_SLOT(place_byte(b, p))]);
 }
 
 /* Where the histogram kernel leaves, per digit place, how its digits fall: 1 spread (no digit holds
@@ -436,7 +436,7 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
         for (uint k = 0; k < HIST_COPIES; k++)
             c += h[k * HIST_PLACES * HBINS + j];
         if (c) {
-            uint place = j / HBINS, d = j % HBINS;
+            uint place = j / HBINS, d = DIGIT_SLOT(j % HBINS);
             atomic_add(&hist[(place * portions + portion) * HBINS + d], c);
         }
     }
@@ -523,11 +523,12 @@ inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memo
  * holds 60% of the keys, lost 2%); the rest keep the ballots. */
 inline uint warp_match_or(uint d, __local uint *wm)
 {
-    atomic_or(&wm[d], 1u << (get_local_id(0) & 31));
+    __local uint *const entry = wm + DIGIT_SLOT(d);
+    atomic_or(entry, 1u << (get_local_id(0) & 31));
     warp_sync();
-    const uint m = wm[d];
+    const uint m = *entry;
     warp_sync();
-    wm[d] = 0;
+    *entry = 0;
     warp_sync();
     return m;
 }
@@ -722,6 +723,12 @@ inline void scatter_keys(__local const key_t *lkeys, __local const gpos_t *ldelt
 #endif
 #define LMEM_WORDS (LMEM_KV > LMEM_C ? LMEM_KV : LMEM_C)
 
+/* The warps' digit counters, the lane-mask table and the histogram's counts sit at DIGIT_SLOT
+ * (common.cl). H100, 2^28 u32 keys, kernel ms against the plain order, same run: nearly sorted keys
+ * (steps of 16) 4.83 / 5.79, AND of 4 words 5.43 / 5.73, pairs of both 8.73 / 9.64 and 7.67 / 7.82;
+ * the extra ALU work cost uniform keys 5.39 / 5.34, skewed 5.41 / 5.28, AND of 16 words 4.44 / 4.24.
+ * Keeping the plain order where one digit dominates made the pairs' kernel 10-40% slower. */
+
 /* Tile ranks (< TILE <= 2^16) two to a register where PACK_RANKS: registers decide how many
  * work-groups share a compute unit, and so how well one waiting in the look-back is covered by the
  * others. */
@@ -738,9 +745,9 @@ inline uint rank_get(const uint *ranks, uint i) { return (ranks[i >> 1] >> (16 *
 inline void ranks_add_bases(uint *ranks, const key_t *bits, uint shift, __local const uint *mywc)
 {
     for (uint i = 0; i < ITEMS; i += 2) {
-        uint add = mywc[digit_of(bits[i], shift, DIGIT_MASK)];
+        uint add = mywc[DIGIT_SLOT(digit_of(bits[i], shift, DIGIT_MASK))];
         if (i + 1 < ITEMS)
-            add |= mywc[digit_of(bits[i + 1], shift, DIGIT_MASK)] << 16;
+            add |= mywc[DIGIT_SLOT(digit_of(bits[i + 1], shift, DIGIT_MASK))] << 16;
         ranks[i >> 1] += add; /* no carry: each half stays below 2^16 */
     }
 }
@@ -752,7 +759,7 @@ inline uint rank_get(const uint *ranks, uint i) { return ranks[i]; }
 inline void ranks_add_bases(uint *ranks, const key_t *bits, uint shift, __local const uint *mywc)
 {
     for (uint i = 0; i < ITEMS; i++)
-        ranks[i] += mywc[digit_of(bits[i], shift, DIGIT_MASK)];
+        ranks[i] += mywc[DIGIT_SLOT(digit_of(bits[i], shift, DIGIT_MASK))];
 }
 #endif
 
@@ -804,7 +811,7 @@ inline void rank_in_warp(uint *ranks, uint i, uint d, uint peers, uint lt_mask, 
     const uint lt = popcount(peers & lt_mask), c = popcount(peers);
     uint old = 0;
     if (lt == c - 1)
-        old = atomic_add(&mywc[d], c);
+        old = atomic_add(&mywc[DIGIT_SLOT(d)], c);
     rank_set(ranks, i, warp_shfl(old, 31 - clz(peers)) + lt);
 }
 
@@ -850,8 +857,8 @@ inline uint warp_tile_counts(__local uint *wc, __local uint *lcount, __local uin
     if (lid < BINS) {
         uint run = 0;
         for (uint w = 0; w < WARPS; w++) {
-            uint c = wc[w * BINS + lid];
-            wc[w * BINS + lid] = run;
+            uint c = wc[w * BINS + DIGIT_SLOT(lid)];
+            wc[w * BINS + DIGIT_SLOT(lid)] = run;
             run += c;
         }
         /* Keys past the end were ranked as all-ones keys, after every real key: do not count them.
@@ -869,7 +876,7 @@ inline uint warp_tile_counts(__local uint *wc, __local uint *lcount, __local uin
     if (lid < BINS) {
         lstart[lid] = my_start;
         for (uint w = 0; w < WARPS; w++)
-            wc[w * BINS + lid] += my_start;
+            wc[w * BINS + DIGIT_SLOT(lid)] += my_start;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     return lb_excl;
