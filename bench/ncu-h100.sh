@@ -21,7 +21,7 @@ ninja -C build-gpu bench/bench_radix bench/bench_segments bench/cub_radix > "$OU
 [ -x build-gpu/cub_segments ] ||
   nvcc -O3 -std=c++17 -arch=sm_90 -I bench -o build-gpu/cub_segments bench/cub_segments.cu
 cc -O2 -shared -fPIC -o build-gpu/libclrecord.so bench/clrecord.c -ldl
-cc -O2 -I/usr/local/cuda/include -o build-gpu/ptxreplay bench/ptxreplay.c \
+cc -O2 -I/usr/local/cuda/include -I bench -o build-gpu/ptxreplay bench/ptxreplay.c \
   -L/usr/local/cuda/lib64/stubs -lcuda
 export CLSORT_DEVICE=${CLSORT_DEVICE:-nvidia} CLSORT_CACHE_DIR=$PWD/build-gpu/cache
 mkdir -p "$DATA"
