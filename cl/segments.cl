@@ -240,9 +240,11 @@ inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
 #endif
 
 #if SEG_RADIX
-/* One stable pass over the digit at `shift` of the keys (tags 0) or of the segment tags (1). */
+/* One stable pass over the digit at `shift` of the keys (tags 0) or of the segment tags (1);
+ * lt moves with the keys where `carry` (not for a lone segment's keys alone). */
 inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *counters,
-                           __local uint *scratch, uint len, uint per, uint shift, int tags)
+                           __local uint *scratch, uint len, uint per, uint shift, int tags,
+                           int carry)
 {
     const uint lid = get_local_id(0), first = lid * per;
     const uint mine = first < len ? min(per, len - first) : 0;
@@ -251,7 +253,7 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
     for (uint i = 0; i < ITEMS; i++) {
         if (i < mine) {
             k[i] = lk[SLOT(first + i)];
-            t[i] = lt[SLOT(first + i)];
+            t[i] = carry ? lt[SLOT(first + i)] : 0;
             d[i] = tags ? (t[i] >> (TAG_SHIFT + shift)) & (RADIX - 1)
                         : digit_of(k[i], shift, RADIX - 1);
         }
@@ -270,7 +272,8 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
     for (uint i = 0; i < ITEMS; i++) {
         if (i < mine) {
             lk[SLOT(r[i])] = k[i];
-            lt[SLOT(r[i])] = t[i];
+            if (carry)
+                lt[SLOT(r[i])] = t[i];
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -296,7 +299,7 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
  * positions in the group.
  */
 inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint per, uint shift,
-                          int tags)
+                          int tags, int carry)
 {
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const uint first = warp * 32 * per + lane;
@@ -307,7 +310,7 @@ inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint pe
         const uint p = first + i * 32;
         if (i < per) {
             k[i] = p < len ? lk[SLOT(p)] : KEY_ONES;
-            t[i] = p < len ? lt[SLOT(p)] : PAD_TAG << TAG_SHIFT;
+            t[i] = !carry ? 0 : p < len ? lt[SLOT(p)] : PAD_TAG << TAG_SHIFT;
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* every element read before the counters take lk's memory */
@@ -346,7 +349,8 @@ inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint pe
     for (uint i = 0; i < ITEMS; i++) {
         if (i < per) {
             lk[SLOT(r[i])] = k[i];
-            lt[SLOT(r[i])] = t[i];
+            if (carry)
+                lt[SLOT(r[i])] = t[i];
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -358,10 +362,11 @@ inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint pe
 /* The group's len elements in lk and lt sorted; `vary` holds this work-item's key bits that differ
  * from the group's first key, lvary (zeroed before the last barrier) gathers the group's. The tags
  * never decrease with the position, so all share the bits above the highest of
- * tag_span = first tag ^ last tag. */
+ * tag_span = first tag ^ last tag. Without `carry` lt is neither read nor written (a lone segment's
+ * keys: tag_span 0). */
 inline void seg_radix(__local key_t *lk, __local uint *lt, __local uint *counters,
                       __local uint *scratch, __local uint *lvary, key_t vary, uint len,
-                      uint tag_span)
+                      uint tag_span, int carry)
 {
     atomic_or(lvary, (uint)vary);
 #if KEY_BITS == 64
@@ -374,18 +379,24 @@ inline void seg_radix(__local key_t *lk, __local uint *lt, __local uint *counter
 #endif
     const uint per = (len + WG - 1) / WG;
 #if SEG_WARP_RANK /* 8-bit digits ranked by warps */
+    /* Two copies of the pass, with lt's traffic compiled in and out: a flag tested in its loops
+     * cost the groups that carry lt 1-2% (H100, segments of 1 to 128 keys). */
     for (uint shift = 0; shift < KEY_BITS; shift += 8)
-        if (digit_of(varies, shift, 255))
-            seg_warp_pass(lk, lt, len, per, shift, 0);
+        if (digit_of(varies, shift, 255)) {
+            if (carry)
+                seg_warp_pass(lk, lt, len, per, shift, 0, 1);
+            else
+                seg_warp_pass(lk, lt, len, per, shift, 0, 0);
+        }
     for (uint shift = 0; tag_span >> shift; shift += 8)
-        seg_warp_pass(lk, lt, len, per, shift, 1);
+        seg_warp_pass(lk, lt, len, per, shift, 1, 1);
     return;
 #endif
     for (uint shift = 0; shift < KEY_BITS; shift += SEG_DIGIT)
         if (digit_of(varies, shift, RADIX - 1))
-            seg_radix_pass(lk, lt, counters, scratch, len, per, shift, 0);
+            seg_radix_pass(lk, lt, counters, scratch, len, per, shift, 0, carry);
     for (uint shift = 0; tag_span >> shift; shift += SEG_DIGIT)
-        seg_radix_pass(lk, lt, counters, scratch, len, per, shift, 1);
+        seg_radix_pass(lk, lt, counters, scratch, len, per, shift, 1, 1);
 }
 #endif
 
@@ -432,13 +443,16 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
         p2 <<= 1;
     if (radix)
         p2 = len; /* no padding */
+    /* A lone segment's keys sorted by radix need no tags or positions: half the local traffic. */
+    const int carry = !radix || HAS_VALUES || b - a > 1;
     const key_t first = key_to_bits(keys_in[lo]);
     key_t vary = 0;
     for (uint p = lid; p < p2; p += WG) {
         if (p < len) {
             const key_t bits = key_to_bits(keys_in[lo + p]);
             lk[SLOT(p)] = bits;
-            lt[SLOT(p)] = seg_tag(off, a, b, lo, p, n, bad) << TAG_SHIFT | p;
+            if (carry)
+                lt[SLOT(p)] = seg_tag(off, a, b, lo, p, n, bad) << TAG_SHIFT | p;
             vary |= (bits ^ first) & KEY_RANGE_MASK;
         } else {
             lk[SLOT(p)] = 0;
@@ -455,7 +469,8 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
     if (radix)
         seg_radix(lk, lt, (__local uint *)lmem, (__local uint *)lmem + RANK_COUNTERS, lvary,
                   vary, len,
-                  seg_tag(off, a, b, lo, 0, n, bad) ^ seg_tag(off, a, b, lo, len - 1, n, bad));
+                  seg_tag(off, a, b, lo, 0, n, bad) ^ seg_tag(off, a, b, lo, len - 1, n, bad),
+                  carry);
     else
 #endif
         seg_bitonic(lk, lt, p2);
@@ -505,6 +520,23 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
  */
 #define MEDIUM_WAYS 8
 #define NO_SEG ((ulong)-1)
+
+/* Whether the short segments [a, b) of keys without values are sorted one at a time rather than
+ * together: where each takes the radix sort anyway, a lone one needs no tag pass, and its keys alone
+ * move through local memory (seg_group). At most LONE_WAYS of them (with the default BITONIC_MAX a
+ * window holds at most 4). H100, 2^24 u32 keys in segments of 129 to 4,096 keys: 0.92 -> 0.82 ms.
+ * With values the positions move anyway, and the lone sorts' extra passes made the call 2% slower
+ * (1.01 -> 1.03 ms). */
+#define LONE_WAYS 8
+inline int seg_split(__global const ulong *off, ulong a, ulong b, ulong n, uint bad)
+{
+    if (!SEG_RADIX || HAS_VALUES || b - a < 2 || b - a > LONE_WAYS)
+        return 0;
+    for (ulong s = a; s < b; s++)
+        if (seg_off(off, s + 1, n, bad) - seg_off(off, s, n, bad) <= BITONIC_MAX)
+            return 0;
+    return 1;
+}
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
 #if HAS_VALUES
@@ -543,14 +575,17 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
             b--;
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* lmed */
-    /* Step 0 the short segments, step j the medium one of stretch j - 1: one call in a loop, not
-     * several calls, so the kernel's code is there once (PoCL's compile time grows with the
-     * inlined copies). */
-    for (uint j = 0; j <= ways; j++) {
-        const ulong found = j ? lmed[j - 1] : 0;
-        if (j && found == NO_SEG)
+    /* First the short segments (together, or one a step where seg_split says so), then step
+     * shorts + j the medium one of stretch j: one call in a loop, not several calls, so the
+     * kernel's code is there once (PoCL's compile time grows with the inlined copies). */
+    const uint shorts = (part & 1) && seg_split(off, a, b, n, bad) ? (uint)(b - a) : 1;
+    for (uint j = 0; j < shorts + ways; j++) {
+        const uint m = j < shorts ? 0 : j - shorts + 1; /* 1 + the stretch of a medium step */
+        const ulong found = m ? lmed[m - 1] : 0;
+        if (m && found == NO_SEG)
             continue; /* the same for the whole group */
-        const ulong sa = j ? found : a, sb = j ? found + 1 : b;
+        const ulong sa = m ? found : shorts > 1 ? a + j : a;
+        const ulong sb = m ? found + 1 : shorts > 1 ? a + j + 1 : b;
         const ulong lo = seg_off(off, sa, n, bad);
         const uint len = sb > sa ? (uint)(seg_off(off, sb, n, bad) - lo) : 0;
         seg_group(keys_in, keys_out, SEG_VALUES off, sa, sb, lo, len, n, bad, lmem SEG_LVARY);

@@ -402,7 +402,8 @@ static void test_edges(void **state)
  * Groups of exactly 100 and 101 keys (one segment each, long ones between), one segment of 128 per
  * group, many small segments summing past 100, hundreds of empty segments in one group (several tag
  * digits), medium segments (129 to 256 keys, each sorted alone by its group, one of them after
- * short ones), keys that differ in one digit only (the others skipped); every key type, both orders,
+ * short ones), groups of two or more segments of 101 to 128 keys (sorted one at a time), keys that
+ * differ in one digit only (the others skipped); every key type, both orders,
  * values of 0, 4 and 8 bytes, bit ranges.
  */
 #define GROUP_MAX 100
@@ -427,13 +428,16 @@ static void test_radix_groups(void **state)
                         small[] = { 7, 3, 0, 12, 1, 0, 0, 30, 2, 5, 9, 40, 11, 1, 6 },
                         /* medium: more than half a tile, at most a tile (sorted alone by the
                          * group they start in), one after short ones in the same group, long */
-                        medium[] = { 129, 256, 3, 200, 0, 255, 60, 50, 250, 257, 1, 128 };
+                        medium[] = { 129, 256, 3, 200, 0, 255, 60, 50, 250, 257, 1, 128 },
+                        /* two radix-sized ones starting in one group's 128 keys (each sorted
+                         * alone, without tags), and next to a short one */
+                        lone[] = { 101, 110, 101, 128, 105, 3, 102, 120, 127, 101 };
     size_t empties[330] = { 0 }; /* 300 empty segments, then 30 of 1 to 30 keys */
     for (size_t i = 300; i < 330; i++)
         empties[i] = i - 299;
     const struct { const size_t *lens; size_t n_lens; } shapes[] = {
         { at_max, 2 }, { past_max, 2 }, { whole, 1 }, { small, 15 }, { empties, 330 },
-        { medium, 12 },
+        { medium, 12 }, { lone, 10 },
     };
     const size_t n_shapes = sizeof shapes / sizeof shapes[0];
     unsigned i = 0;
@@ -456,6 +460,13 @@ static void test_radix_groups(void **state)
             check_keys(ctx, &s, n, off, n_seg, 300 + i, 0);
             if (!quick || i % 3 == 0)
                 check_keys(ctx, &s, n, off, n_seg, 400 + i, 1);
+            if (quick && i == 0) { /* the shape quick would not reach otherwise */
+                const size_t m = make_offsets(off, lone, 10, n);
+                clsort_spec bare = s; /* keys alone: no positions move with them */
+                bare.value_size = 0;
+                check_keys(ctx, &s, n, off, m, 390, 0);
+                check_keys(ctx, &bare, n, off, m, 391, 1);
+            }
             if (!quick) /* every shape for every type */
                 for (size_t j = 1; j < n_shapes; j++) {
                     const size_t m = make_offsets(off, shapes[(k + j) % n_shapes].lens,
