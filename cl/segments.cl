@@ -296,21 +296,23 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
  * tag, which stay last. A key's rank among its warp's keys of its digit comes from the lanes that
  * share the digit and the warp's counter of that digit (in lk's memory while the elements are in
  * registers); prefixes over the warps and a scan over the digits (in lt's memory) make them
- * positions in the group.
+ * positions in the group. The elements come from lk and lt where `load`, else they are in k and t
+ * already (the group's first pass: seg_group read them from global memory in this order).
  */
-inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint per, uint shift,
-                          int tags, int carry)
+inline void seg_warp_pass(__local key_t *lk, __local uint *lt, key_t *k, uint *t, uint len,
+                          uint per, uint shift, int tags, int carry, int load)
 {
     const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const uint first = warp * 32 * per + lane;
     __local uint *const wc = (__local uint *)lk, *const mine = wc + warp * 256;
-    key_t k[ITEMS];
-    uint t[ITEMS], r[ITEMS];
-    for (uint i = 0; i < ITEMS; i++) {
-        const uint p = first + i * 32;
-        if (i < per) {
-            k[i] = p < len ? lk[SLOT(p)] : KEY_ONES;
-            t[i] = !carry ? 0 : p < len ? lt[SLOT(p)] : PAD_TAG << TAG_SHIFT;
+    uint r[ITEMS];
+    if (load) {
+        for (uint i = 0; i < ITEMS; i++) {
+            const uint p = first + i * 32;
+            if (i < per) {
+                k[i] = p < len ? lk[SLOT(p)] : KEY_ONES;
+                t[i] = !carry ? 0 : p < len ? lt[SLOT(p)] : PAD_TAG << TAG_SHIFT;
+            }
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* every element read before the counters take lk's memory */
@@ -355,18 +357,35 @@ inline void seg_warp_pass(__local key_t *lk, __local uint *lt, uint len, uint pe
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
+
+/* The elements of k and t back to lk and lt unsorted (no pass ran on them). */
+inline void seg_warp_store(__local key_t *lk, __local uint *lt, const key_t *k, const uint *t,
+                           uint len, uint per, int carry)
+{
+    const uint lid = get_local_id(0), first = (lid >> 5) * 32 * per + (lid & 31);
+    for (uint i = 0; i < ITEMS; i++) {
+        const uint p = first + i * 32;
+        if (i < per && p < len) {
+            lk[SLOT(p)] = k[i];
+            if (carry)
+                lt[SLOT(p)] = t[i];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
 #else
 #define SEG_WARP_RANK 0
 #endif
 
-/* The group's len elements in lk and lt sorted; `vary` holds this work-item's key bits that differ
- * from the group's first key, lvary (zeroed before the last barrier) gathers the group's. The tags
- * never decrease with the position, so all share the bits above the highest of
+/* The group's len elements in lk and lt sorted into lk and lt; `vary` holds this work-item's key bits
+ * that differ from the group's first key, lvary (zeroed before the last barrier) gathers the group's.
+ * The tags never decrease with the position, so all share the bits above the highest of
  * tag_span = first tag ^ last tag. Without `carry` lt is neither read nor written (a lone segment's
- * keys: tag_span 0). */
+ * keys: tag_span 0). With the warp ranking the elements are in k and t (seg_warp_pass's order), not
+ * yet in lk and lt. */
 inline void seg_radix(__local key_t *lk, __local uint *lt, __local uint *counters,
                       __local uint *scratch, __local uint *lvary, key_t vary, uint len,
-                      uint tag_span, int carry)
+                      uint tag_span, int carry, key_t *k, uint *t)
 {
     atomic_or(lvary, (uint)vary);
 #if KEY_BITS == 64
@@ -381,15 +400,21 @@ inline void seg_radix(__local key_t *lk, __local uint *lt, __local uint *counter
 #if SEG_WARP_RANK /* 8-bit digits ranked by warps */
     /* Two copies of the pass, with lt's traffic compiled in and out: a flag tested in its loops
      * cost the groups that carry lt 1-2% (H100, segments of 1 to 128 keys). */
+    int load = 0; /* the first pass takes k and t as they are */
     for (uint shift = 0; shift < KEY_BITS; shift += 8)
         if (digit_of(varies, shift, 255)) {
             if (carry)
-                seg_warp_pass(lk, lt, len, per, shift, 0, 1);
+                seg_warp_pass(lk, lt, k, t, len, per, shift, 0, 1, load);
             else
-                seg_warp_pass(lk, lt, len, per, shift, 0, 0);
+                seg_warp_pass(lk, lt, k, t, len, per, shift, 0, 0, load);
+            load = 1;
         }
-    for (uint shift = 0; tag_span >> shift; shift += 8)
-        seg_warp_pass(lk, lt, len, per, shift, 1, 1);
+    for (uint shift = 0; tag_span >> shift; shift += 8) {
+        seg_warp_pass(lk, lt, k, t, len, per, shift, 1, 1, load);
+        load = 1;
+    }
+    if (!load)
+        seg_warp_store(lk, lt, k, t, len, per, carry);
     return;
 #endif
     for (uint shift = 0; shift < KEY_BITS; shift += SEG_DIGIT)
@@ -447,6 +472,32 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
     const int carry = !radix || HAS_VALUES || b - a > 1;
     const key_t first = key_to_bits(keys_in[lo]);
     key_t vary = 0;
+#if SEG_WARP_RANK
+    /* The radix sort's elements straight into registers in the order of its first pass: one trip
+     * through local memory fewer. */
+    key_t k[ITEMS];
+    uint t[ITEMS];
+    if (radix) {
+        const uint per = (len + WG - 1) / WG, at = (lid >> 5) * 32 * per + (lid & 31);
+        for (uint i = 0; i < ITEMS; i++) {
+            const uint p = at + i * 32;
+            if (i < per) {
+                if (p < len) {
+                    const key_t bits = key_to_bits(keys_in[lo + p]);
+                    k[i] = bits;
+                    t[i] = carry ? seg_tag(off, a, b, lo, p, n, bad) << TAG_SHIFT | p : 0;
+                    vary |= (bits ^ first) & KEY_RANGE_MASK;
+                } else {
+                    k[i] = KEY_ONES;
+                    t[i] = carry ? PAD_TAG << TAG_SHIFT : 0;
+                }
+            }
+        }
+    } else
+#else
+    key_t k[1];
+    uint t[1];
+#endif
     for (uint p = lid; p < p2; p += WG) {
         if (p < len) {
             const key_t bits = key_to_bits(keys_in[lo + p]);
@@ -470,7 +521,7 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
         seg_radix(lk, lt, (__local uint *)lmem, (__local uint *)lmem + RANK_COUNTERS, lvary,
                   vary, len,
                   seg_tag(off, a, b, lo, 0, n, bad) ^ seg_tag(off, a, b, lo, len - 1, n, bad),
-                  carry);
+                  carry, k, t);
     else
 #endif
         seg_bitonic(lk, lt, p2);
