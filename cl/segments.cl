@@ -398,15 +398,10 @@ inline void seg_radix(__local key_t *lk, __local uint *lt, __local uint *counter
 #endif
     const uint per = (len + WG - 1) / WG;
 #if SEG_WARP_RANK /* 8-bit digits ranked by warps */
-    /* Two copies of the pass, with lt's traffic compiled in and out: a flag tested in its loops
-     * cost the groups that carry lt 1-2% (H100, segments of 1 to 128 keys). */
     int load = 0; /* the first pass takes k and t as they are */
     for (uint shift = 0; shift < KEY_BITS; shift += 8)
         if (digit_of(varies, shift, 255)) {
-            if (carry)
-                seg_warp_pass(lk, lt, k, t, len, per, shift, 0, 1, load);
-            else
-                seg_warp_pass(lk, lt, k, t, len, per, shift, 0, 0, load);
+            seg_warp_pass(lk, lt, k, t, len, per, shift, 0, carry, load);
             load = 1;
         }
     for (uint shift = 0; tag_span >> shift; shift += 8) {
