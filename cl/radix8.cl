@@ -321,7 +321,8 @@ inline void count_bytes(__local uint *h, key_t b)
 }
 
 /* Where the histogram kernel leaves, per digit place, how its digits fall: 1 spread (no digit holds
- * more than 1/16 of the keys), 2 dominated (one digit holds at least 3/4 of them), else 0. */
+ * more than 1/16 of the keys), 2 dominated (one digit holds at least 3/4 of them), else 0; and, in
+ * bits 8-15, its most frequent digit. */
 #define SPREAD_SLOT ((PLACES + 2) * BINS)
 
 /* offsets[place * BINS + d]: where the first key of digit d goes in the pass over `place`, from the
@@ -333,7 +334,7 @@ inline void place_offsets(__global uint *hist, uint portions, __global ulong *of
                           __local ulong *scratch)
 {
     const uint lid = get_local_id(0), first = lid * DIGITS_PER_ITEM;
-    ulong cnt[DIGITS_PER_ITEM], sum = 0, most = 0;
+    ulong cnt[DIGITS_PER_ITEM], sum = 0, most = 0; /* most: count << 8 | its digit */
     for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
         ulong c = 0;
         if (first + j < BINS)
@@ -350,7 +351,7 @@ inline void place_offsets(__global uint *hist, uint portions, __global ulong *of
             }
         cnt[j] = c;
         sum += c;
-        most = max(most, c);
+        most = max(most, c << 8 | ((first + j) & 0xff));
     }
     ulong total;
     ulong run = wg_exclusive_scan_ulong(sum, scratch, &total);
@@ -363,7 +364,9 @@ inline void place_offsets(__global uint *hist, uint portions, __global ulong *of
     if (lid == 0) {
         for (uint i = 1; i < WG; i++)
             most = max(most, scratch[i]);
-        offsets[SPREAD_SLOT + place] = most * 16 <= total ? 1 : most * 4 >= total * 3 ? 2 : 0;
+        const ulong top = most >> 8;
+        offsets[SPREAD_SLOT + place] =
+            (top * 16 <= total ? 1 : top * 4 >= total * 3 ? 2 : 0) | (most & 0xff) << 8;
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* scratch is the next place's */
 }
@@ -512,6 +515,9 @@ inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memo
 #ifndef MATCH_OR
 #define MATCH_OR 0
 #endif
+#ifndef MATCH_TOP
+#define MATCH_TOP 0
+#endif
 /* MATCH_OR=1 (onesweep): on passes whose digits are spread, the lanes of digit d are found through a
  * per-warp table of 256 lane masks in local memory (zero between uses): each lane ORs its bit into its
  * digit's entry and reads the entry back. Lanes that share a digit serialise on the entry, so passes
@@ -520,7 +526,7 @@ inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memo
  * holds 3/4 of the keys or more take the match instruction, whose cost grows with the number of
  * distinct digits in the warp (at 2^28 keys: AND of 8 words 41.4 -> 45.1 GKey/s, of 16 words 41.9 ->
  * 46.1, constant keys 42.2 -> 46.3; with the threshold at 1/2 the AND of 4 words, whose digit 0
- * holds 60% of the keys, lost 2%); the rest keep the ballots. */
+ * holds 60% of the keys, lost 2%); the rest keep the ballots, or with MATCH_TOP take warp_match_top. */
 inline uint warp_match_or(uint d, __local uint *wm)
 {
     __local uint *const entry = wm + DIGIT_SLOT(d);
@@ -529,6 +535,35 @@ inline uint warp_match_or(uint d, __local uint *wm)
     const uint m = *entry;
     warp_sync();
     *entry = 0;
+    warp_sync();
+    return m;
+}
+
+/* The lanes whose predicate is non-zero. */
+inline uint warp_ballot(uint pred)
+{
+    uint m;
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+                 "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t}"
+                 : "=r"(m)
+                 : "r"(pred));
+    return m;
+}
+
+/* MATCH_OR=1, passes neither spread nor dominated (one digit holds 1/16 to 3/4 of the keys: skewed
+ * keys, ANDs of a few words): the lanes of the pass's most frequent digit `top` by one ballot, the
+ * others through the lane-mask table, where they no longer serialise behind the frequent digit. */
+inline uint warp_match_top(uint d, uint top, __local uint *wm)
+{
+    const uint on_top = warp_ballot(d == top);
+    __local uint *const entry = wm + DIGIT_SLOT(d);
+    if (d != top)
+        atomic_or(entry, 1u << (get_local_id(0) & 31));
+    warp_sync();
+    const uint m = d == top ? on_top : *entry;
+    warp_sync();
+    if (d != top)
+        *entry = 0;
     warp_sync();
     return m;
 }
@@ -816,17 +851,30 @@ inline void rank_in_warp(uint *ranks, uint i, uint d, uint peers, uint lt_mask, 
 }
 
 /* Rank every key of the work-item, finding the lanes of each digit one way (a constant after
- * inlining): 1 the lane-mask table, 2 the match instruction, 0 warp_match_digit. */
+ * inlining): 1 the lane-mask table, 2 the match instruction, 3 a ballot for the digit top and the
+ * table for the rest, 0 warp_match_digit. */
 inline void warp_rank_by(uint way, const key_t *bits, uint *ranks, uint shift, uint lt_mask,
-                         __local uint *mywc, __local uint *mywm)
+                         uint top, __local uint *mywc, __local uint *mywm)
 {
     for (uint i = 0; i < ITEMS; i++) {
         const uint d = digit_of(bits[i], shift, DIGIT_MASK);
         const uint peers = way == 1 ? warp_match_or(d, mywm)
                            : way == 2 ? warp_match_any(d)
+                           : way == 3 ? warp_match_top(d, top, mywm)
                                       : warp_match_digit(d);
         rank_in_warp(ranks, i, d, peers, lt_mask, mywc);
     }
+}
+
+/* Whether most of the warp's lanes share their first key's digit with the lane before: keys that
+ * repeat, which the earlier passes have brought together (skewed keys from the second pass on). The
+ * lane-mask table would serialise those lanes, so such a warp takes the match instruction, fast on
+ * so few distinct digits: 2^28 skewed keys (37% one key) took 5.88 ms with the table in every warp
+ * against 5.43 with the ballots. One look per warp and tile: per key it cost more than it saved. */
+inline int warp_clustered(key_t first, uint shift)
+{
+    const uint d = digit_of(first, shift, DIGIT_MASK);
+    return popcount(warp_ballot(warp_shfl_up(d, 1) == d)) > 16;
 }
 
 /* One loop per way, so that each unrolls with its arrays in registers. Where one digit dominates the
@@ -834,13 +882,17 @@ inline void warp_rank_by(uint way, const key_t *bits, uint *ranks, uint shift, u
 inline void warp_rank(ulong mode, const key_t *bits, uint *ranks, uint shift, __local uint *mywc,
                       __local uint *mywm)
 {
-    const uint lt_mask = lanemask_lt();
-    if (MATCH_OR && LOOKBACK && mode == 1)
-        warp_rank_by(1, bits, ranks, shift, lt_mask, mywc, mywm);
-    else if (MATCH_OR && LOOKBACK && mode == 2)
-        warp_rank_by(2, bits, ranks, shift, lt_mask, mywc, mywm);
+    const uint lt_mask = lanemask_lt(), how = (uint)mode & 0xff, top = (uint)(mode >> 8) & 0xff;
+    if (MATCH_OR && LOOKBACK && how == 1)
+        warp_rank_by(1, bits, ranks, shift, lt_mask, top, mywc, mywm);
+    else if (MATCH_OR && LOOKBACK && how == 2)
+        warp_rank_by(2, bits, ranks, shift, lt_mask, top, mywc, mywm);
+    else if (MATCH_OR && LOOKBACK && MATCH_TOP && !warp_clustered(bits[0], shift))
+        warp_rank_by(3, bits, ranks, shift, lt_mask, top, mywc, mywm);
+    else if (MATCH_OR && LOOKBACK && MATCH_TOP)
+        warp_rank_by(2, bits, ranks, shift, lt_mask, top, mywc, mywm);
     else
-        warp_rank_by(0, bits, ranks, shift, lt_mask, mywc, mywm);
+        warp_rank_by(0, bits, ranks, shift, lt_mask, top, mywc, mywm);
 }
 
 /* After the ranking: per digit (work-item lid < BINS) the warps' counters become exclusive prefixes

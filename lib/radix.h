@@ -19,7 +19,8 @@
 typedef struct radix_shape {
     unsigned digit_bits; /* 8 for radix8, 4 for radix4 */
     unsigned wg, items, ptx, radix_bits, hist_copies;
-    unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table */
+    unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table,
+                    * 3 the table with a ballot for the frequent digit */
     unsigned serial; /* reduce-then-scan with one work-item per tile (CPU devices) */
     unsigned lb_at;  /* warp ranking: when tiles publish their counts (LB_AT in cl/radix8.cl) */
     unsigned kv;     /* warp ranking with values: keys and values reordered together (KV_TOGETHER) */

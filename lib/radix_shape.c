@@ -16,7 +16,7 @@ static size_t local_bytes(const radix_shape *s, size_t key_size, size_t value_si
     const size_t bins = (size_t)1 << s->digit_bits;
     size_t b = bins * (4 + 4 + 8) + 16;
     if (s->ptx) { /* the per-warp counters, reordered keys and reordered values share memory */
-        size_t wc = (size_t)(s->wg / 32) * bins * 4 * (s->match == 2 ? 2 : 1);
+        size_t wc = (size_t)(s->wg / 32) * bins * 4 * (s->match >= 2 ? 2 : 1);
         size_t kv = tile * (s->kv ? key_size + value_size
                                   : key_size > value_size ? key_size : value_size);
         return b + (kv > wc ? kv : wc) + (s->wg / 32) * 4;
@@ -148,9 +148,15 @@ radix_shape clsort_radix_shape(const clsort_context *ctx, unsigned digit_bits, s
     /* Lane masks from a table in local memory instead of eight ballots per key: on an H100 at 2^28
      * keys a binning pass took 1.43 ms against 1.64; at 2^24 and below it was slower. With 4-bit
      * digits (four ballots otherwise), radix4 at 2^28 keys: uniform 30.6 -> 31.0 GKey/s, AND of 4
-     * words 31.3 -> 31.7, constant 32.9 -> 35.0; pairs 15.0 -> 15.4, 15.5 -> 15.7, 16.6 -> 17.6. */
+     * words 31.3 -> 31.7, constant 32.9 -> 35.0; pairs 15.0 -> 15.4, 15.5 -> 15.7, 16.6 -> 17.6.
+     * radix8 there also takes the table on passes where one digit holds 1/16 to 3/4 of the keys,
+     * that digit's lanes found by a ballot (MATCH_TOP, cl/radix8.cl): H100, 2^28 keys, against the
+     * ballots, same run: skewed 5.42-5.45 -> 4.90 ms (pairs 7.86-7.90 -> 7.64-7.67), AND of 2
+     * words 5.85-5.86 -> 5.54 (pairs 8.47-8.50 -> 8.49-8.52), of 3 5.60-5.63 -> 5.24-5.26 (7.97-8.00
+     * -> 7.86-7.87), of 4 5.45-5.48 -> 5.03-5.05 (7.69-7.71 -> 7.53-7.54); uniform keys level
+     * (5.41 against 5.43-5.46, pairs 9.24-9.25 against 9.23). Not measured with 4-bit digits. */
     if (s.ptx && n >= LARGE_N)
-        s.match = 2;
+        s.match = digit_bits == 8 ? 3 : 2;
     apply_settings(&ctx->settings, &s);
     if (!s.hist_copies)
         s.hist_copies = 1;
@@ -299,7 +305,8 @@ void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_
     clsort_opts_add_if(b, r->job->n > 0xffffffffu, "WIDE", 1);
     clsort_opts_add_if(b, ctx->settings.radix_lb_win > 0, "LB_WIN", ctx->settings.radix_lb_win);
     clsort_opts_add_if(b, s->ptx && s->match == 1, "MATCH_ANY", 1);
-    clsort_opts_add_if(b, s->ptx && s->match == 2, "MATCH_OR", 1);
+    clsort_opts_add_if(b, s->ptx && s->match >= 2, "MATCH_OR", 1);
+    clsort_opts_add_if(b, s->ptx && s->match == 3, "MATCH_TOP", 1);
     clsort_opts_add_if(b, s->kv, "KV_TOGETHER", 1);
     clsort_opts_add_if(b, s->ptx && r->lookback && s->lb_at, "LB_AT", s->lb_at);
     clsort_opts_add_if(b, s->hist_copies > 1, "HIST_COPIES", s->hist_copies);

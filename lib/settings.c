@@ -140,7 +140,7 @@ static void radix(clsort_settings *s)
     /* Set even when empty (then 0). */
     s->radix_ptx_set = getenv("CLSORT_RADIX8_PTX") != NULL;
     s->radix_ptx = (unsigned)number(s, "CLSORT_RADIX8_PTX", 0, 1, 0);
-    s->radix_match = (int)number(s, "CLSORT_RADIX8_MATCH", 0, 2, (unsigned long long)-1);
+    s->radix_match = (int)number(s, "CLSORT_RADIX8_MATCH", 0, 3, (unsigned long long)-1);
     s->radix_lb_at = (int)number(s, "CLSORT_RADIX8_LB_AT", 0, 2, (unsigned long long)-1);
     const unsigned long long kv = number(s, "CLSORT_RADIX8_KV", 0, 1, 2);
     s->radix_kv = kv == 2 ? -1 : (int)kv;
