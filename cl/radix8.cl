@@ -51,6 +51,9 @@
 #ifndef HIST_COPIES
 #define HIST_COPIES 1
 #endif
+#ifndef HIST_VEC
+#define HIST_VEC 0
+#endif
 #ifndef HAS_VALUES
 #define HAS_VALUES 0
 #endif
@@ -410,15 +413,21 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
     /* HIST_LOADS vector loads in flight per work-item before their counts: one at a time leaves the
      * memory system idle between a load and the atomics that need it (H100, 2^28 keys: 0.629 ms
      * against 0.651). The host sizes runs in steps of WG * 4 * HIST_LOADS keys. start is a multiple
-     * of 4 and buffers start aligned, so the loads go through a pointer to the vector type: with
-     * vload4(), which promises only the element's alignment, NVIDIA's compiler issued four scalar
-     * loads, each using 8 of a sector's 32 bytes, and their wavefronts shared the L1 pipe with the
-     * counters' atomics (Nsight Compute, 2^28 u32 keys: 0.711 ms against CUB's 0.563). */
+     * of 4 and buffers start aligned, so with HIST_VEC (large inputs) the loads go through a
+     * pointer to the vector type: with vload4(), which promises only the element's alignment,
+     * NVIDIA's compiler issued four scalar loads, each using 8 of a sector's 32 bytes, and their
+     * wavefronts shared the L1 pipe with the counters' atomics (Nsight Compute, 2^28 u32 keys: 0.711
+     * ms against CUB's 0.563). Smaller inputs were faster with vload4() (lib/radix_shape.c). */
+#if HIST_VEC
     __global const key4_t *const keys4 = (__global const key4_t *)keys;
+#define HIST_LOAD4(at) keys4[(at) / 4]
+#else
+#define HIST_LOAD4(at) vload4(0, keys + (at))
+#endif
     for (; i + (ulong)WG * 4 * (HIST_LOADS - 1) + 3 < end; i += (ulong)WG * 4 * HIST_LOADS) {
         key4_t k[HIST_LOADS];
         for (uint j = 0; j < HIST_LOADS; j++)
-            k[j] = keys4[(i + (ulong)j * WG * 4) / 4];
+            k[j] = HIST_LOAD4(i + (ulong)j * WG * 4);
         for (uint j = 0; j < HIST_LOADS; j++) {
             count_bytes(mine, key_to_bits(k[j].x));
             count_bytes(mine, key_to_bits(k[j].y));
@@ -428,7 +437,7 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
     }
     /* Then single vector loads, and the last up to 3 keys, which one work-item finds at i. */
     for (; i + 3 < end; i += (ulong)WG * 4) {
-        const key4_t k = keys4[i / 4];
+        const key4_t k = HIST_LOAD4(i);
         count_bytes(mine, key_to_bits(k.x));
         count_bytes(mine, key_to_bits(k.y));
         count_bytes(mine, key_to_bits(k.z));

@@ -10,6 +10,7 @@
 #define HIST_BINS 256 /* the up-front histogram counts whole bytes */
 #define MAX_HIST_TILES 64 /* tiles counted by one histogram work-group, at most */
 #define HIST_GROUPS_PER_CU 4
+#define HIST_VEC_BYTES ((cl_ulong)256 << 20) /* from these many bytes of keys, HIST_VEC */
 #define HIST_LOADS 4 /* vector loads of 4 keys in flight per histogram work-item (cl/radix8.cl) */
 /* radix-hybrid where the tuning table names none: bytes of records per wave of buckets. */
 #define HYBRID_WAVE_BYTES ((size_t)8 << 20)
