@@ -133,6 +133,16 @@ inline uint lanemask_lt(void)
     asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
     return m;
 }
+/* The lanes whose predicate is non-zero. */
+inline uint warp_ballot(uint pred)
+{
+    uint m;
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+                 "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t}"
+                 : "=r"(m)
+                 : "r"(pred));
+    return m;
+}
 /* The lanes of the warp whose d agrees with this lane's in its low `bits` bits: one ballot per
  * bit, the lanes that agree on each intersected. */
 inline uint warp_match_bits(uint d, uint bits)

@@ -552,17 +552,6 @@ inline uint warp_match_or(uint d, __local uint *wm)
     return m;
 }
 
-/* The lanes whose predicate is non-zero. */
-inline uint warp_ballot(uint pred)
-{
-    uint m;
-    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t"
-                 "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t}"
-                 : "=r"(m)
-                 : "r"(pred));
-    return m;
-}
-
 /* MATCH_OR=1, passes neither spread nor dominated (one digit holds 1/16 to 3/4 of the keys: skewed
  * keys, ANDs of a few words): the lanes of the pass's most frequent digit `top` by one ballot, the
  * others through the lane-mask table, where they no longer serialise behind the frequent digit. */
