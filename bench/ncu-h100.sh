@@ -6,6 +6,7 @@
 # Then ncu profiles the replay's kernels and CUB's, with clocks at base as ncu sets them.
 #   CASES: radix:FILE[:pairs] (bench_radix's DIST-LOG2N.u32/.u64, made when missing; keys unless
 #   :pairs) or segments:MIX-LOG2N (default "radix:uniform-28.u32 radix:q4-28.u32 segments:medium-24")
+#   HIST=1: the radix cases profile the up-front histogram kernels too (ours and CUB's)
 # Writes $OUT/ncu.md (a table per case) and the full ncu output beside it.
 set -euo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -38,7 +39,11 @@ for c in $CASES; do
         --reps 1 --kinds "$kind" "$f" > /dev/null
       passes=$(grep -c ' radix8_bin ' "$rec/ops.txt")
       ours="-k regex:radix8_bin -c $passes"
-      cub=(build-gpu/bench/cub_radix --reps 1 --kinds "$kind" "$f"); cubk="-k regex:Onesweep -c $passes" ;;
+      cub=(build-gpu/bench/cub_radix --reps 1 --kinds "$kind" "$f"); cubk="-k regex:Onesweep -c $passes"
+      if [ "${HIST:-0}" = 1 ]; then
+        ours="-k regex:radix8_histogram|radix8_bin -c $((passes + 1))"
+        cubk="-k regex:Histogram|Onesweep -c $((passes + 1))"
+      fi ;;
     segments)
       mix=${arg%-*}; lg=${arg##*-}
       REC_DIR=$rec LD_PRELOAD=$PWD/build-gpu/libclrecord.so build-gpu/bench/bench_segments \
