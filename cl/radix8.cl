@@ -871,8 +871,9 @@ inline void warp_rank_by(uint way, const key_t *bits, uint *ranks, uint shift, u
 /* Whether most of the warp's lanes share their first key's digit with the lane before: keys that
  * repeat, which the earlier passes have brought together (skewed keys from the second pass on). The
  * lane-mask table would serialise those lanes, so such a warp takes the match instruction, fast on
- * so few distinct digits: 2^28 skewed keys (37% one key) took 5.88 ms with the table in every warp
- * against 5.43 with the ballots. One look per warp and tile: per key it cost more than it saved. */
+ * so few distinct digits: 2^28 skewed keys (37% one key) took 5.88 ms of wall time with the table
+ * in every warp against 5.43 with the ballots. One look per warp and tile: per key it cost more
+ * than it saved. */
 inline int warp_clustered(key_t first, uint shift)
 {
     const uint d = digit_of(first, shift, DIGIT_MASK);
