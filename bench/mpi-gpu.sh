@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # On a GPU machine (repository root): build clsort and clsort-mpi, then time clsort-mpi with G ranks
 # (one GPU each where the host has G GPUs; shared otherwise) on generated files, each output compared
-# byte for byte with clsort's. Prints the --stats phases and the wall time of each run.
+# byte for byte with clsort's. Prints the --stats phases and the wall time of each run, clsort's own
+# wall time on one GPU and the I/O floor (the input copied to a new file), both in the same run.
 #   RANKS ("1 2 4")  LOG2N (30)  INPUTS ("u32 zipf u64kv"; also u64kvzipf)  DIR (/tmp/mpi-gpu)
+#   HOST_MERGE=1: each G > 1 run again with --merge host   MPIRUN_ARGS: more mpirun options
 set -uo pipefail
 RANKS=${RANKS:-"1 2 4"}; LOG2N=${LOG2N:-30}; INPUTS=${INPUTS:-"u32 zipf u64kv"}
 D=${DIR:-/tmp/mpi-gpu}; mkdir -p "$D"
 source tools/gpu-env.sh
 source tools/gpu-mpi.sh
 [ -f build-gpu/build.ninja ] || meson setup build-gpu -Dcub_bench=disabled -Dmpi=enabled >/dev/null
-ninja -C build-gpu >/dev/null || { ninja -C build-gpu | tail -20; exit 1; }
+ninja -C build-gpu cli/clsort cli/mpi/clsort-mpi >/dev/null ||
+    { ninja -C build-gpu cli/clsort cli/mpi/clsort-mpi | tail -20; exit 1; }
 C=build-gpu/cli/clsort
-nvidia-smi -L; build-gpu/bench/membw 4
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 n=$((1 << LOG2N))
 for in in $INPUTS; do
   case $in in
@@ -21,17 +24,28 @@ for in in $INPUTS; do
     u64kvzipf) opts=(-t u64 --value-size 8) gen=(-t u64 --value-size 8 --dist zipf:1.1) ;;
     *) echo "unknown input $in"; exit 1 ;;
   esac
-  $C gen -n $n "${gen[@]}" -o "$D/$in.bin" -f && $C "${opts[@]}" -i "$D/$in.bin" -o "$D/ref.bin" || exit 1
+  tag="[$in 2^$LOG2N]"
+  $C gen -n $n "${gen[@]}" -o "$D/$in.bin" -f || exit 1
+  t0=$(date +%s%N); cat "$D/$in.bin" > "$D/floor.bin"; echo "$tag I/O floor (copy to a new file) $(ms $t0) ms"
+  rm -f "$D/floor.bin"
+  t0=$(date +%s%N); $C "${opts[@]}" -i "$D/$in.bin" -o "$D/ref.bin" || exit 1
+  echo "$tag clsort on one GPU: wall $(ms $t0) ms"
   for g in $RANKS; do
-    t0=$(date +%s%N)
-    # The ICD variable is passed on explicitly: one machine's mpirun handed ranks only its first
-    # entry (PoCL), and they sorted on the CPU.
-    mpirun --bind-to none --map-by slot -n "$g" env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" \
-      build-gpu/cli/mpi/clsort-mpi "${opts[@]}" -i "$D/$in.bin" -o "$D/out.bin" --stats 2>&1 |
-      sed "s/^/[$in 2^$LOG2N G=$g] /"
-    t1=$(date +%s%N)
-    same=different; cmp -s "$D/out.bin" "$D/ref.bin" && same="same as clsort"
-    echo "[$in 2^$LOG2N G=$g] wall $(( (t1 - t0) / 1000000 )) ms, output $same"
+    merges=(device); [ "${HOST_MERGE:-0}" = 1 ] && [ "$g" -gt 1 ] && merges+=(host)
+    for mg in "${merges[@]}"; do
+      t0=$(date +%s%N)
+      # The ICD variable is passed on explicitly: one machine's mpirun handed ranks only its first
+      # entry (PoCL), and they sorted on the CPU.
+      # shellcheck disable=SC2086
+      mpirun --bind-to none --map-by slot ${MPIRUN_ARGS:-} -n "$g" \
+        env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" \
+        build-gpu/cli/mpi/clsort-mpi "${opts[@]}" --merge $mg -i "$D/$in.bin" -o "$D/out.bin" \
+        --stats 2>&1 | sed "s/^/$tag G=$g $mg /"
+      wall=$(ms $t0)
+      same=different; cmp -s "$D/out.bin" "$D/ref.bin" && same="same as clsort"
+      echo "$tag G=$g merge on the $mg: wall $wall ms, output $same"
+      rm -f "$D/out.bin"
+    done
   done
-  rm -f "$D/$in.bin" "$D/ref.bin" "$D/out.bin"
+  rm -f "$D/$in.bin" "$D/ref.bin"
 done

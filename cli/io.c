@@ -5,6 +5,7 @@
  */
 #include "io.h"
 #include "cli.h"
+#include "prefault.h"
 #include "progress.h"
 #include "settings.h"
 #include "signals.h"
@@ -47,52 +48,13 @@ uint64_t io_resident_bytes(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
 }
 
-typedef struct touch_part {
-    volatile unsigned char *p;
-    size_t bytes, page;
-} touch_part;
-
-static void *touch(void *arg)
-{
-    const touch_part *t = arg;
-    for (size_t at = 0; at < t->bytes; at += t->page)
-        t->p[at] = 0;
-    return NULL;
-}
-
 void io_prefault(void *buf, size_t bytes, int all)
 {
-    enum { MIN_BYTES = 64 << 20, MAX_THREADS = 16 };
+    enum { MIN_BYTES = 64 << 20 };
     if (!buf || !bytes || (bytes < MIN_BYTES && !all))
         return;
-    const long pg = sysconf(_SC_PAGESIZE), cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const size_t page = pg > 0 ? (size_t)pg : 4096;
-#ifdef MADV_HUGEPAGE
-    /* the whole pages inside buf; a system without transparent huge pages says no, harmlessly */
-    const uintptr_t lo = ((uintptr_t)buf + page - 1) / page * page;
-    const uintptr_t hi = ((uintptr_t)buf + bytes) / page * page;
-    if (hi > lo)
-        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#endif
-    const size_t n = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (size_t)cpus;
-    pthread_t th[MAX_THREADS];
-    touch_part parts[MAX_THREADS];
-    int started[MAX_THREADS] = { 0 };
-    const size_t share = (bytes / n + page - 1) / page * page;
-    for (size_t i = 0; i < n; i++) {
-        const size_t from = i * share < bytes ? i * share : bytes;
-        const size_t to = from + share < bytes ? from + share : bytes;
-        parts[i] = (touch_part){ (unsigned char *)buf + from, to - from, page };
-        if (i)
-            started[i] = pthread_create(&th[i], NULL, touch, &parts[i]) == 0;
-    }
-    touch(&parts[0]);
-    for (size_t i = 1; i < n; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            touch(&parts[i]);
-    }
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    prefault(buf, bytes, cpus < 1 ? 1 : (unsigned)cpus);
 }
 
 uint64_t io_physical_memory(void)

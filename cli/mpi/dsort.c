@@ -4,6 +4,7 @@
  */
 #include "dsort.h"
 #include "../cli.h"
+#include "../prefault.h"
 
 #include <mpi.h>
 
@@ -153,8 +154,11 @@ void dsort_read(job *j)
             dsort_fail(j, EXIT_DEVICE, "cannot allocate %llu bytes for this rank's %llu records "
                        "(a share larger than memory: run more ranks)",
                        (unsigned long long)(j->m * j->rs), (unsigned long long)j->m);
-        else if (!dsort_injected(j, PH_READ))
+        else if (!dsort_injected(j, PH_READ)) {
+            /* MPI-IO's one thread would fault the pages in as it copies: 4 GiB took 4.2 s */
+            prefault(j->data, j->m * j->rs, j->threads);
             dsort_file_io(j, f, j->a->input, 0, j->lo * j->rs, j->data, j->m * j->rs);
+        }
     }
     MPI_File_close(&f);
 }
@@ -282,12 +286,21 @@ void dsort_local(job *j)
         return;
     }
     /* stable: equal keys keep their order within the slice, which the splitters rely on */
+    clsort_stats stats = {0};
     clsort_status st = clsort_sort_records(j->ctx, &j->spec, j->data, j->m, j->rs, 0, 0, NULL,
-                                           NULL);
+                                           &stats);
+    dsort_device_times(j, 0, &stats);
     if (st != CLSORT_OK)
         dsort_fail(j, dsort_status_exit(st), "sort of %llu records on %s: %s (%d) %s",
                    (unsigned long long)j->m, j->device, clsort_status_string(st), st,
                    clsort_error_detail(j->ctx));
+}
+
+void dsort_device_times(job *j, int which, const clsort_stats *stats)
+{
+    j->device_ms[which][0] = stats->kernel_ms;
+    j->device_ms[which][1] = stats->upload_ms;
+    j->device_ms[which][2] = stats->download_ms;
 }
 
 uint64_t dsort_order_at(job *j, uint64_t i)

@@ -5,7 +5,8 @@
  *   dsort_local     the slice sorted on the rank's device (stable)
  *   dsort_sample    splitters from a regular sample of every rank's sorted slice
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
- *   dsort_merge     the received pieces merged, on several threads (merge.c)
+ *   dsort_merge     the received pieces merged: a stable sort on the device, or on the host's
+ *                   threads (merge.c)
  *   dsort_write     each rank's part written at its offset into a temporary file, renamed into place
  * Records compare as (clsort_key_order(), input position). A rank's sorted slice is stable, so a
  * record's (order, rank, index in the sorted slice) compares the same way and needs no positions:
@@ -28,6 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* job.merge_threads of a merge by a stable sort on the device */
+#define MERGED_ON_DEVICE UINT_MAX
+
 enum { PH_READ, PH_SORT, PH_SAMPLE, PH_EXCHANGE, PH_MERGE, PH_WRITE, N_PHASES };
 
 typedef struct job {
@@ -46,7 +50,7 @@ typedef struct job {
     uint64_t out_n;
     uint64_t piece_bytes;      /* largest message of the exchange and the file I/O */
     unsigned threads;          /* --parallel, else the host's online cores over its ranks */
-    unsigned merge_threads;    /* the threads the merge used */
+    unsigned merge_threads;    /* the threads the merge used; 0: one piece, no merge */
     uint64_t budget;           /* bytes of records this rank may hold */
     int ext_local;             /* the slice sorted in runs, into the file sorted_fd */
     int ext_recv;              /* the received pieces in the file recv_fd, merged into the output */
@@ -59,6 +63,7 @@ typedef struct job {
     char device[128];
     char tmp[PATH_MAX];        /* the temporary output (rank 0 made it), "" when none */
     double ms[N_PHASES];
+    double device_ms[2][3];    /* the local sort's and the device merge's kernels, upload, download */
     int fail_rank;             /* testing: this rank fails at fail_phase (-1: none) */
     int fail_phase;
     int code;                  /* this rank's first error (an exit status), 0 for none */
@@ -80,6 +85,9 @@ int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
                   unsigned char *buf, uint64_t len);
 /* Exit status of a library error, as clsort gives it. */
 int dsort_status_exit(clsort_status st);
+
+/* Record a device sort's kernel and transfer times (which: 0 the local sort, 1 the merge). */
+void dsort_device_times(job *j, int which, const clsort_stats *stats);
 
 void dsort_open(job *j);
 void dsort_read(job *j);

@@ -4,6 +4,7 @@
  */
 #include "dsort.h"
 #include "../cli.h"
+#include "../prefault.h"
 
 #include <mpi.h>
 
@@ -131,13 +132,21 @@ static void exchange_in_pieces(job *j, const uint64_t *sdisp, const uint64_t *rd
     }
 }
 
-/* Where the received records go: memory when they and the merge fit the budget (with the slice
- * still held during the exchange), else a temporary file merged into the output later. */
+/* Where the received records go: memory when they fit the budget with the slice still held during
+ * the exchange, and then with their merge (the device's needs what the local sort needed: a
+ * gathered copy, the keys, a permutation, staging slots; the host's an output and the orders), else
+ * a temporary file merged into the output later. */
 static void receive_into(job *j)
 {
-    const unsigned __int128 need = (unsigned __int128)j->recv_total * (2 * j->rs + 8) +
-                                   (j->ext_local ? 0 : (unsigned __int128)j->m * j->rs);
-    j->ext_recv = need > j->budget;
+    const unsigned __int128 r = j->recv_total, rs = j->rs;
+    const unsigned __int128 held = r * rs + (j->ext_local ? 0 : (unsigned __int128)j->m * rs);
+    const unsigned __int128 bytes = r * rs;
+    const unsigned __int128 merge =
+        j->a->merge_host ? r * (2 * rs + 8)
+                         : r * (2 * rs + 32) + clsort_staging_bytes(j->ctx, bytes == (size_t)bytes
+                                                                              ? (size_t)bytes
+                                                                              : SIZE_MAX);
+    j->ext_recv = (held > merge ? held : merge) > j->budget;
     if (j->ext_recv) {
         j->recv_fd = ext_temp(j, "the records this rank receives", j->recv_total * j->rs,
                              &j->recv_dir);
@@ -148,6 +157,8 @@ static void receive_into(job *j)
         dsort_fail(j, EXIT_DEVICE, "cannot allocate %llu bytes for the %llu records this rank "
                    "receives", (unsigned long long)(j->recv_total * j->rs),
                    (unsigned long long)j->recv_total);
+    else /* MPI's copies would fault its pages in one at a time */
+        prefault(j->recv, j->recv_total * j->rs, j->threads);
 }
 
 void dsort_exchange(job *j)

@@ -65,7 +65,9 @@ static void help(void)
            "  -T, --temporary-directory DIR\n"
            "                        where the runs go (repeatable; default $TMPDIR, else\n"
            "                        /tmp)\n"
-           "      --parallel N      merge threads of each rank (default: the host's online\n"
+           "      --merge WHERE     where each rank merges the pieces it receives: device\n"
+           "                        (default; a stable sort of them) or host (threads)\n"
+           "      --parallel N      host threads of each rank (default: the host's online\n"
            "                        cores over its ranks, at least 1)\n"
            "      --stats           each phase's time (the slowest rank's) and each rank's\n"
            "                        share of the output\n"
@@ -78,7 +80,7 @@ static void help(void)
 }
 
 enum { O_INPUT = 1, O_OUTPUT, O_TYPE, O_KV, O_VALUE_SIZE, O_DESC, O_REVERSE, O_BITS, O_DEVICE,
-       O_STATS, O_PARALLEL, O_BUFFER_SIZE, O_TEMP_DIR, O_HELP, O_VERSION };
+       O_STATS, O_PARALLEL, O_MERGE, O_BUFFER_SIZE, O_TEMP_DIR, O_HELP, O_VERSION };
 
 static const opt_def defs[] = {
     {"input", 'i', 1, O_INPUT},     {"output", 'o', 1, O_OUTPUT},
@@ -87,7 +89,7 @@ static const opt_def defs[] = {
     {"reverse", 'r', 0, O_REVERSE}, {"bits", 0, 1, O_BITS},
     {"device", 'd', 1, O_DEVICE},   {"stats", 0, 0, O_STATS},
     {"parallel", 0, 1, O_PARALLEL}, {"buffer-size", 'S', 1, O_BUFFER_SIZE},
-    {"temporary-directory", 'T', 1, O_TEMP_DIR},
+    {"temporary-directory", 'T', 1, O_TEMP_DIR}, {"merge", 0, 1, O_MERGE},
     {"help", 'h', 0, O_HELP},       {"version", 0, 0, O_VERSION},
     {NULL, 0, 0, 0},
 };
@@ -162,6 +164,13 @@ int parse_mpi_args(int argc, char **argv, mpi_args *a)
                 return EXIT_USAGE;
             }
             a->parallel = (unsigned)v;
+            break;
+        case O_MERGE:
+            if (strcmp(arg, "device") != 0 && strcmp(arg, "host") != 0) {
+                msg_error("--merge %s: expected device or host", arg);
+                return EXIT_USAGE;
+            }
+            a->merge_host = strcmp(arg, "host") == 0;
             break;
         case O_BUFFER_SIZE:
             if (opt_parse_memory(&st, arg, &a->buffer_size, &a->buffer_percent) != 0)

@@ -69,8 +69,9 @@ static unsigned default_threads(const job *j)
 
 static void print_stats(job *j)
 {
-    double slowest[N_PHASES];
+    double slowest[N_PHASES], dev[2][3];
     MPI_Reduce(j->ms, slowest, N_PHASES, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(j->device_ms, dev, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t *shares = j->rank == 0 ? malloc((size_t)j->size * sizeof *shares) : NULL;
     unsigned *threads = j->rank == 0 ? malloc(4 * (size_t)j->size * sizeof *threads) : NULL;
     char *devices = j->rank == 0 ? malloc((size_t)j->size * sizeof j->device) : NULL;
@@ -86,6 +87,11 @@ static void print_stats(job *j)
                 (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type));
         for (int ph = 0; ph < N_PHASES; ph++) {
             fprintf(stderr, "  %-10s %10.3f ms (slowest rank)\n", phase_label[ph], slowest[ph]);
+            /* of the device sorts in it, what the device itself took */
+            const double *d = ph == PH_SORT ? dev[0] : ph == PH_MERGE ? dev[1] : NULL;
+            if (d && d[0] + d[1] + d[2] > 0)
+                fprintf(stderr, "    on the device: kernels %.3f, upload %.3f, download %.3f ms "
+                        "(the most of any rank)\n", d[0], d[1], d[2]);
             total += slowest[ph];
         }
         fprintf(stderr, "  %-10s %10.3f ms (sum of the phases)\n", "total", total);
@@ -94,9 +100,15 @@ static void print_stats(job *j)
             char safe[512];
             mpi_sanitize(safe, sizeof safe, devices + (size_t)r * sizeof j->device);
             const unsigned *f = threads + 4 * r, t = f[0];
-            fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s, merged on %u "
-                    "thread%s", r, (unsigned long long)shares[r],
-                    fair > 0 ? 100.0 * shares[r] / fair : 0.0, safe, t, t == 1 ? "" : "s");
+            fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s, ", r,
+                    (unsigned long long)shares[r], fair > 0 ? 100.0 * shares[r] / fair : 0.0,
+                    safe);
+            if (t == MERGED_ON_DEVICE)
+                fprintf(stderr, "merged on the device");
+            else if (t == 0)
+                fprintf(stderr, "one piece, no merge");
+            else
+                fprintf(stderr, "merged on %u thread%s", t, t == 1 ? "" : "s");
             /* beyond the budget: where the external sorts went */
             if (f[2])
                 fprintf(stderr, ", slice sorted in runs");

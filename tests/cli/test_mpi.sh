@@ -105,10 +105,17 @@ for m in "${merges[@]}"; do
     # shellcheck disable=SC2086
     "$CLSORT" $sopts -i mt.bin -o mt.ref 2> err.txt || { not_ok "clsort $sopts -i mt.bin"; continue; }
     # shellcheck disable=SC2086
-    run_mpi $p $sopts --parallel $t -i mt.bin -o mt.out --stats
+    run_mpi $p $sopts --merge host --parallel $t -i mt.bin -o mt.out --stats
     expect_status "$what" 0
     same_file "$what: as clsort sorts it" mt.out mt.ref
     check "$what: merged on $t threads" test "$(grep -c "merged on $t threads" err.txt)" -eq $p
+    # the default: a stable sort of the pieces on the device
+    # shellcheck disable=SC2086
+    run_mpi $p $sopts -i mt.bin -o mt.out --stats
+    expect_status "$p ranks, $sopts, $dist, merged on the device" 0
+    same_file "$p ranks, $sopts, $dist, merged on the device: as clsort sorts it" mt.out mt.ref
+    check "$p ranks, $sopts, $dist: every rank merged on the device" \
+        test "$(grep -c "merged on the device" err.txt)" -eq $p
 done
 rm -f mt.bin mt.ref mt.out
 
@@ -229,6 +236,9 @@ expect_message "--value-size 3" "3 is not a value size (0, 4 or 8 bytes)"
 run_mpi 2 --parallel 0 -i two.bin -o x
 expect_status "--parallel 0" 1
 expect_message "--parallel 0" "--parallel 0: expected 1 to 256 threads"
+run_mpi 2 --merge gpu -i two.bin -o x
+expect_status "--merge gpu" 1
+expect_message "--merge gpu" "--merge gpu: expected device or host"
 check "usage errors: no output" test ! -e x
 
 finish
