@@ -5,6 +5,7 @@
 # wall time on one GPU and the I/O floor (the input copied to a new file), both in the same run.
 #   RANKS ("1 2 4")  LOG2N (30)  INPUTS ("u32 zipf u64kv"; also u64kvzipf)  DIR (/tmp/mpi-gpu)
 #   HOST_MERGE=1: each G > 1 run again with --merge host   MPIRUN_ARGS: more mpirun options
+#   MPI_OPTS: more clsort-mpi options (e.g. -S 100Gi where the system reports too little memory)
 set -uo pipefail
 RANKS=${RANKS:-"1 2 4"}; LOG2N=${LOG2N:-30}; INPUTS=${INPUTS:-"u32 zipf u64kv"}
 D=${DIR:-/tmp/mpi-gpu}; mkdir -p "$D"
@@ -39,7 +40,7 @@ for in in $INPUTS; do
       # shellcheck disable=SC2086
       mpirun --bind-to none --map-by slot ${MPIRUN_ARGS:-} -n "$g" \
         env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" \
-        build-gpu/cli/mpi/clsort-mpi "${opts[@]}" --merge $mg -i "$D/$in.bin" -o "$D/out.bin" \
+        build-gpu/cli/mpi/clsort-mpi "${opts[@]}" ${MPI_OPTS:-} --merge $mg -i "$D/$in.bin" -o "$D/out.bin" \
         --stats 2>&1 | sed "s/^/$tag G=$g $mg /"
       wall=$(ms $t0)
       same=different; cmp -s "$D/out.bin" "$D/ref.bin" && same="same as clsort"

@@ -100,6 +100,20 @@ int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
     return 0;
 }
 
+unsigned __int128 dsort_sort_need(const job *j, uint64_t n)
+{
+    const unsigned __int128 bytes = (unsigned __int128)n * j->rs;
+    const size_t staging =
+        clsort_staging_bytes(j->ctx, bytes == (size_t)bytes ? (size_t)bytes : SIZE_MAX);
+    const unsigned width = 8 * (unsigned)clsort_key_type_size(j->spec.key_type);
+    if (!j->a->value_size && !j->spec.begin_bit && (!j->spec.end_bit || j->spec.end_bit == width))
+        return bytes + staging; /* keys on all their bits: sorted in place */
+    if (!j->a->value_size)
+        return bytes + (unsigned __int128)n * 8 + staging; /* and their positions */
+    /* records: a gathered copy, the keys and a permutation (the host's way, the most it takes) */
+    return (unsigned __int128)n * (2 * j->rs + 32) + staging;
+}
+
 void dsort_read(job *j)
 {
     const char *in = j->a->input;
@@ -136,14 +150,8 @@ void dsort_read(job *j)
         const unsigned __int128 n = j->n;
         j->lo = (uint64_t)(n * (unsigned)j->rank / (unsigned)j->size);
         j->m = (uint64_t)(n * (unsigned)(j->rank + 1) / (unsigned)j->size) - j->lo;
-        /* the local sort's peak: the slice, its gathered copy, the keys, a permutation and the
-         * library's pinned staging slots where it takes them; beyond the budget the slice is
-         * sorted in runs (external.c), which read it themselves */
-        const uint64_t bytes = j->m * j->rs;
-        const unsigned __int128 need =
-            (unsigned __int128)j->m * (2 * j->rs + 32) +
-            clsort_staging_bytes(j->ctx, bytes == (size_t)bytes ? (size_t)bytes : SIZE_MAX);
-        j->ext_local = need > j->budget;
+        /* beyond the budget the slice is sorted in runs (external.c), which read it themselves */
+        j->ext_local = dsort_sort_need(j, j->m) > j->budget;
         if (j->ext_local) {
             dsort_injected(j, PH_READ);
             MPI_File_close(&f);

@@ -86,6 +86,10 @@ int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
 /* Exit status of a library error, as clsort gives it. */
 int dsort_status_exit(clsort_status st);
 
+/* Host bytes a clsort_sort_records() of n of this job's records takes at its peak, the records
+ * included: the library's pinned staging slots, and, unless the records are keys sorted on every
+ * bit (sorted in place), positions, or a gathered copy, keys and a permutation. */
+unsigned __int128 dsort_sort_need(const job *j, uint64_t n);
 /* Record a device sort's kernel and transfer times (which: 0 the local sort, 1 the merge). */
 void dsort_device_times(job *j, int which, const clsort_stats *stats);
 

@@ -133,19 +133,13 @@ static void exchange_in_pieces(job *j, const uint64_t *sdisp, const uint64_t *rd
 }
 
 /* Where the received records go: memory when they fit the budget with the slice still held during
- * the exchange, and then with their merge (the device's needs what the local sort needed: a
- * gathered copy, the keys, a permutation, staging slots; the host's an output and the orders), else
- * a temporary file merged into the output later. */
+ * the exchange, and then with their merge (the device's takes what a local sort of them would; the
+ * host's an output and the orders), else a temporary file merged into the output later. */
 static void receive_into(job *j)
 {
     const unsigned __int128 r = j->recv_total, rs = j->rs;
     const unsigned __int128 held = r * rs + (j->ext_local ? 0 : (unsigned __int128)j->m * rs);
-    const unsigned __int128 bytes = r * rs;
-    const unsigned __int128 merge =
-        j->a->merge_host ? r * (2 * rs + 8)
-                         : r * (2 * rs + 32) + clsort_staging_bytes(j->ctx, bytes == (size_t)bytes
-                                                                              ? (size_t)bytes
-                                                                              : SIZE_MAX);
+    const unsigned __int128 merge = j->a->merge_host ? r * (2 * rs + 8) : dsort_sort_need(j, r);
     j->ext_recv = (held > merge ? held : merge) > j->budget;
     if (j->ext_recv) {
         j->recv_fd = ext_temp(j, "the records this rank receives", j->recv_total * j->rs,

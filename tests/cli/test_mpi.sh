@@ -138,12 +138,12 @@ least_mpi() {
 }
 # P, records a rank, gen options, sort options, distribution, whether every rank's runs go to
 # files (the first: slices sorted in runs that may fit memory). A rank sorts in runs where its
-# slice takes more than the budget at 2R + 32 bytes a record: 450000 u32 keys take 17 MiB, well
-# above the 7 MiB or so the least -S + 3 leaves (at 300000, 11 MiB, one run had a rank sort in
-# memory: what a rank holds varies by a few MiB from run to run)
-exts=("2|450000|-t u32|-t u32 -r|few:2|0"
-      "1|1500000|-t u32|-t u32|uniform|1"
-      "2|700000|-t f64|-t f64 --desc|few:3|1"
+# slice's sort takes more than the budget: keys alone are sorted in place (R bytes a record), records
+# take 2R + 32. 4000000 u32 keys take 15 MiB, well above the 7 MiB or so the least -S + 3 leaves
+# (what a rank holds varies by a few MiB from run to run)
+exts=("2|4000000|-t u32|-t u32 -r|few:2|0"
+      "1|4000000|-t u32|-t u32|uniform|1"
+      "2|2000000|-t f64|-t f64 --desc|few:3|1"
       "3|400000|-t u64 --value-size 8|-t u64 --value-size 8|constant|1"
       "4|500000|-t i32 --kv|-t i32 --kv -r|zipf:1.5|1")
 for e in "${exts[@]}"; do
