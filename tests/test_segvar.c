@@ -265,13 +265,17 @@ static void test_mix(void **state)
     const size_t n_lens = quick ? 17 : sizeof mix / sizeof mix[0];
     const size_t n_seg = make_offsets(off, lens, n_lens, n);
     unsigned i = 0;
+    /* quick (the simulator's run): one order a type, both orders and every value size still met by
+     * the 32-bit and the 64-bit keys; the full run takes every combination */
     for (int t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
         for (int desc = 0; desc < 2; desc++, i++) {
+            if (quick && desc != t % 2)
+                continue;
             clsort_spec s;
             spec_default(&s);
             s.key_type = (clsort_key_type)t;
             s.descending = desc;
-            s.value_size = (size_t[]){ 4, 0, 8 }[i % 3];
+            s.value_size = (size_t[]){ 4, 0, 8 }[(quick ? (unsigned)t : i) % 3];
             check(ctx, &s, n, off, n_seg, 100 + i);
         }
     free(off);
