@@ -330,6 +330,10 @@ static void test_types(void **state)
     const size_t n = quick ? 200 : full ? 300007 : 20011;
     for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t++)
         for (int desc = 0; desc < 2; desc++) {
+            /* quick (the simulator's run): one order a type, both orders still met by the 32-bit
+             * and the 64-bit keys */
+            if (quick && desc != (int)t % 2)
+                continue;
             const unsigned w = (unsigned)clsort_key_type_size(t) * 8;
             const int dists[] = { D_SPECIAL, D_BUCKETS, D_FEW };
             for (size_t di = 0; di < 3; di++) { /* each with a value size of its own */
