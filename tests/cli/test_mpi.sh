@@ -63,13 +63,18 @@ for p in 1 2 3 4; do
         run_mpi $p $sopts -i "$in" -o out.$p.bin --stats
         expect_status "$p ranks, $name, $dist" 0
         same_file "$p ranks, $name, $dist: as clsort sorts it" out.$p.bin "$in.ref"
+        cp err.txt stats.txt # check() writes err.txt
+        # the default merge is the device's (a rank that received one piece, as one rank always
+        # does, has nothing to merge)
+        [ $status -ne 0 ] || check "$p ranks, $name, $dist: merged on the device" \
+            test "$(grep -c "records out .*\(merged on the device\|one piece, no merge\)" stats.txt)" -eq $p
         if [ $p -gt 1 ] && [ "$dist" != uniform ] && [ $status -eq 0 ]; then
             # the largest share against n/P (a little over from the sample's resolution)
-            max=$(sed -n 's/^ *rank [0-9]*: \([0-9]*\) records out.*/\1/p' err.txt | sort -n | tail -1)
+            max=$(sed -n 's/^ *rank [0-9]*: \([0-9]*\) records out.*/\1/p' stats.txt | sort -n | tail -1)
             limit=$((N * 105 / 100 / p + p))
             check "$p ranks, $name, $dist: largest share ${max:-?} <= $limit" test "${max:-999999999}" -le $limit
         fi
-        rm -f out.$p.bin
+        rm -f out.$p.bin stats.txt
     done
 done
 
@@ -172,9 +177,9 @@ rm -f ext.ref ext.out
 # a failure with runs: a missing -T directory, and a rank that fails at the write (its merge
 # streams into the output): every rank stops, the old output stays, nothing is left behind
 cp two.bin kept.bin
-least=$(least_mpi 2 -T runs -i ext.bin)
+least=$(least_mpi 2 -t i32 --kv -T runs -i ext.bin)
 S=$((${least:-100} + 3))Mi
-run_mpi 2 -S "$S" -T runs/missing -i ext.bin -o kept.bin
+run_mpi 2 -t i32 --kv -S "$S" -T runs/missing -i ext.bin -o kept.bin
 expect_status "-T a missing directory" 3
 every_rank "-T a missing directory" 2 3
 expect_message "-T a missing directory" "cannot create a temporary file in runs/missing"
