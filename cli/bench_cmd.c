@@ -234,6 +234,7 @@ static double prepare(bench *b, uint64_t n, const dist_spec *dist, int pairs, ui
     gen_state g;
     gen_init(&g, dist, CLSORT_KEY_U32, b->a.common.seed, n);
     gen_keys(&g, b->keys, (size_t)n);
+    gen_done(&g);
     if (pairs)
         for (size_t i = 0; i < n; i++)
             b->values[i] = (uint32_t)i;

@@ -13,9 +13,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -302,21 +305,118 @@ static void zipf_init(gen_state *g)
     g->z_sv = 2 - zipf_h_integral_inverse(zipf_h_integral(2.5, s) - zipf_h(2, s), s);
 }
 
-/* A rank in [0, 2^32): rank 0 is the most frequent. */
-static inline uint32_t zipf_rank(gen_state *g)
+#define ZIPF_REJECTED UINT64_MAX
+
+/* One attempt on one draw in [0, 1): a rank in [0, 2^32) (rank 0 is the most frequent), or
+ * ZIPF_REJECTED. */
+static inline uint64_t zipf_try(const gen_state *g, double draw)
 {
-    double s = g->dist.s;
-    for (;;) {
-        double u = g->z_hn + next_double(g->s) * (g->z_hx1 - g->z_hn);
-        double x = zipf_h_integral_inverse(u, s);
-        double k = floor(x + 0.5);
-        if (k < 1)
-            k = 1;
-        else if (k > ZIPF_RANKS)
-            k = ZIPF_RANKS;
-        if (k - x <= g->z_sv || u >= zipf_h_integral(k + 0.5, s) - zipf_h(k, s))
-            return (uint32_t)(k - 1);
+    const double s = g->dist.s;
+    double u = g->z_hn + draw * (g->z_hx1 - g->z_hn);
+    double x = zipf_h_integral_inverse(u, s);
+    double k = floor(x + 0.5);
+    if (k < 1)
+        k = 1;
+    else if (k > ZIPF_RANKS)
+        k = ZIPF_RANKS;
+    if (k - x <= g->z_sv || u >= zipf_h_integral(k + 0.5, s) - zipf_h(k, s))
+        return (uint64_t)(k - 1);
+    return ZIPF_REJECTED;
+}
+
+typedef struct zipf_part {
+    const gen_state *g;
+    const double *draw;
+    uint64_t *rank;
+    size_t n;
+    pthread_t thread;
+} zipf_part;
+
+static void *zipf_part_main(void *arg)
+{
+    const zipf_part *p = arg;
+    for (size_t i = 0; i < p->n; i++)
+        p->rank[i] = zipf_try(p->g, p->draw[i]);
+    return NULL;
+}
+
+/* One round: n draws taken in order, tried on the threads, results in g->z_rank. */
+static void zipf_round(gen_state *g, size_t n, size_t threads)
+{
+    enum { MAX_THREADS = 32 };
+    for (size_t i = 0; i < n; i++)
+        g->z_draw[i] = next_double(g->s);
+    threads = threads > MAX_THREADS ? MAX_THREADS : threads;
+    const size_t share = (n + threads - 1) / threads;
+    zipf_part parts[MAX_THREADS];
+    int started[MAX_THREADS] = { 0 };
+    for (size_t t = 0; t < threads; t++) {
+        const size_t from = t * share < n ? t * share : n;
+        const size_t to = from + share < n ? from + share : n;
+        parts[t] = (zipf_part){ .g = g, .draw = g->z_draw + from, .rank = g->z_rank + from,
+                                .n = to - from };
+        if (t)
+            started[t] = pthread_create(&parts[t].thread, NULL, zipf_part_main, &parts[t]) == 0;
     }
+    zipf_part_main(&parts[0]);
+    for (size_t t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(parts[t].thread, NULL);
+        else
+            zipf_part_main(&parts[t]);
+    }
+}
+
+/* The next count Zipf keys (ranks offset and mixed), 4 or 8 bytes each. Each attempt takes one draw
+ * and is accepted or not on that draw alone, so the draws are taken in order on this thread, tried
+ * on several (the logarithms and exponentials are what cost: 16 GiB of u32 keys took 3 minutes on
+ * one thread), and the accepted ones, in draw order, are the ranks one attempt after another gives.
+ * A round takes at most as many draws as keys are missing, so it never takes one too many. */
+static void zipf_keys(gen_state *g, void *keys, size_t count, int wide, uint64_t off)
+{
+    enum { MIN_ROUND = 1 << 14, MAX_ROUND = 1 << 20 };
+    uint32_t *k32 = keys;
+    uint64_t *k64 = keys;
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t filled = 0;
+    if (cpus > 1 && count >= MIN_ROUND && !g->z_draw) { /* kept for the next calls */
+        g->z_cap = count < MAX_ROUND ? count : MAX_ROUND;
+        g->z_draw = malloc(g->z_cap * sizeof *g->z_draw);
+        g->z_rank = malloc(g->z_cap * sizeof *g->z_rank);
+        if (!g->z_draw || !g->z_rank)
+            gen_done(g); /* one thread, then */
+    }
+    while (g->z_rank && count - filled >= MIN_ROUND) {
+        const size_t n = count - filled < g->z_cap ? count - filled : g->z_cap;
+        zipf_round(g, n, (size_t)cpus);
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = g->z_rank[i];
+            if (r == ZIPF_REJECTED)
+                continue;
+            if (wide)
+                k64[filled++] = fmix64(r + off);
+            else
+                k32[filled++] = fmix32((uint32_t)r + (uint32_t)off);
+        }
+    }
+    while (filled < count) {
+        const uint64_t r = zipf_try(g, next_double(g->s));
+        if (r == ZIPF_REJECTED)
+            continue;
+        if (wide)
+            k64[filled++] = fmix64(r + off);
+        else
+            k32[filled++] = fmix32((uint32_t)r + (uint32_t)off);
+    }
+}
+
+void gen_done(gen_state *g)
+{
+    free(g->z_draw);
+    free(g->z_rank);
+    g->z_draw = NULL;
+    g->z_rank = NULL;
+    g->z_cap = 0;
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -390,12 +490,9 @@ static void gen32(gen_state *g, uint32_t *keys, size_t count)
         }
         break;
     }
-    case DIST_ZIPF: {
-        uint32_t off = g->constant;
-        for (size_t i = 0; i < count; i++)
-            keys[i] = fmix32(zipf_rank(g) + off);
+    case DIST_ZIPF:
+        zipf_keys(g, keys, count, 0, g->constant);
         break;
-    }
     }
 }
 
@@ -441,12 +538,9 @@ static void gen64(gen_state *g, uint64_t *keys, size_t count)
         }
         break;
     }
-    case DIST_ZIPF: {
-        uint64_t off = g->constant64;
-        for (size_t i = 0; i < count; i++)
-            keys[i] = fmix64(zipf_rank(g) + off);
+    case DIST_ZIPF:
+        zipf_keys(g, keys, count, 1, g->constant64);
         break;
-    }
     }
 }
 

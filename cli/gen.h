@@ -46,6 +46,9 @@ typedef struct gen_state {
     uint64_t constant64; /* 64-bit keys: the same */
     /* zipf: rejection-inversion sampler (Hörmann and Derflinger) */
     double z_hx1, z_hn, z_sv;
+    double *z_draw;    /* zipf: a round's draws and their ranks, tried on several threads */
+    uint64_t *z_rank;
+    size_t z_cap;
 } gen_state;
 
 /* Set up a generator of n keys of type t. */
@@ -53,5 +56,7 @@ void gen_init(gen_state *g, const dist_spec *d, clsort_key_type t, uint64_t seed
 /* The next count keys (of the generator's type, count * clsort_key_type_size() bytes); the sequence
  * does not depend on how it is cut into calls. */
 void gen_keys(gen_state *g, void *keys, size_t count);
+/* Free what the generator holds (gen_init() takes nothing that needs it; zipf keys may). */
+void gen_done(gen_state *g);
 
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { BLOCK = 1 << 16 };
+enum { BLOCK = 1 << 20 };
 
 static int generate(const gen_args *a, output_file *kout, output_file *vout)
 {
@@ -48,6 +48,7 @@ static int generate(const gen_args *a, output_file *kout, output_file *vout)
             }
         }
     }
+    gen_done(&g);
     free(keys);
     free(buf);
     return rc;
