@@ -367,6 +367,15 @@ static void zipf_round(gen_state *g, size_t n, size_t threads)
     }
 }
 
+/* Key `at` from its rank: offset and mixed, 4 or 8 bytes. */
+static inline void zipf_put(void *keys, int wide, size_t at, uint64_t rank, uint64_t off)
+{
+    if (wide)
+        ((uint64_t *)keys)[at] = fmix64(rank + off);
+    else
+        ((uint32_t *)keys)[at] = fmix32((uint32_t)rank + (uint32_t)off);
+}
+
 /* The next count Zipf keys (ranks offset and mixed), 4 or 8 bytes each. Each attempt takes one draw
  * and is accepted or not on that draw alone, so the draws are taken in order on this thread, tried
  * on several (the logarithms and exponentials are what cost: 16 GiB of u32 keys took 3 minutes on
@@ -375,8 +384,6 @@ static void zipf_round(gen_state *g, size_t n, size_t threads)
 static void zipf_keys(gen_state *g, void *keys, size_t count, int wide, uint64_t off)
 {
     enum { MIN_ROUND = 1 << 14, MAX_ROUND = 1 << 20 };
-    uint32_t *k32 = keys;
-    uint64_t *k64 = keys;
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t filled = 0;
     if (cpus > 1 && count >= MIN_ROUND && !g->z_draw) { /* kept for the next calls */
@@ -389,24 +396,14 @@ static void zipf_keys(gen_state *g, void *keys, size_t count, int wide, uint64_t
     while (g->z_rank && count - filled >= MIN_ROUND) {
         const size_t n = count - filled < g->z_cap ? count - filled : g->z_cap;
         zipf_round(g, n, (size_t)cpus);
-        for (size_t i = 0; i < n; i++) {
-            const uint64_t r = g->z_rank[i];
-            if (r == ZIPF_REJECTED)
-                continue;
-            if (wide)
-                k64[filled++] = fmix64(r + off);
-            else
-                k32[filled++] = fmix32((uint32_t)r + (uint32_t)off);
-        }
+        for (size_t i = 0; i < n; i++)
+            if (g->z_rank[i] != ZIPF_REJECTED)
+                zipf_put(keys, wide, filled++, g->z_rank[i], off);
     }
     while (filled < count) {
         const uint64_t r = zipf_try(g, next_double(g->s));
-        if (r == ZIPF_REJECTED)
-            continue;
-        if (wide)
-            k64[filled++] = fmix64(r + off);
-        else
-            k32[filled++] = fmix32((uint32_t)r + (uint32_t)off);
+        if (r != ZIPF_REJECTED)
+            zipf_put(keys, wide, filled++, r, off);
     }
 }
 

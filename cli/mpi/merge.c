@@ -1,6 +1,7 @@
 /*
  * clsort-mpi's merge (see dsort.h): the pieces a rank received, one sorted piece per sending rank,
- * merged by (key order, sending rank) on several threads. Pieces from lower ranks hold earlier
+ * merged by (key order, sending rank): by default a stable sort of them on the device
+ * (device_merge), with --merge host on several threads, as follows. Pieces from lower ranks hold earlier
  * input positions, so that order is the one of (key order, input position) the splitters use.
  * The output is cut into equal parts by co-ranking: for each part's first output record, the
  * number of records each piece contributes before it, found by binary search in that same order.
