@@ -201,6 +201,8 @@ typedef struct clsort_tuning {
         struct {
             unsigned wg, items;           /* keys only */
             unsigned pair_wg, pair_items; /* with values */
+            unsigned pair_lb_win;         /* radix8 with values: predecessors a look-back step
+                                           * reads (LB_WIN in cl/radix8.cl; 0 its default) */
         } large;
         /* radix8 of 64-bit keys there (0: the shapes above, items halved until the tile fits in
          * local memory) */

@@ -24,6 +24,7 @@ typedef struct radix_shape {
                     * 3 the table with a ballot for the frequent digit */
     unsigned serial; /* reduce-then-scan with one work-item per tile (CPU devices) */
     unsigned lb_at;  /* warp ranking: when tiles publish their counts (LB_AT in cl/radix8.cl) */
+    unsigned lb_win; /* look-back: predecessors read at a time (LB_WIN in cl/radix8.cl; 0 default) */
     unsigned kv;     /* warp ranking with values: keys and values reordered together (KV_TOGETHER) */
     size_t tile;
 } radix_shape;

@@ -90,6 +90,14 @@ static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_si
         s->wg = t->radix.large64.wg;
         s->items = t->radix.large64.items;
     }
+    /* With values, tiles that read one predecessor at a time in the look-back (LB_WIN=1) instead
+     * of four: H100, wall ms, same run, two rounds, default / one at a time: u32 pairs 2^24
+     * 0.646-0.649 / 0.641-0.642, 2^26 2.334-2.346 / 2.282-2.294, 2^28 9.070-9.087 / 8.852-8.868
+     * (CUB 9.263-9.268); u64 pairs 2^24 1.740-1.747 / 1.724-1.725, 2^27 13.43-13.44 / 13.03-13.08
+     * (CUB 13.00-13.01). Keys alone lose by it (2^28 u32 5.39 -> 5.62) and two at a time is level
+     * with four (5.39-5.42). */
+    if (value_size && s->digit_bits == 8)
+        s->lb_win = t->radix.large.pair_lb_win;
     /* 4-bit digits: 16 counters per warp and 16 look-back chains per tile leave the tile's
      * ranking cheaper, so the best shapes differ. Twice the passes make the values' second
      * reorder in local memory cost more than halving the tile does, so with values the keys
@@ -118,6 +126,8 @@ static void apply_settings(const clsort_settings *set, radix_shape *s)
         s->match = (unsigned)set->radix_match;
     if (set->radix_lb_at >= 0)
         s->lb_at = (unsigned)set->radix_lb_at;
+    if (set->radix_lb_win > 0)
+        s->lb_win = (unsigned)set->radix_lb_win;
     if (set->radix_kv >= 0)
         s->kv = (unsigned)set->radix_kv;
 }
@@ -309,7 +319,7 @@ void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_
     clsort_opts_add_if(b, s->ptx, "USE_PTX", 1);
     clsort_opts_add_if(b, s->wg & (s->wg - 1), "WG_ANY", 1); /* warp ranking: any multiple of 32 */
     clsort_opts_add_if(b, r->job->n > 0xffffffffu, "WIDE", 1);
-    clsort_opts_add_if(b, ctx->settings.radix_lb_win > 0, "LB_WIN", ctx->settings.radix_lb_win);
+    clsort_opts_add_if(b, r->lookback && s->lb_win, "LB_WIN", s->lb_win);
     clsort_opts_add_if(b, s->ptx && s->match == 1, "MATCH_ANY", 1);
     clsort_opts_add_if(b, s->ptx && s->match >= 2, "MATCH_OR", 1);
     clsort_opts_add_if(b, s->ptx && s->match == 3, "MATCH_TOP", 1);
