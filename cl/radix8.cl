@@ -324,9 +324,10 @@ inline void count_bytes(__local uint *h, key_t b)
 }
 
 /* Where the histogram kernel leaves, per digit place, how its digits fall: 1 spread (no digit holds
- * more than 1/16 of the keys), 2 dominated (one digit holds at least 3/4 of them), else 0; and, in
- * bits 8-15, its most frequent digit. */
+ * more than 1/16 of the keys), 2 dominated (one digit holds at least 3/4 of them), else 0; in bits
+ * 8-15, its most frequent digit; and ONE_DIGIT where that digit holds every key. */
 #define SPREAD_SLOT ((PLACES + 2) * BINS)
+#define ONE_DIGIT (1ul << 16)
 
 /* offsets[place * BINS + d]: where the first key of digit d goes in the pass over `place`, from the
  * counts of all portions; offsets[SPREAD_SLOT + place]: how that place's digits fall (above). Each
@@ -368,8 +369,8 @@ inline void place_offsets(__global uint *hist, uint portions, __global ulong *of
         for (uint i = 1; i < WG; i++)
             most = max(most, scratch[i]);
         const ulong top = most >> 8;
-        offsets[SPREAD_SLOT + place] =
-            (top * 16 <= total ? 1 : top * 4 >= total * 3 ? 2 : 0) | (most & 0xff) << 8;
+        offsets[SPREAD_SLOT + place] = (top * 16 <= total ? 1 : top * 4 >= total * 3 ? 2 : 0) |
+                                       (most & 0xff) << 8 | (top == total ? ONE_DIGIT : 0);
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* scratch is the next place's */
 }
@@ -1140,6 +1141,20 @@ void radix8_bin(BIN_PARAMS)
                                 &tstart, &count, &ref VSEG_ARG);
     if (VARSEG && count == 0)
         return; /* a spare tile of variable segments (uniform over the group) */
+#if LOOKBACK
+    /* Every key has the same digit here (constant keys, keys narrower than their type): the pass
+     * moves every key to where it is, so the tile is copied as it is, with no ranking and no
+     * look-back (a caller that waits has the host leave such passes out instead). Every portion
+     * of the pass is such a copy, so none needs the running offsets or status words. */
+    if (offsets[SPREAD_SLOT + (shift - RANGE_BEGIN) / DIGIT_BITS] & ONE_DIGIT) {
+        for (uint p = get_local_id(0); p < count; p += WG) {
+            keys_out[tstart + p] = keys_in[tstart + p];
+            if (HAS_VALUES)
+                vals_out[tstart + p] = vals_in[tstart + p];
+        }
+        return;
+    }
+#endif
     bin_steps(keys_in, keys_out, vals_in, vals_out, tstart, count, tile, shift, status, offsets,
               offsets, off_index, off_next, num_tiles, &ref, BIN_LOCAL_ARGS);
 }
