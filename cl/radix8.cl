@@ -1141,7 +1141,10 @@ void radix8_bin(BIN_PARAMS)
                                 &tstart, &count, &ref VSEG_ARG);
     if (VARSEG && count == 0)
         return; /* a spare tile of variable segments (uniform over the group) */
-#if LOOKBACK
+#ifndef ONE_DIGIT_COPY
+#define ONE_DIGIT_COPY 1 /* 0: such passes rank and move their keys like any other (comparisons) */
+#endif
+#if LOOKBACK && ONE_DIGIT_COPY
     /* Every key has the same digit here (constant keys, keys narrower than their type): the pass
      * moves every key to where it is, so the tile is copied as it is, with no ranking and no
      * look-back (a caller that waits has the host leave such passes out instead). Every portion
