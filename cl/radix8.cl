@@ -328,6 +328,16 @@ inline void count_bytes(__local uint *h, key_t b)
  * 8-15, its most frequent digit; and ONE_DIGIT where that digit holds every key. */
 #define SPREAD_SLOT ((PLACES + 2) * BINS)
 #define ONE_DIGIT (1ul << 16)
+/* Every key has the same digit in a place (constant keys, keys narrower than their type): its pass
+ * moves every key to where it is, so each tile writes back what it read, with no ranking and no
+ * look-back; every portion of the pass does, so none needs the running offsets or status words. A
+ * caller that waits has the host leave such passes out instead. ONE_DIGIT_COPY=0 ranks them like
+ * any other (comparisons). */
+#ifndef ONE_DIGIT_COPY
+#define ONE_DIGIT_COPY 1
+#endif
+#define ONE_DIGIT_PASS(modes, shift)                                                               \
+    (ONE_DIGIT_COPY && LOOKBACK && (modes[SPREAD_SLOT + ((shift)-RANGE_BEGIN) / DIGIT_BITS] & ONE_DIGIT))
 
 /* offsets[place * BINS + d]: where the first key of digit d goes in the pass over `place`, from the
  * counts of all portions; offsets[SPREAD_SLOT + place]: how that place's digits fall (above). Each
@@ -1079,6 +1089,18 @@ inline void bin_steps(BIN_STEP_PARAMS, __local ulong *lmem, __local uint *lcount
     uint ranks[RANK_WORDS], dig4[(ITEMS + 3) / 4];
     ranks_clear(ranks);
     load_striped(bits, keys_in, tstart, count, wbase);
+    if (ONE_DIGIT_PASS(modes, shift)) {
+        for (uint i = 0; i < ITEMS; i++)
+            if (wbase + i * 32 < count)
+                keys_out[tstart + wbase + i * 32] = bits_to_key(bits[i]);
+        if (HAS_VALUES) {
+            load_values_striped(vals, vals_in, tstart, count, wbase);
+            for (uint i = 0; i < ITEMS; i++)
+                if (wbase + i * 32 < count)
+                    vals_out[tstart + wbase + i * 32] = vals[i];
+        }
+        return;
+    }
     warp_counters_clear(wc);
     __local uint *const mywc = wc + warp * BINS, *const mywm = wc + (WARPS + warp) * BINS;
     const ulong mode = match_mode(modes, shift, mywm);
@@ -1118,6 +1140,17 @@ inline void bin_steps(BIN_STEP_PARAMS, __local key_t *lkeys, __local uint *lcoun
     key_t bits[ITEMS];
     uint idx[HAS_VALUES ? ITEMS : 1];
     load_blocked(bits, idx, keys_in, tstart, count);
+    if (ONE_DIGIT_PASS(modes, shift)) {
+        for (uint i = 0; i < ITEMS; i++) {
+            const uint pos = get_local_id(0) * ITEMS + i;
+            if (pos < count) {
+                keys_out[tstart + pos] = bits_to_key(bits[i]);
+                if (HAS_VALUES)
+                    vals_out[tstart + pos] = LOAD_VALUE(vals_in + tstart + pos);
+            }
+        }
+        return;
+    }
     for (uint sub = 0; sub < DIGIT_BITS; sub += RADIX_BITS)
         rank_sub_digit(bits, idx, shift, sub, counters, scan_scratch, lkeys, lidx);
     tile_bounds(lkeys, count, shift, lcount, lstart, lend);
@@ -1141,23 +1174,6 @@ void radix8_bin(BIN_PARAMS)
                                 &tstart, &count, &ref VSEG_ARG);
     if (VARSEG && count == 0)
         return; /* a spare tile of variable segments (uniform over the group) */
-#ifndef ONE_DIGIT_COPY
-#define ONE_DIGIT_COPY 1 /* 0: such passes rank and move their keys like any other (comparisons) */
-#endif
-#if LOOKBACK && ONE_DIGIT_COPY
-    /* Every key has the same digit here (constant keys, keys narrower than their type): the pass
-     * moves every key to where it is, so the tile is copied as it is, with no ranking and no
-     * look-back (a caller that waits has the host leave such passes out instead). Every portion
-     * of the pass is such a copy, so none needs the running offsets or status words. */
-    if (offsets[SPREAD_SLOT + (shift - RANGE_BEGIN) / DIGIT_BITS] & ONE_DIGIT) {
-        for (uint p = get_local_id(0); p < count; p += WG) {
-            keys_out[tstart + p] = keys_in[tstart + p];
-            if (HAS_VALUES)
-                vals_out[tstart + p] = vals_in[tstart + p];
-        }
-        return;
-    }
-#endif
     bin_steps(keys_in, keys_out, vals_in, vals_out, tstart, count, tile, shift, status, offsets,
               offsets, off_index, off_next, num_tiles, &ref, BIN_LOCAL_ARGS);
 }
