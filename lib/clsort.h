@@ -254,7 +254,8 @@ typedef struct clsort_stats {
     unsigned programs_built;  /**< programs compiled from source during this call */
     unsigned programs_cached; /**< programs loaded from the on-disk cache during this call */
     /** Digit passes left out because every key had the same digit there (onesweep reads this from
-     *  its up-front histogram; keys below 2^16 skip 2 of 4 passes, equal keys all 4). */
+     *  its up-front histogram; keys below 2^16 skip 2 of 4 passes, equal keys all 4). Through
+     *  clsort_enqueue(), which does not wait, such a pass copies each tile as it is instead. */
     unsigned passes_skipped;
     /* clsort_sort_stream() only (0 otherwise). upload_ms and download_ms are then the device's
      * transfer time, which overlaps the reads and writes. */
