@@ -270,8 +270,27 @@ static void test_scan_strategy(void **state)
     free(info);
 }
 
+/* n keys of a distribution with their indices as values, and the reference sort of both. */
+static void pairs_and_reference(uint32_t *k, uint32_t *v, uint32_t *rk, uint32_t *rv, size_t n,
+                                test_dist d, uint64_t seed)
+{
+    test_fill_keys(k, n, d, seed);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint32_t)i;
+    memcpy(rk, k, n * 4);
+    memcpy(rv, v, n * 4);
+    test_reference_sort(rk, rv, n);
+}
+
+/* The buffers' n keys and values read into k and v, and compared with the reference. */
 static void expect_pairs(cl_command_queue q, cl_mem kb, cl_mem vb, uint32_t *k, uint32_t *v,
-                         const uint32_t *rk, const uint32_t *rv, size_t n);
+                         const uint32_t *rk, const uint32_t *rv, size_t n)
+{
+    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
+    assert_memory_equal(k, rk, n * 4);
+    assert_memory_equal(v, rv, n * 4);
+}
 
 /* Onesweep leaves out the passes over digit places where every key has the same digit, and the
  * result is still bit for bit the stable sort, values included. Through clsort_enqueue() the host
@@ -343,28 +362,6 @@ static void test_skip_constant_digits(void **state)
     check_skips(ctx, 30001, 0, 0xdeadbeefu, 4);          /* equal keys: the histogram only */
     check_skips(ctx, 5000, 0xff00ff00u, 0, 2);           /* two places kept, not adjacent */
     check_skips(ctx, 5000, 0xff000000u, 0, 3);           /* one pass: the result is copied back */
-}
-
-/* n keys of a distribution with their indices as values, and the reference sort of both. */
-static void pairs_and_reference(uint32_t *k, uint32_t *v, uint32_t *rk, uint32_t *rv, size_t n,
-                                test_dist d, uint64_t seed)
-{
-    test_fill_keys(k, n, d, seed);
-    for (size_t i = 0; i < n; i++)
-        v[i] = (uint32_t)i;
-    memcpy(rk, k, n * 4);
-    memcpy(rv, v, n * 4);
-    test_reference_sort(rk, rv, n);
-}
-
-/* The buffers' n keys and values read into k and v, and compared with the reference. */
-static void expect_pairs(cl_command_queue q, cl_mem kb, cl_mem vb, uint32_t *k, uint32_t *v,
-                         const uint32_t *rk, const uint32_t *rv, size_t n)
-{
-    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 4, k, 0, NULL, NULL), CL_SUCCESS);
-    assert_int_equal(clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 4, v, 0, NULL, NULL), CL_SUCCESS);
-    assert_memory_equal(k, rk, n * 4);
-    assert_memory_equal(v, rv, n * 4);
 }
 
 /* Sort the caller's buffers after a user event, and wait on the returned event. */
