@@ -51,9 +51,6 @@
 #ifndef HIST_COPIES
 #define HIST_COPIES 1
 #endif
-#ifndef HIST_VEC
-#define HIST_VEC 0
-#endif
 #ifndef HAS_VALUES
 #define HAS_VALUES 0
 #endif
@@ -339,6 +336,33 @@ inline void count_bytes(__local uint *h, key_t b)
 #define ONE_DIGIT_PASS(modes, shift)                                                               \
     (ONE_DIGIT_COPY && LOOKBACK && (modes[SPREAD_SLOT + ((shift)-RANGE_BEGIN) / DIGIT_BITS] & ONE_DIGIT))
 
+#ifndef HIST_LOADS
+#error "HIST_LOADS (vector loads in flight per work-item) must be defined by the host"
+#endif
+/* Count keys [start, end) into this work-item's copy of the counters, consecutive work-items on
+ * consecutive keys, 4 * HIST_LOADS keys a work-item in flight before their counts: one load at a time
+ * leaves the memory system idle between a load and the atomics that need it (H100, 2^28 keys: 0.629
+ * ms against 0.651). The host sizes runs in steps of WG * 4 * HIST_LOADS keys. Runs of 4 keys a
+ * work-item through vload4() came first: NVIDIA's compiler issued four scalar loads, each lane's
+ * 16 or 32 bytes from the next, and Nsight Compute counted 71% of the sectors loaded unused with
+ * 8-byte keys (2^24 u64 keys: 0.121 ms against CUB's 0.078); a pointer to the vector type was level
+ * with these loads from 2^26 keys and slower below and with 8-byte keys (lib/radix.h). */
+inline void count_run(__local uint *mine, __global const key_t *keys, ulong start, ulong end)
+{
+    const uint lid = get_local_id(0);
+    const ulong round = (ulong)WG * 4 * HIST_LOADS;
+    ulong r = start;
+    for (; r + round <= end; r += round) {
+        key_t k[4 * HIST_LOADS];
+        for (uint j = 0; j < 4 * HIST_LOADS; j++)
+            k[j] = keys[r + (ulong)j * WG + lid];
+        for (uint j = 0; j < 4 * HIST_LOADS; j++)
+            count_bytes(mine, key_to_bits(k[j]));
+    }
+    for (ulong i = r + lid; i < end; i += WG)
+        count_bytes(mine, key_to_bits(keys[i]));
+}
+
 /* offsets[place * BINS + d]: where the first key of digit d goes in the pass over `place`, from the
  * counts of all portions; offsets[SPREAD_SLOT + place]: how that place's digits fall (above). Every
  * place at once, so that the counts' reads (atomic: other work-groups added them) are in flight
@@ -440,50 +464,7 @@ void radix8_histogram(__global const key_t *keys, ulong n, ulong chunk, ulong po
 
     const ulong start = (ulong)get_group_id(0) * chunk;
     const ulong end = min(start + chunk, n);
-    ulong i = start + (ulong)lid * 4;
-#if KEY_BITS == 64
-    typedef ulong4 key4_t;
-#else
-    typedef uint4 key4_t;
-#endif
-#ifndef HIST_LOADS
-#error "HIST_LOADS (vector loads in flight per work-item) must be defined by the host"
-#endif
-    /* HIST_LOADS vector loads in flight per work-item before their counts: one at a time leaves the
-     * memory system idle between a load and the atomics that need it (H100, 2^28 keys: 0.629 ms
-     * against 0.651). The host sizes runs in steps of WG * 4 * HIST_LOADS keys. start is a multiple
-     * of 4 and buffers start aligned, so with HIST_VEC (large inputs) the loads go through a
-     * pointer to the vector type: with vload4(), which promises only the element's alignment,
-     * NVIDIA's compiler issued four scalar loads, each using 8 of a sector's 32 bytes, and their
-     * wavefronts shared the L1 pipe with the counters' atomics (Nsight Compute, 2^28 u32 keys: 0.711
-     * ms against CUB's 0.563). Smaller inputs were faster with vload4() (lib/radix_shape.c). */
-#if HIST_VEC
-    __global const key4_t *const keys4 = (__global const key4_t *)keys;
-#define HIST_LOAD4(at) keys4[(at) / 4]
-#else
-#define HIST_LOAD4(at) vload4(0, keys + (at))
-#endif
-    for (; i + (ulong)WG * 4 * (HIST_LOADS - 1) + 3 < end; i += (ulong)WG * 4 * HIST_LOADS) {
-        key4_t k[HIST_LOADS];
-        for (uint j = 0; j < HIST_LOADS; j++)
-            k[j] = HIST_LOAD4(i + (ulong)j * WG * 4);
-        for (uint j = 0; j < HIST_LOADS; j++) {
-            count_bytes(mine, key_to_bits(k[j].x));
-            count_bytes(mine, key_to_bits(k[j].y));
-            count_bytes(mine, key_to_bits(k[j].z));
-            count_bytes(mine, key_to_bits(k[j].w));
-        }
-    }
-    /* Then single vector loads, and the last up to 3 keys, which one work-item finds at i. */
-    for (; i + 3 < end; i += (ulong)WG * 4) {
-        const key4_t k = HIST_LOAD4(i);
-        count_bytes(mine, key_to_bits(k.x));
-        count_bytes(mine, key_to_bits(k.y));
-        count_bytes(mine, key_to_bits(k.z));
-        count_bytes(mine, key_to_bits(k.w));
-    }
-    for (; i < end; i++)
-        count_bytes(mine, key_to_bits(keys[i]));
+    count_run(mine, keys, start, end);
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint portion = (uint)(start / portion_size);
     for (uint j = lid; j < HIST_PLACES * HBINS; j += WG) {

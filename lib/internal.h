@@ -79,7 +79,6 @@ typedef struct clsort_settings {
     int radix_ptx_set;
     unsigned radix_ptx;
     int radix_lb_win, radix_hist_per_cu;
-    int radix_hist_vec; /* CLSORT_RADIX8_HIST_VEC: 0 or 1, -1 by size */
     size_t radix_portion_tiles;
     /* CLSORT_HYBRID_WAVE_KEYS, CLSORT_HYBRID_LAG (0: unset), CLSORT_HYBRID_MIN_N (-1: unset) */
     size_t hybrid_wave_keys;

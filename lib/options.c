@@ -12,7 +12,7 @@
  * the copy of WG that cl/common.cl checks WG against. */
 static const char *const library_macros[] = {
     "BITONIC_MAX", "CARRY", "DESCENDING", "DIGIT_BITS", "F", "GF", "HAS_VALUES", "HIST_COPIES",
-    "HIST_LOADS", "HIST_VEC", "ITEMS", "KEY_BITS", "KEY_KIND", "KEY_RANGE_MASK", "KV_TOGETHER", "LB_AT",
+    "HIST_LOADS", "ITEMS", "KEY_BITS", "KEY_KIND", "KEY_RANGE_MASK", "KV_TOGETHER", "LB_AT",
     "LB_WIN", "LIB_WG", "LOOKBACK", "MATCH_ANY", "MATCH_OR", "MATCH_TOP", "PACK_RANKS", "PLACES",
     "POS64", "RADIX", "RANGE_BEGIN", "RANK_PAD", "SEG_PAD", "SEG_WARP", "SERIAL", "USE_PTX",
     "VALUE_T", "WG_ANY", "WHOLE", "WIDE",

@@ -9,9 +9,14 @@
 
 #define HIST_BINS 256 /* the up-front histogram counts whole bytes */
 #define MAX_HIST_TILES 64 /* tiles counted by one histogram work-group, at most */
-#define HIST_GROUPS_PER_CU 4
-#define HIST_VEC_BYTES ((cl_ulong)256 << 20) /* from these many bytes of keys, HIST_VEC */
-#define HIST_LOADS 4 /* vector loads of 4 keys in flight per histogram work-item (cl/radix8.cl) */
+/* Histogram work-groups per compute unit (one portion). H100, the histogram's kernel ms
+ * (CLSORT_PROFILE=1, medians of 5, one run) with 2 / 4 / 8 / 16: u32 keys 2^24 0.045 / 0.050 /
+ * 0.048 / 0.052, 2^26 0.132 / 0.134 / 0.134 / 0.137, 2^28 0.478 / 0.476 / 0.480 / 0.477; u64 keys
+ * 2^24 0.085 / 0.094 / 0.094 / 0.090, 2^27 0.472 / 0.478 / 0.471 / 0.488. Runs of 4 keys through a
+ * vector pointer (the form before, cl/radix8.cl) took 0.045-0.055 / 0.132-0.136 / 0.473-0.486 and
+ * u64 0.089-0.098 / 0.501-0.521 with 2-16. */
+#define HIST_GROUPS_PER_CU 2
+#define HIST_LOADS 4 /* loads of 4 keys in flight per histogram work-item (cl/radix8.cl) */
 /* radix-hybrid where the tuning table names none: bytes of records per wave of buckets. */
 #define HYBRID_WAVE_BYTES ((size_t)8 << 20)
 /* Steps between a wave's passes in the ticket order (cl/radix8.cl), 1 to 4. */

@@ -306,12 +306,6 @@ void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_
     clsort_opts_add(b, "RADIX", 1u << s->radix_bits);
     clsort_opts_add(b, "DIGIT_BITS", r->digit_bits);
     clsort_opts_add(b, "HIST_LOADS", HIST_LOADS);
-    /* The histogram's loads through a vector pointer from 256 MiB of keys (cl/radix8.cl): H100, same
-     * run, the histogram of 2^28 u32 keys 0.578-0.581 -> 0.515-0.517 ms, of 2^27 u64 keys 0.595 ->
-     * 0.535-0.539, but of 2^24 u32 keys 0.066 -> 0.074-0.076 (the whole sort, kernel ms: 2^24
-     * 0.434-0.435 -> 0.444-0.446; 2^26 1.447-1.450 -> 1.434-1.435). */
-    const int vec = ctx->settings.radix_hist_vec;
-    clsort_opts_add_if(b, vec >= 0 ? vec : (cl_ulong)r->job->n * r->ks >= HIST_VEC_BYTES, "HIST_VEC", 1);
     if (r->vs) {
         clsort_opts_add(b, "HAS_VALUES", 1);
         clsort_opts_add_text(b, "VALUE_T", r->vs == 8 ? "ulong" : "uint");

@@ -145,7 +145,6 @@ static void radix(clsort_settings *s)
     const unsigned long long kv = number(s, "CLSORT_RADIX8_KV", 0, 1, 2);
     s->radix_kv = kv == 2 ? -1 : (int)kv;
     s->radix_lb_win = (int)number(s, "CLSORT_RADIX8_LB_WIN", 0, big, 0);
-    s->radix_hist_vec = (int)number(s, "CLSORT_RADIX8_HIST_VEC", 0, 1, (unsigned long long)-1);
     s->radix_hist_per_cu =
         (int)number(s, "CLSORT_RADIX8_HIST_PER_CU", 0, big, (unsigned long long)-1);
     s->radix_portion_tiles = (size_t)number(s, "CLSORT_RADIX8_PORTION_TILES", 0, NO_LIMIT, 0);

@@ -778,7 +778,6 @@ static void test_invalid_environment(void **state)
         { "CLSORT_SCRATCH_KEEP", "lots" },    { "CLSORT_CHUNK_KEYS", "-5" },
         { "CLSORT_RADIX8_WG", "0" },          { "CLSORT_RADIX8_ITEMS", "12abc" },
         { "CLSORT_RADIX8_MATCH", "4" },       { "CLSORT_RADIX8_LB_AT", "x" },
-        { "CLSORT_RADIX8_HIST_VEC", "2" },
         { "CLSORT_RADIX8_SERIAL", "-1" },     { "CLSORT_BITONIC_WIDE", "wide" },
         { "CLSORT_BITONIC_CARRY", "yes" },    { "CLSORT_FAULT_ALLOC", "1e3" },
         { "CLSORT_RADIX8_KV", "on" },         { "CLSORT_SEG_BITONIC_MAX", "-1" },
@@ -802,7 +801,6 @@ static void test_invalid_environment(void **state)
         { "CLSORT_RADIX8_LB_AT", "2" },    { "CLSORT_SORT_TUNING", "" },
         { "CLSORT_SEG_BITONIC_MAX", "0" }, { "CLSORT_SEG_SHORT_TUNING", "0" },
         { "CLSORT_SEG_SHORT_TUNING", "128x16" }, { "CLSORT_RADIX8_MATCH", "3" },
-        { "CLSORT_RADIX8_HIST_VEC", "1" },
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         if (open_with(good[i][0], good[i][1], detail, sizeof detail) != CLSORT_OK)
