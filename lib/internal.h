@@ -207,6 +207,8 @@ typedef struct clsort_tuning {
          * local memory) */
         struct {
             unsigned wg, items;
+            unsigned pair_lb_at; /* with values, from PAIR64_LB_AT_N keys (lib/radix_shape.c): LB_AT
+                                  * (0: lb_at above) */
         } large64;
         /* radix4 there (0: the radix8 shapes above) */
         struct {

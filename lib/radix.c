@@ -21,7 +21,7 @@ static clsort_status prepare(clsort_context *ctx, radix_run *r)
     const clsort_job *job = r->job;
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_radix_options(ctx, r, &opts);
+    clsort_radix_options(r, &opts);
     r->bin_name = r->s.serial ? "radix8_serial_scatter" : "radix8_bin";
     r->keys[0] = job->keys;
     r->vals[0] = job->values;

@@ -77,7 +77,7 @@ size_t clsort_radix_status_regions(size_t places, size_t portions, size_t per_po
 size_t clsort_radix_tiles(const radix_shape *s, const clsort_spec *spec, size_t n, size_t *tps);
 size_t clsort_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n,
                             unsigned digit_bits);
-void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_opts *b);
+void clsort_radix_options(const radix_run *r, clsort_opts *b);
 /* Whether the sort of this spec and size takes radix-hybrid (asked for, or auto's choice). */
 int clsort_radix_hybrid_wanted(const clsort_context *ctx, const clsort_spec *spec, size_t n,
                                unsigned digit_bits);

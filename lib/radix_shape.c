@@ -35,6 +35,7 @@ size_t clsort_radix_local_bytes(const radix_shape *s, size_t key_size, size_t va
  * smaller ones (below). */
 #define LARGE_N ((size_t)1 << 23)
 #define SMALL_N ((size_t)1 << 19)
+#define PAIR64_LB_AT_N ((size_t)1 << 26)
 
 /* Keys per tile of the serial form: a few tiles per compute unit, so that the device's threads
  * share the work evenly, and not so few keys that counting a tile's 256 digits dominates. */
@@ -75,7 +76,8 @@ static int serial_shape(const clsort_context *ctx, size_t n, int lookback, radix
  * 7.30), 384 x 28 9.34 (but 10.51, 10.04 and 8.02), 256 x 32 9.40 (9.47, 8.91, 7.49), 448 x 20
  * 9.75, 512 x 16 10.93 (84 registers: one work-group per compute unit).
  */
-static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_size, radix_shape *s)
+static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_size, size_t n,
+                        radix_shape *s)
 {
     s->wg = value_size ? t->radix.large.pair_wg : t->radix.large.wg;
     s->items = value_size ? t->radix.large.pair_items : t->radix.large.items;
@@ -90,6 +92,15 @@ static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_si
         s->wg = t->radix.large64.wg;
         s->items = t->radix.large64.items;
     }
+    /* 64-bit keys with values from PAIR64_LB_AT_N keys: each tile walks back before its reorder
+     * (LB_AT=2) rather than after publishing. H100, u64 keys with u32 values, wall ms, same run,
+     * two rounds, LB_AT 1 / 2: 2^24 1.662-1.663 / 1.681-1.685, 2^25 3.243 / 3.234-3.251, 2^26
+     * 6.570-6.574 / 6.483-6.513, 2^27 12.996-13.015 / 12.760-12.783 (CUB 1.658-1.660, 3.177,
+     * 6.486, 12.95-13.01). Keys alone lose by it (u64 2^27 8.35-8.36 -> 8.76-8.77, u32 2^28 5.27-5.28
+     * -> 5.77-5.78), u32 pairs gain little (2^28 8.93-8.96 -> 8.91-8.92) or lose (2^26 2.26-2.27 ->
+     * 2.30-2.32). */
+    if (key_size == 8 && value_size && n >= PAIR64_LB_AT_N && t->radix.large64.pair_lb_at)
+        s->lb_at = t->radix.large64.pair_lb_at;
     /* With values, tiles that read one predecessor at a time in the look-back (LB_WIN=1) instead
      * of four: H100, wall ms, same run, two rounds, default / one at a time: u32 pairs 2^24
      * 0.646-0.649 / 0.641-0.642, 2^26 2.334-2.346 / 2.282-2.294, 2^28 9.070-9.087 / 8.852-8.868
@@ -149,7 +160,7 @@ radix_shape clsort_radix_shape(const clsort_context *ctx, unsigned digit_bits, s
     if (serial_shape(ctx, n, lookback, &s))
         return s;
     if (s.ptx && n >= LARGE_N && t->radix.large.wg)
-        large_shape(t, key_size, value_size, &s);
+        large_shape(t, key_size, value_size, n, &s);
     /* Below 2^19 keys, halve them: more tiles to spread over the compute units. On an H100 at 2^18
      * keys 256 x 8 took 0.099 ms against 0.110 for 256 x 16 (pairs 0.100 against 0.114); at 2^20
      * 256 x 16 was faster (0.116 against 0.122). */
@@ -297,7 +308,7 @@ size_t clsort_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, 
 }
 
 /* Options left out take the kernel's defaults (keys only, portable ranking, one copy). */
-void clsort_radix_options(const clsort_context *ctx, const radix_run *r, clsort_opts *b)
+void clsort_radix_options(const radix_run *r, clsort_opts *b)
 {
     const radix_shape *s = &r->s;
     clsort_opts_add(b, "WG", s->wg);
