@@ -337,7 +337,7 @@ inline void count_bytes(__local uint *h, key_t b)
     (ONE_DIGIT_COPY && LOOKBACK && (modes[SPREAD_SLOT + ((shift)-RANGE_BEGIN) / DIGIT_BITS] & ONE_DIGIT))
 
 #ifndef HIST_LOADS
-#error "HIST_LOADS (vector loads in flight per work-item) must be defined by the host"
+#error "HIST_LOADS (loads of 4 keys in flight per work-item) must be defined by the host"
 #endif
 /* Count keys [start, end) into this work-item's copy of the counters, consecutive work-items on
  * consecutive keys, 4 * HIST_LOADS keys a work-item in flight before their counts: one load at a time
@@ -346,7 +346,7 @@ inline void count_bytes(__local uint *h, key_t b)
  * work-item through vload4() came first: NVIDIA's compiler issued four scalar loads, each lane's
  * 16 or 32 bytes from the next, and Nsight Compute counted 71% of the sectors loaded unused with
  * 8-byte keys (2^24 u64 keys: 0.121 ms against CUB's 0.078); a pointer to the vector type was level
- * with these loads from 2^26 keys and slower below and with 8-byte keys (lib/radix.h). */
+ * with these loads on 4-byte keys and slower on 8-byte keys (lib/radix.h). */
 inline void count_run(__local uint *mine, __global const key_t *keys, ulong start, ulong end)
 {
     const uint lid = get_local_id(0);
