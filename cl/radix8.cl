@@ -145,17 +145,18 @@ typedef uint gpos_t;
 #endif
 
 /* Decoupled look-back for digit d of a tile whose own count is `own`, in two steps: lb_publish
- * makes the count visible to later tiles (as the inclusive prefix on tile 0), lb_walk adds up
- * predecessors' counts until one with an inclusive prefix, publishes this tile's inclusive prefix and
- * returns the exclusive one. */
-inline void lb_publish(__global uint *status, ulong tile, uint d, uint own)
+ * makes the count visible to later tiles (as the inclusive prefix on the chain's first tile, `first`,
+ * whose exclusive prefix is `start`), lb_walk adds up predecessors' counts until one with an
+ * inclusive prefix, publishes this tile's inclusive prefix and returns the exclusive one. A whole
+ * array is one chain from tile 0 with start 0; variable segments are a chain each. */
+inline void lb_publish(__global uint *status, ulong tile, uint d, uint own, ulong first, uint start)
 {
-    status_store(status + tile * BINS + d, (tile == 0 ? FLAG_INC : FLAG_AGG) | own);
+    status_store(status + tile * BINS + d, tile == first ? FLAG_INC | (start + own) : FLAG_AGG | own);
 }
-inline uint lb_walk(__global uint *status, ulong tile, uint d, uint own)
+inline uint lb_walk(__global uint *status, ulong tile, uint d, uint own, ulong first, uint start)
 {
-    if (tile == 0)
-        return 0;
+    if (tile == first)
+        return start;
     /* Predecessors are read LB_WIN at a time (independent loads); the walk stops at the first one
      * with an inclusive prefix and restarts the window at the first one not yet published. */
     uint excl = 0;
@@ -163,7 +164,8 @@ inline uint lb_walk(__global uint *status, ulong tile, uint d, uint own)
     for (;;) {
         uint s[LB_WIN];
         for (uint j = 0; j < LB_WIN; j++)
-            s[j] = t - (long)j >= 0 ? status_load(status + (ulong)(t - (long)j) * BINS + d) : FLAG_INC;
+            s[j] = t - (long)j >= (long)first ? status_load(status + (ulong)(t - (long)j) * BINS + d)
+                                              : FLAG_INC;
         uint j = 0;
         int done = 0;
         for (; j < LB_WIN; j++) {
@@ -199,15 +201,24 @@ inline uint lb_walk(__global uint *status, ulong tile, uint d, uint own)
  * are described one by one in vseg (VSEG_WORDS words each: start, count, row, stride, delta): the
  * table holds only their keys, so a scanned entry is a position among those keys, and delta (the
  * segment's offset less the keys of such segments before it) makes it an index of the array.
+ * With look-back (LOOKBACK=1) the words are instead: start, count, the segment's first tile, the
+ * segment's offset, its index among the long segments. radix8_seg_hist counts every digit place of
+ * each long segment into seg_hist[(index * PLACES + place) * BINS + d]; in each pass a segment's
+ * tiles form a look-back chain of their own, whose first tile starts from the segment's digit starts
+ * (the exclusive scan of its counts). So a pass is one launch, as onesweep's, not five.
  */
 typedef struct tile_ref {
     ulong row, stride, delta;
+    ulong first; /* the look-back chain's first tile (variable segments with look-back; else 0) */
 } tile_ref;
 #ifndef VARSEG
 #define VARSEG 0
 #endif
 #define VSEG_WORDS 5
-#if VARSEG
+#if VARSEG && LOOKBACK
+#define VSEG_PARAM , __global const ulong *vseg, __global uint *seg_hist
+#define VSEG_ARG , vseg
+#elif VARSEG
 #define VSEG_PARAM , __global const ulong *vseg
 #define VSEG_ARG , vseg
 #else
@@ -223,6 +234,7 @@ inline ulong rts_tile_len(ulong tile, ulong n, ulong seg_len, ulong tps, ulong t
     ref->row = d[2];
     ref->stride = d[3];
     ref->delta = d[4];
+    ref->first = 0;
     return d[0];
 #else
     const ulong seg = tile / tps, part = tile - seg * tps;
@@ -234,6 +246,7 @@ inline ulong rts_tile_len(ulong tile, ulong n, ulong seg_len, ulong tps, ulong t
     ref->row = seg * BINS * tps + part;
     ref->stride = tps;
     ref->delta = 0;
+    ref->first = 0;
     return start;
 #endif
 }
@@ -655,6 +668,13 @@ inline void stall_tile(__global uint *counter, ulong tile)
 inline void stall_tile(__global uint *counter, ulong tile) {}
 #endif
 
+/* Where the look-back chain of digit d starts: 0, or on the first tile of a variable segment the
+ * segment's digit start, which ldelta holds until tile_offsets. */
+inline uint chain_start(const tile_ref *ref, ulong tile, __local const gpos_t *ldelta, uint d)
+{
+    return VARSEG && tile == ref->first ? (uint)ldelta[d] : 0;
+}
+
 #if LOOKBACK
 /* Onesweep: tile ids come from the counter in the order work-groups start (see the top of the
  * file); the tile's digit counts go through the look-back, so *ref is not used. */
@@ -668,28 +688,41 @@ inline ulong bin_tile(__global uint *counter, __local uint *ltile, ulong base, u
     barrier(CLK_LOCAL_MEM_FENCE);
     const ulong tile = *ltile;
     stall_tile(counter, tile);
+    ref->row = ref->stride = ref->delta = ref->first = 0;
+#if VARSEG
+    __global const ulong *const d = vseg + tile * VSEG_WORDS;
+    *tstart = d[0];
+    *count = (uint)d[1];
+    ref->first = d[2];
+    ref->delta = d[3];
+    ref->row = d[4];
+#else
     *tstart = base + tile * TILE;
     *count = (uint)min((ulong)TILE, portion_n - tile * TILE);
-    ref->row = ref->stride = ref->delta = 0;
+#endif
     return tile;
 }
 
 /* Where the tile's first key of digit d goes: the portion's offset of d plus the keys of d in
  * earlier tiles, by look-back (walked already where LB_EARLY_WALK: early_excl). The portion's last
- * tile leaves the next portion's offset of d. */
+ * tile leaves the next portion's offset of d. Variable segments: the segment's offset plus the
+ * chain's prefix, which counts from the segment's digit start. */
 inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __global uint *status,
                         ulong tile, __global ulong *offsets, ulong off_index, ulong off_next,
-                        ulong num_tiles, const tile_ref *ref)
+                        ulong num_tiles, const tile_ref *ref, __local const gpos_t *ldelta)
 {
     const uint own = lcount[d];
     uint excl;
     if (LB_EARLY_WALK) {
         excl = early_excl; /* d == lid: the warp ranking has WG >= BINS */
     } else {
+        const uint start = chain_start(ref, tile, ldelta, d);
         if (LB_LATE_PUBLISH)
-            lb_publish(status, tile, d, own);
-        excl = lb_walk(status, tile, d, own);
+            lb_publish(status, tile, d, own, ref->first, start);
+        excl = lb_walk(status, tile, d, own, ref->first, start);
     }
+    if (VARSEG)
+        return ref->delta + excl;
     const ulong gbase = LOAD_WORD(offsets + off_index + d) + excl;
     if (tile == num_tiles - 1)
         offsets[off_next + d] = gbase + own;
@@ -709,7 +742,7 @@ inline ulong bin_tile(__global uint *counter, __local uint *ltile, ulong base, u
 /* Where the tile's first key of digit d goes: the scanned table's entry. */
 inline ulong digit_base(uint d, __local const uint *lcount, uint early_excl, __global uint *status,
                         ulong tile, __global ulong *offsets, ulong off_index, ulong off_next,
-                        ulong num_tiles, const tile_ref *ref)
+                        ulong num_tiles, const tile_ref *ref, __local const gpos_t *ldelta)
 {
     return offsets[ref->row + d * ref->stride] + ref->delta;
 }
@@ -724,7 +757,7 @@ inline void tile_offsets(__local const uint *lcount, __local const uint *lstart,
     const uint lid = get_local_id(0);
     for (uint d = lid; d < BINS; d += WG) {
         const ulong gbase = digit_base(d, lcount, early_excl, status, tile, offsets, off_index,
-                                       off_next, num_tiles, ref);
+                                       off_next, num_tiles, ref, ldelta);
         ldelta[d] = (gpos_t)(gbase - lstart[d]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -923,7 +956,7 @@ inline void warp_rank(ulong mode, const key_t *bits, uint *ranks, uint shift, __
  * key of the digit. Returns the look-back's exclusive prefix where LB_EARLY_WALK. */
 inline uint warp_tile_counts(__local uint *wc, __local uint *lcount, __local uint *lstart,
                              __local uint *wsum, uint count, uint shift, __global uint *status,
-                             ulong tile)
+                             ulong tile, const tile_ref *ref, __local const gpos_t *ldelta)
 {
     const uint lid = get_local_id(0);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -941,10 +974,11 @@ inline uint warp_tile_counts(__local uint *wc, __local uint *lcount, __local uin
             run -= TILE - count;
         my_count = run;
         lcount[lid] = run;
+        const uint start = LB_EARLY_PUBLISH ? chain_start(ref, tile, ldelta, lid) : 0;
         if (LB_EARLY_PUBLISH)
-            lb_publish(status, tile, lid, run);
+            lb_publish(status, tile, lid, run, ref->first, start);
         if (LB_EARLY_WALK)
-            lb_excl = lb_walk(status, tile, lid, run);
+            lb_excl = lb_walk(status, tile, lid, run, ref->first, start);
     }
     uint my_start = bins_exclusive_scan(my_count, wsum);
     if (lid < BINS) {
@@ -1084,6 +1118,7 @@ inline void tile_bounds(__local const key_t *lkeys, uint count, uint shift, __lo
     __local gpos_t ldelta[BINS];                                                                   \
     __local uint wsum[WARPS];
 #define BIN_LOCAL_ARGS lmem, lcount, lstart, ldelta, wsum
+#define BIN_SCAN_SCRATCH wsum
 inline void bin_steps(BIN_STEP_PARAMS, __local ulong *lmem, __local uint *lcount,
                       __local uint *lstart, __local gpos_t *ldelta, __local uint *wsum)
 {
@@ -1115,7 +1150,8 @@ inline void bin_steps(BIN_STEP_PARAMS, __local ulong *lmem, __local uint *lcount
     warp_rank(mode, bits, ranks, shift, mywc, mywm);
     if (HAS_VALUES)
         load_values_striped(vals, vals_in, tstart, count, wbase);
-    const uint lb_excl = warp_tile_counts(wc, lcount, lstart, wsum, count, shift, status, tile);
+    const uint lb_excl =
+        warp_tile_counts(wc, lcount, lstart, wsum, count, shift, status, tile, ref, ldelta);
     ranks_add_bases(ranks, bits, shift, mywc);
     barrier(CLK_LOCAL_MEM_FENCE);
     reorder_striped(bits, vals, ranks, lkeys, lvals);
@@ -1141,6 +1177,7 @@ inline void bin_steps(BIN_STEP_PARAMS, __local ulong *lmem, __local uint *lcount
     __local uint lend[BINS];                                                                       \
     LIDX_LOCAL
 #define BIN_LOCAL_ARGS lkeys, lcount, lstart, ldelta, counters, scan_scratch, lend, lidx
+#define BIN_SCAN_SCRATCH scan_scratch
 inline void bin_steps(BIN_STEP_PARAMS, __local key_t *lkeys, __local uint *lcount,
                       __local uint *lstart, __local gpos_t *ldelta, __local uint *counters,
                       __local uint *scan_scratch, __local uint *lend, __local uint *lidx)
@@ -1168,6 +1205,103 @@ inline void bin_steps(BIN_STEP_PARAMS, __local key_t *lkeys, __local uint *lcoun
 }
 #endif
 
+/* The exclusive scan of BINS counts at hist (read atomically: other work-groups added them) for
+ * this work-item's digits, DIGITS_PER_ITEM of them from the one returned (none at or past BINS
+ * count), into ex. */
+#define DIGITS_PER_ITEM ((BINS + WG - 1) / WG)
+inline uint bins_scan_counts(__global uint *hist, __local uint *scratch, uint *ex)
+{
+    const uint lid = get_local_id(0);
+#if USE_PTX /* WG >= BINS: a digit a work-item */
+    const uint c = lid < BINS ? atomic_or(&hist[lid], 0u) : 0;
+    ex[0] = bins_exclusive_scan(c, scratch);
+    return lid;
+#else
+    const uint first = lid * DIGITS_PER_ITEM;
+    uint cnt[DIGITS_PER_ITEM], sum = 0, total;
+    for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
+        cnt[j] = first + j < BINS ? atomic_or(&hist[first + j], 0u) : 0;
+        sum += cnt[j];
+    }
+    uint run = wg_exclusive_scan_uint(sum, scratch, &total);
+    for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
+        ex[j] = run;
+        run += cnt[j];
+    }
+    return first;
+#endif
+}
+
+#if VARSEG && LOOKBACK
+/*
+ * Variable segments with look-back: one work-group per described tile (cl/segments.cl's seg_tiles),
+ * the spare ones past the tiles in use doing nothing but the first group's chores. Each clears its
+ * tile's status words in both regions (status_buf: two of region_words words, the passes taking
+ * them in turn) and counts every digit place of its keys into its segment's rows of seg_hist,
+ * which are zero: the last pass of the sort before cleared them after use. Group 0 clears the
+ * regions' tile counters and the modes (no place is taken as spread, dominated or of one digit:
+ * those are facts of a whole array).
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void radix8_seg_hist(__global const key_t *keys, __global const ulong *vseg,
+                     __global uint *seg_hist, __global uint *status_buf, ulong region_words,
+                     __global ulong *modes)
+{
+    __local uint h[HIST_COPIES * HIST_PLACES * HBINS];
+    const uint lid = get_local_id(0);
+    const ulong tile = get_group_id(0);
+    __global const ulong *const d = vseg + tile * VSEG_WORDS;
+    const ulong start = d[0], count = d[1], row = d[4];
+    if (tile == 0 && lid < 2)
+        status_buf[lid * region_words] = 0;
+    if (tile == 0 && lid < PLACES)
+        modes[SPREAD_SLOT + lid] = 0;
+    if (count == 0)
+        return;
+    for (uint i = lid; i < 2 * BINS; i += WG)
+        status_buf[(i / BINS) * region_words + BINS + tile * BINS + i % BINS] = 0;
+    for (uint i = lid; i < HIST_COPIES * HIST_PLACES * HBINS; i += WG)
+        h[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    count_run(h + (lid % HIST_COPIES) * HIST_PLACES * HBINS, keys, start, start + count);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = lid; j < HIST_PLACES * HBINS; j += WG) {
+        uint c = 0;
+        for (uint k = 0; k < HIST_COPIES; k++)
+            c += h[k * HIST_PLACES * HBINS + j];
+        if (c)
+            atomic_add(&seg_hist[(row * PLACES + j / HBINS) * BINS + DIGIT_SLOT(j % HBINS)], c);
+    }
+}
+
+/* Before a tile of variable segments bins (radix8_bin): its words in the other status region
+ * cleared for the pass after this one (status_buf + other), and on a segment's first tile the
+ * segment's digit starts of this place into ldelta (chain_start); the last place's clears the
+ * segment's counts for the next sort. */
+inline void seg_tile_start(__global uint *other, __global uint *seg_hist, ulong tile,
+                           const tile_ref *ref, uint shift, __local gpos_t *ldelta,
+                           __local uint *scratch)
+{
+    const uint lid = get_local_id(0);
+    for (uint d = lid; d < BINS; d += WG)
+        other[BINS + tile * BINS + d] = 0;
+    if (tile == ref->first) { /* the same over the group */
+        const uint place = (shift - RANGE_BEGIN) / DIGIT_BITS;
+        __global uint *const h = seg_hist + ref->row * PLACES * BINS;
+        uint ex[DIGITS_PER_ITEM];
+        const uint first = bins_scan_counts(h + place * BINS, scratch, ex);
+        for (uint j = 0; j < DIGITS_PER_ITEM && first + j < BINS; j++)
+            ldelta[first + j] = ex[j];
+        if (place == PLACES - 1) {
+            barrier(CLK_GLOBAL_MEM_FENCE); /* every count read */
+            for (uint i = lid; i < PLACES * BINS; i += WG)
+                h[i] = 0;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void radix8_bin(BIN_PARAMS)
 {
@@ -1180,8 +1314,16 @@ void radix8_bin(BIN_PARAMS)
     uint count;
     const ulong tile = bin_tile(status_buf + status_off, &ltile, base, portion_n, seg_len, num_tiles,
                                 &tstart, &count, &ref VSEG_ARG);
+#if VARSEG && LOOKBACK
+    /* off_index: the other status region, whose tile counter the pass after this one starts from */
+    if (tile == 0 && get_local_id(0) == 0)
+        status_buf[off_index] = 0;
+#endif
     if (VARSEG && count == 0)
         return; /* a spare tile of variable segments (uniform over the group) */
+#if VARSEG && LOOKBACK
+    seg_tile_start(status_buf + off_index, seg_hist, tile, &ref, shift, ldelta, BIN_SCAN_SCRATCH);
+#endif
     bin_steps(keys_in, keys_out, vals_in, vals_out, tstart, count, tile, shift, status, offsets,
               offsets, off_index, off_next, num_tiles, &ref, BIN_LOCAL_ARGS);
 }
@@ -1415,31 +1557,15 @@ inline void hybrid_count(__global const key_t *keys, ulong tstart, uint count,
             atomic_add(&hist[i], lh[i]);
 }
 
-/* The digit offsets of one bucket's place from its counts (read atomically: other work-groups
- * added them): the bucket's start plus the exclusive scan. */
-#define DIGITS_PER_ITEM ((BINS + WG - 1) / WG)
+/* The digit offsets of one bucket's place from its counts: the bucket's start plus the exclusive
+ * scan. */
 inline void bucket_offsets(__global uint *hist, __global ulong *off, ulong start,
                            __local uint *scratch)
 {
-    const uint lid = get_local_id(0);
-#if USE_PTX
-    const uint c = lid < BINS ? atomic_or(&hist[lid], 0u) : 0;
-    const uint ex = bins_exclusive_scan(c, scratch);
-    if (lid < BINS)
-        off[lid] = start + ex;
-#else
-    const uint first = lid * DIGITS_PER_ITEM;
-    uint cnt[DIGITS_PER_ITEM], sum = 0, total;
-    for (uint j = 0; j < DIGITS_PER_ITEM; j++) {
-        cnt[j] = first + j < BINS ? atomic_or(&hist[first + j], 0u) : 0;
-        sum += cnt[j];
-    }
-    uint run = wg_exclusive_scan_uint(sum, scratch, &total);
-    for (uint j = 0; j < DIGITS_PER_ITEM && first + j < BINS; j++) {
-        off[first + j] = start + run;
-        run += cnt[j];
-    }
-#endif
+    uint ex[DIGITS_PER_ITEM];
+    const uint first = bins_scan_counts(hist, scratch, ex);
+    for (uint j = 0; j < DIGITS_PER_ITEM && first + j < BINS; j++)
+        off[first + j] = start + ex[j];
 }
 
 /* The wave's histogram tile done: the last one computes the offsets of the wave's buckets and
@@ -1480,15 +1606,12 @@ inline void hybrid_count_done(__global ulong *plan, __global uint *ctl, ulong w,
 #if USE_PTX
 #define HY_TILE_LOCAL lmem
 #define HY_TILE_BYTES (TILE * (KEY_BITS / 8)) /* at least: the tile's keys */
-#define HY_SCAN_SCRATCH wsum
 #elif RANK_COUNTERS >= IP * BINS
 #define HY_TILE_LOCAL counters
 #define HY_TILE_BYTES (RANK_COUNTERS * 4)
-#define HY_SCAN_SCRATCH scan_scratch
 #else
 #define HY_TILE_LOCAL lkeys
 #define HY_TILE_BYTES (TILE * (KEY_BITS / 8))
-#define HY_SCAN_SCRATCH scan_scratch
 #endif
 
 /* ka/va: the job's buffers, where the sorted keys end after an odd number of lower places; kb/vb:
@@ -1510,7 +1633,7 @@ void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
     __local uint lh[IP * BINS];
 #endif
     const uint lid = get_local_id(0);
-    const tile_ref ref = { 0, 0, 0 };
+    const tile_ref ref = { 0, 0, 0, 0 };
     if (lid == 0)
         hybrid_next(plan, ctl, step, lt);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -1522,7 +1645,7 @@ void radix8_hybrid(__global key_t *ka, __global key_t *kb, HY_VALUE_PARAMS
     const uint count = (uint)min((ulong)TILE, lt[2] - tstart);
     if (TK_KIND(e) == 1) {
         hybrid_count(kb, tstart, count, ctl + HY_HIST + b * IP * BINS, lh);
-        hybrid_count_done(plan, ctl, TK_WAVE(e), lt[4], lt, HY_SCAN_SCRATCH);
+        hybrid_count_done(plan, ctl, TK_WAVE(e), lt[4], lt, BIN_SCAN_SCRATCH);
         return;
     }
     const int odd = pass & 1;

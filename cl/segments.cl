@@ -52,9 +52,10 @@ inline ulong first_start_at(__global const ulong *off, ulong lo, ulong hi, ulong
 /*
  * One work-item per entry i of off[0 .. n_seg]: checks it (first 0, none decreasing, none past n,
  * last n; a bad one sets *bad, zeroed by the host before) and, for segment i, writes the radix tiles
- * of a long segment to table[i] and its length to table[n_seg + i] (0 for short ones). The host
- * scans the 2 n_seg + 1 entries: table[i] becomes the segment's first tile, table[n_seg] the number
- * of tiles, and table[n_seg + i] - table[n_seg] the keys of long segments before segment i.
+ * of a long segment to table[i], its length to table[n_seg + i] and 1 to table[2 n_seg + i] (0 for
+ * short ones). The host scans the 3 n_seg + 1 entries: table[i] becomes the segment's first tile,
+ * table[n_seg] the number of tiles, table[n_seg + i] - table[n_seg] the keys of long segments
+ * before segment i, and table[2 n_seg + i] - table[2 n_seg] the long segments before it.
  */
 __kernel void seg_count(__global const ulong *off, ulong n_seg, ulong n, __global uint *bad,
                         __global ulong *table, ulong tile_len)
@@ -66,7 +67,7 @@ __kernel void seg_count(__global const ulong *off, ulong n_seg, ulong n, __globa
     if (o > n || (i == 0 && o != 0) || (i == n_seg && o != n) || (i > 0 && o < off[i - 1]))
         atomic_or(bad, 1u);
     if (i == n_seg) {
-        table[2 * n_seg] = 0;
+        table[3 * n_seg] = 0;
         return;
     }
     /* Unchecked here: with bad offsets seg_tiles ignores what this writes. */
@@ -76,24 +77,27 @@ __kernel void seg_count(__global const ulong *off, ulong n_seg, ulong n, __globa
     const int long_seg = len > TILE;
     table[i] = long_seg ? (len + tile_len - 1) / tile_len : 0;
     table[n_seg + i] = long_seg ? len : 0;
+    table[2 * n_seg + i] = long_seg;
 }
 
 /*
  * One work-item per radix tile t < max_tiles (an upper bound of the tiles the long segments need):
- * its description for cl/radix8.cl (start, count, row, stride, delta), and after the last one the
- * number of real tiles. Tiles past the last real one count no keys and get rows of their own past
- * the real ones, which they leave unwritten and the scans pass over.
+ * its description for cl/radix8.cl, and after the last one the number of real tiles. For the
+ * reduce-then-scan passes (chains 0): start, count, row, stride, delta; tiles past the last real one
+ * count no keys and get rows of their own past the real ones, which they leave unwritten and the
+ * scans pass over. For the look-back passes (chains 1): start, count, the segment's first tile, its
+ * offset, its index among the long segments.
  * With bad offsets the tiles cut all n keys as one segment.
  */
 __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __global const uint *bad,
                         __global const ulong *table, __global ulong *desc, ulong max_tiles,
-                        ulong tile_len, uint bins)
+                        ulong tile_len, uint bins, uint chains)
 {
     const ulong t = get_global_id(0);
     if (t >= max_tiles)
         return;
     ulong start = 0, count = 0, row = 0, stride = 1, delta = 0;
-    ulong tiles, seg_start = 0, seg_end = 0, part = 0;
+    ulong tiles, seg_start = 0, seg_end = 0, part = 0, index = 0;
     if (*bad) {
         /* seg_short takes the one segment when it fits a tile */
         tiles = n > TILE ? (n + tile_len - 1) / tile_len : 0;
@@ -119,6 +123,7 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
             stride = table[lo + 1] - table[lo];
             row = table[lo] * bins + part;
             delta = seg_start - (table[n_seg + lo] - tiles);
+            index = table[2 * n_seg + lo] - table[2 * n_seg];
         }
     }
     if (t < tiles) {
@@ -133,9 +138,9 @@ __kernel void seg_tiles(__global const ulong *off, ulong n_seg, ulong n, __globa
     __global ulong *d = desc + t * VSEG_WORDS;
     d[0] = start;
     d[1] = count;
-    d[2] = row;
-    d[3] = stride;
-    d[4] = delta;
+    d[2] = chains ? t - part : row;
+    d[3] = chains ? seg_start : stride;
+    d[4] = chains ? index : delta;
 }
 
 /*

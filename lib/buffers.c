@@ -87,6 +87,12 @@ void clsort_scratch_set_zeroed(clsort_context *ctx, clsort_slot slot, cl_mem m)
         ctx->scratch_zero[slot] = 1;
 }
 
+void clsort_scratch_set_dirty(clsort_context *ctx, clsort_slot slot, cl_mem m)
+{
+    if (m && ctx->scratch[slot] == m)
+        ctx->scratch_zero[slot] = 0;
+}
+
 clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out,
                              const char *what)
 {

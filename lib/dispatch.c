@@ -265,10 +265,11 @@ clsort_status clsort_dispatch_check_segments(clsort_context *ctx, const clsort_s
                            "segment offsets and a fixed segment length (segment = %zu) exclude "
                            "each other: set segment to 0", spec->segment);
     if (a != CLSORT_ALGO_AUTO && a != CLSORT_ALGO_RADIX8 && a != CLSORT_ALGO_RADIX8_RTS &&
-        a != CLSORT_ALGO_HOST_RADIX)
+        a != CLSORT_ALGO_ONESWEEP && a != CLSORT_ALGO_HOST_RADIX)
         return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
                            "%s does not sort segments given by offsets: use auto, radix8, "
-                           "radix8-rts or host-radix (stable)", clsort_algorithm_name(a));
+                           "radix8-rts, onesweep or host-radix (stable)",
+                           clsort_algorithm_name(a));
     const size_t ks = clsort_key_size(spec->key_type);
     const size_t widest = spec->value_size > ks ? spec->value_size : ks;
     if (n > ctx->max_alloc / widest || n_seg >= ctx->max_alloc / 16)

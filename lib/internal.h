@@ -429,6 +429,8 @@ void clsort_scratch_release(clsort_context *ctx);
  * clsort_reserve() never know: each call gets new buffers, or nothing runs. */
 int clsort_scratch_zeroed(const clsort_context *ctx, clsort_slot slot, cl_mem m);
 void clsort_scratch_set_zeroed(clsort_context *ctx, clsort_slot slot, cl_mem m);
+/* The kept buffer is not known to be zero any more (commands are to dirty it). */
+void clsort_scratch_set_dirty(clsort_context *ctx, clsort_slot slot, cl_mem m);
 /* The size of the slot's kept buffer when m is it (it may be larger than asked: a buffer that is
  * to hold zeros only is filled whole), else 0. */
 size_t clsort_scratch_kept_bytes(const clsort_context *ctx, clsort_slot slot, cl_mem m);
@@ -548,6 +550,8 @@ typedef struct clsort_varseg {
     cl_mem desc;                   /* filled by segments.c: CLSORT_VSEG_WORDS words per radix tile,
                                     * then the number of tiles in use */
     size_t tiles;
+    size_t longs;                  /* the long segments (at most; the look-back chains' counts) */
+    int chains;                    /* the descriptions are for look-back chains (radix_chains.c) */
     clsort_status (*short_sort)(clsort_context *ctx, const clsort_job *job, cl_mem keys_out,
                                 cl_mem values_out);
     void *state;                   /* segments.c's own */
@@ -590,8 +594,10 @@ size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec,
 /* The radix8 variant a spec of n keys runs as on this device: radix-hybrid, onesweep or
  * radix8-rts. */
 clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec, size_t n);
-/* Keys per reduce-then-scan tile of radix8 for n keys (the tiles of variable segments). */
-size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* How radix8 sorts the long segments of n keys in all (variable segments): 1 by look-back chains,
+ * one a segment (radix_chains.c), 0 by reduce-then-scan; and the keys per tile of its passes. */
+int clsort_radix8_varseg_chains(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+size_t clsort_radix8_varseg_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 int clsort_warp_ptx(const clsort_context *ctx);
 
 /* ---- segments.c: variable segments (CSR offsets) ---- */

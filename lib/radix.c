@@ -68,8 +68,9 @@ static clsort_status lsd_enqueue(clsort_context *ctx, clsort_job *job, unsigned 
     unsigned end;
     clsort_key_range(job->spec, &r.begin, &end);
     r.places = clsort_radix_places(job->spec, digit_bits);
-    /* Variable segments: tiles within segments, offsets from the scanned table. */
-    r.lookback = job->varseg ? 0 : clsort_radix_lookback(ctx, job->spec);
+    /* Variable segments: tiles within segments, a look-back chain each or offsets from the
+     * scanned table. */
+    r.lookback = job->varseg ? job->varseg->chains : clsort_radix_lookback(ctx, job->spec);
     r.s = clsort_radix_shape(ctx, digit_bits, r.ks, r.vs, job->n, r.lookback);
     r.hybrid = !job->varseg && clsort_radix_hybrid_wanted(ctx, job->spec, job->n, digit_bits);
     const size_t local = clsort_radix_local_bytes(&r.s, r.ks, r.vs);
@@ -89,7 +90,9 @@ static clsort_status lsd_enqueue(clsort_context *ctx, clsort_job *job, unsigned 
         st = job->varseg->short_sort(ctx, job, r.keys[io], r.vs ? r.vals[io] : NULL);
     }
     if (st == CLSORT_OK)
-        st = r.lookback ? clsort_radix_onesweep(ctx, &r) : clsort_radix_rts(ctx, &r);
+        st = !r.lookback ? clsort_radix_rts(ctx, &r)
+             : job->varseg ? clsort_radix_chains(ctx, &r)
+                           : clsort_radix_onesweep(ctx, &r);
     if (st == CLSORT_OK)
         st = finish(ctx, &r);
     /* Releasing now is safe: OpenCL keeps objects alive until the commands using them finish. */
@@ -120,9 +123,23 @@ size_t clsort_radix4_scratch(const clsort_context *ctx, const clsort_spec *spec,
     return clsort_radix_scratch(ctx, spec, n, 4);
 }
 
-size_t clsort_radix8_rts_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+/* Look-back chains for variable segments where the device runs look-back, in whole bytes (the
+ * segments' counts are of bytes), and for fewer than 2^30 keys (a status word's count: a segment's
+ * keys). */
+int clsort_radix8_varseg_chains(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
-    return clsort_radix_shape(ctx, 8, clsort_key_size(spec->key_type), spec->value_size, n, 0).tile;
+    if (n >= ((size_t)1 << 30) || !clsort_radix_lookback(ctx, spec))
+        return 0;
+    const radix_shape s =
+        clsort_radix_shape(ctx, 8, clsort_key_size(spec->key_type), spec->value_size, n, 1);
+    return !s.serial;
+}
+
+size_t clsort_radix8_varseg_tile(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    return clsort_radix_shape(ctx, 8, clsort_key_size(spec->key_type), spec->value_size, n,
+                              clsort_radix8_varseg_chains(ctx, spec, n))
+        .tile;
 }
 
 clsort_algorithm clsort_radix8_variant(const clsort_context *ctx, const clsort_spec *spec, size_t n)

@@ -48,6 +48,7 @@ typedef struct radix_run {
     const char *bin_name;
     cl_mem keys[2], vals[2]; /* the job's buffers and their ping-pong partners */
     unsigned done_passes;    /* binning passes enqueued: the result is in keys[done_passes & 1] */
+    cl_mem seg_hist;         /* variable segments by look-back: each long segment's counts */
 } radix_run;
 
 /* The arguments of radix8_bin after its data buffers (see cl/radix8.cl). */
@@ -88,6 +89,7 @@ clsort_status clsort_radix_bin_args(clsort_context *ctx, const radix_run *r, uns
 /* ---- radix_onesweep.c, radix_rts.c: every binning pass of a sort ---- */
 clsort_status clsort_radix_onesweep(clsort_context *ctx, radix_run *r);
 clsort_status clsort_radix_rts(clsort_context *ctx, radix_run *r);
+clsort_status clsort_radix_chains(clsort_context *ctx, radix_run *r);
 
 /* ---- radix_hybrid.c: the buckets after onesweep's top pass (offsets: the histogram's) ---- */
 clsort_status clsort_radix_hybrid(clsort_context *ctx, radix_run *r, cl_mem offsets);

@@ -355,5 +355,7 @@ clsort_status clsort_radix_bin_args(clsort_context *ctx, const radix_run *r, uns
                                 ARG(a->seg_len));
     if (st == CLSORT_OK && r->job->varseg) /* the tiles of variable segments, last */
         st = clsort_set_args_at(ctx, r->bin_k, "radix8_bin", at + 10, 1, ARG(r->job->varseg->desc));
+    if (st == CLSORT_OK && r->job->varseg && r->lookback) /* and their segments' counts */
+        st = clsort_set_args_at(ctx, r->bin_k, "radix8_bin", at + 11, 1, ARG(r->seg_hist));
     return st;
 }

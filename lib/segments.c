@@ -105,9 +105,24 @@ static int short_split(const clsort_context *ctx, const clsort_spec *spec,
            medium->tile / s->tile <= MEDIUM_WAYS && n / n_seg <= s->tile / 2;
 }
 
+/* The long segments (more than `most` keys each): the exact count when the offsets are on the
+ * host, else the most there can be (at least one: with bad offsets all n keys are one). */
+static size_t long_segments(const uint64_t *off, size_t n_seg, size_t n, size_t most)
+{
+    size_t longs = 0;
+    if (!off) {
+        longs = n / (most + 1);
+        longs = n_seg < longs ? n_seg : longs;
+        return longs ? longs : 1;
+    }
+    for (size_t i = 0; i < n_seg; i++)
+        longs += off[i + 1] - off[i] > most;
+    return longs;
+}
+
 /* Radix tiles for the long segments: the exact count when the offsets are on the host, else the
- * most there can be (each long segment has more than `most` keys and wastes at most one tile).
- * The spare tiles of that bound cost each radix pass an empty work-group and BINS zeros to scan. */
+ * most there can be (each long segment wastes at most one tile). The spare tiles of that bound
+ * cost each radix pass an empty work-group (and reduce-then-scan BINS zeros to scan). */
 static size_t radix_tiles(const uint64_t *off, size_t n_seg, size_t n, size_t most, size_t tile)
 {
     if (!off) {
@@ -129,12 +144,18 @@ double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spe
     clsort_tile_shape s;
     if (short_shape(ctx, spec, &s) != CLSORT_OK)
         return 0;
-    const size_t tile = clsort_radix8_rts_tile(ctx, spec, n);
+    const size_t tile = clsort_radix8_varseg_tile(ctx, spec, n);
     const double tiles = (double)radix_tiles(NULL, n_seg, n, s.tile, tile);
-    const double table = 256.0 * tiles, seg = 2.0 * n_seg + 1;
-    const double desc = CLSORT_VSEG_WORDS * tiles + 1;
+    /* reduce-then-scan: a table of 256 counts a tile and its scan's partials; look-back chains:
+     * 256 counts a place of each long segment, and two regions of 256 status words a tile */
+    const double longs = (double)long_segments(NULL, n_seg, n, s.tile);
+    const double places = clsort_key_size(spec->key_type);
+    const double table = clsort_radix8_varseg_chains(ctx, spec, n)
+                             ? (longs * places * 256 * 4 + 2 * (tiles + 1) * 256 * 4) / 8
+                             : 256.0 * tiles * (1 + 1 / 64.0);
+    const double seg = 3.0 * n_seg + 1, desc = CLSORT_VSEG_WORDS * tiles + 1;
     return (double)n * (clsort_key_size(spec->key_type) + spec->value_size) +
-           8.0 * (table + table / 64 + seg + seg / 64 + desc + n_seg + 1);
+           8.0 * (table + seg + seg / 64 + desc + n_seg + 1);
 }
 
 /* What the sort's two halves share: the medium tile's shape and program, and the short
@@ -210,9 +231,9 @@ static clsort_status describe_check(clsort_context *ctx, const clsort_varseg *v,
 /* The radix passes' tiles: the segment table scanned, then each tile described (seg_tiles). */
 static clsort_status describe_tiles(clsort_context *ctx, const clsort_varseg *v, seg_sort *g)
 {
-    const size_t entries = 2 * v->n_seg + 1, wg = ctx->tuning.scan.wg;
+    const size_t entries = 3 * v->n_seg + 1, wg = ctx->tuning.scan.wg;
     const cl_ulong max_tiles = v->tiles;
-    const cl_uint bins = 256;
+    const cl_uint bins = 256, chains = (cl_uint)v->chains;
     cl_kernel k = NULL;
     clsort_scan scan = { 0 };
     clsort_status st;
@@ -221,9 +242,9 @@ static clsort_status describe_tiles(clsort_context *ctx, const clsort_varseg *v,
         goto done;
     if (max_tiles &&
         ((st = clsort_create_kernel(ctx, g->prog, "seg_tiles", &k)) != CLSORT_OK ||
-         (st = clsort_set_args(ctx, k, "seg_tiles", 9, ARG(v->offsets), ARG(g->n_seg), ARG(g->n),
+         (st = clsort_set_args(ctx, k, "seg_tiles", 10, ARG(v->offsets), ARG(g->n_seg), ARG(g->n),
                                ARG(g->flag), ARG(g->table), ARG(g->desc), ARG(max_tiles),
-                               ARG(g->tile_len), ARG(bins))) != CLSORT_OK ||
+                               ARG(g->tile_len), ARG(bins), ARG(chains))) != CLSORT_OK ||
          (st = clsort_launch(ctx, k, (v->tiles + wg - 1) / wg * wg, wg)) != CLSORT_OK))
         goto done;
     clsort_profile_last(ctx, "segments", "describe", 0);
@@ -338,8 +359,10 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
                            "sorting segments needs at least %zu bytes of local memory; %s has %llu",
                            clsort_tile_local_bytes(2, clsort_key_size(job->spec->key_type), 4),
                            ctx->display_name, (unsigned long long)ctx->local_mem);
-    g.tile_len = clsort_radix8_rts_tile(ctx, job->spec, job->n);
+    v->chains = clsort_radix8_varseg_chains(ctx, job->spec, job->n);
+    g.tile_len = clsort_radix8_varseg_tile(ctx, job->spec, job->n);
     v->tiles = radix_tiles(v->host_offsets, v->n_seg, job->n, g.s.tile, g.tile_len);
+    v->longs = long_segments(v->host_offsets, v->n_seg, job->n, g.s.tile);
     v->state = &g;
     v->short_sort = short_then_tiles;
     clsort_status st;
@@ -348,7 +371,7 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
          (st = build(ctx, job->spec, &g.short_s, &g.short_prog)) != CLSORT_OK) ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_FLAG, sizeof(cl_uint), &g.flag,
                              "segment check flag")) != CLSORT_OK ||
-        (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TABLE, (2 * v->n_seg + 1) * sizeof(cl_ulong),
+        (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TABLE, (3 * v->n_seg + 1) * sizeof(cl_ulong),
                              &g.table, "segment table")) != CLSORT_OK ||
         (v->tiles && (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TILES,
                                           (v->tiles * CLSORT_VSEG_WORDS + 1) * sizeof(cl_ulong),
