@@ -5,6 +5,8 @@
  * unsorted input restored (and finished) before each run, the median of --reps runs after one
  * untimed run (program build, scratch). The result of the last run is checked on the host.
  *   bench_segments [--reps N] [--kinds keys,pairs] [--mixes mixed,small,...] [--algo NAME] LOG2N...
+ * A mix "fixed:L" is segments of L keys each (the last shorter), sorted by clsort_enqueue() with
+ * spec.segment = L (cub_segments takes them as offsets).
  * Each line: RESULT impl=clsort-seg mix=... log2n=... n=... nseg=... kind=... wall_ms=... wgkeys=...
  */
 #include "benchgen.h"
@@ -53,7 +55,7 @@ static int check(const uint32_t *host, const uint32_t *out, const uint32_t *vals
 
 /* The median wall time of b->reps sorts, or -1 on an error or a wrong result. */
 static double time_mix(const bench *b, const uint32_t *host, size_t n, const uint64_t *off,
-                       size_t n_seg, int pairs)
+                       size_t n_seg, int pairs, size_t fixed)
 {
     cl_int err;
     const size_t bytes = n * 4 + 4;
@@ -73,6 +75,7 @@ static double time_mix(const bench *b, const uint32_t *host, size_t n, const uin
     clsort_spec_default(&spec);
     spec.algorithm = b->algo;
     spec.value_size = pairs ? 4 : 0;
+    spec.segment = fixed;
     if (!out || (pairs && !vals) || !ms || !pristine || !kb || !ob || (pairs && (!iota || !vb)))
         goto done;
     for (int r = 0; r <= b->reps; r++) {
@@ -81,8 +84,9 @@ static double time_mix(const bench *b, const uint32_t *host, size_t n, const uin
             clEnqueueCopyBuffer(b->q, iota, vb, 0, 0, n * 4, 0, NULL, NULL);
         clFinish(b->q);
         const double t0 = now_ms();
-        const clsort_status st = clsort_enqueue_segments(b->ctx, &spec, kb, vb, n, ob, n_seg, 0,
-                                                         NULL, NULL);
+        const clsort_status st =
+            fixed ? clsort_enqueue(b->ctx, &spec, kb, vb, n, 0, NULL, NULL)
+                  : clsort_enqueue_segments(b->ctx, &spec, kb, vb, n, ob, n_seg, 0, NULL, NULL);
         clFinish(b->q);
         ms[r] = now_ms() - t0;
         if (st != CLSORT_OK) {
@@ -175,6 +179,8 @@ int main(int argc, char **argv)
             const size_t len = strcspn(m, ",");
             snprintf(mix, sizeof mix, "%.*s", (int)len, m);
             m += len + (m[len] == ',');
+            const size_t fixed =
+                !strncmp(mix, "fixed:", 6) ? (size_t)strtoull(mix + 6, NULL, 0) : 0;
             const long long n_seg = benchgen_segments(mix, n, off);
             if (n_seg < 0) {
                 fprintf(stderr, "bench_segments: unknown mix %s\n", mix);
@@ -184,7 +190,7 @@ int main(int argc, char **argv)
             for (int p = 0; p < 2; p++) {
                 if ((p && !pairs) || (!p && !keys))
                     continue;
-                const double ms = time_mix(&b, host, n, off, (size_t)n_seg, p);
+                const double ms = time_mix(&b, host, n, off, (size_t)n_seg, p, fixed);
                 if (ms < 0)
                     rc = 1;
                 printf("RESULT impl=clsort-seg mix=%s log2n=%d n=%zu nseg=%lld kind=%s "

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static inline uint64_t benchgen_mix(uint64_t z)
@@ -82,13 +83,15 @@ static inline int benchgen_q(const char *name)
  *   "mixed":  in one call empty segments, single keys, tens, hundreds, thousands, tens of thousands
  *             and up to two million keys (by keys, mostly the long ones)
  *   "small":  1 to 128 keys; "medium": 129 to 4096; "large": n/16 to n/4
+ *   "fixed:L": L keys each, the last one shorter
  * Returns the number of segments, or -1 for an unknown mix.
  */
 static inline long long benchgen_segments(const char *mix, uint64_t n, uint64_t *off)
 {
     int kind = !strcmp(mix, "mixed") ? 0 : !strcmp(mix, "small") ? 1 : !strcmp(mix, "medium") ? 2
-             : !strcmp(mix, "large") ? 3 : -1;
-    if (kind < 0)
+             : !strcmp(mix, "large") ? 3 : !strncmp(mix, "fixed:", 6) ? 4 : -1;
+    const uint64_t fixed = kind == 4 ? strtoull(mix + 6, NULL, 0) : 0;
+    if (kind < 0 || (kind == 4 && fixed == 0))
         return -1;
     uint64_t at = 0, k = 0;
     int last_empty = 1;
@@ -96,7 +99,9 @@ static inline long long benchgen_segments(const char *mix, uint64_t n, uint64_t 
     while (at < n) {
         const uint64_t r = benchgen_mix(7 * 0x9e3779b97f4a7c15ull + k * 2 + 1), u = r % 1000;
         uint64_t len;
-        if (kind == 1)
+        if (kind == 4)
+            len = fixed;
+        else if (kind == 1)
             len = 1 + r % 128;
         else if (kind == 2)
             len = 129 + r % 3968;

@@ -80,6 +80,15 @@ __kernel void seg_count(__global const ulong *off, ulong n_seg, ulong n, __globa
     table[2 * n_seg + i] = long_seg;
 }
 
+/* Offsets of fixed segments of seg_len keys each (the last one shorter), for the sort of variable
+ * segments (lib/segments.c). */
+__kernel void seg_fixed_offsets(__global ulong *off, ulong n_seg, ulong seg_len, ulong n)
+{
+    const ulong i = get_global_id(0);
+    if (i <= n_seg)
+        off[i] = min(i * seg_len, n);
+}
+
 /*
  * One work-item per radix tile t < max_tiles (an upper bound of the tiles the long segments need):
  * its description for cl/radix8.cl, and after the last one the number of real tiles. For the

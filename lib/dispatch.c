@@ -318,7 +318,11 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
         const int one_tile = !job->varseg && a == CLSORT_ALGO_RADIX8 &&
                              clsort_segment_length(job->spec, job->n) == job->n &&
                              clsort_single_tile_fits(ctx, job->spec, job->n);
+        /* fixed segments that radix8 sorts as variable ones (segments.c) */
+        const int as_var = !job->varseg && a == CLSORT_ALGO_RADIX8 &&
+                           clsort_segments_fixed_wanted(ctx, job->spec, job->n);
         st = job->varseg && a != CLSORT_ALGO_HOST_RADIX ? clsort_segments_enqueue(ctx, job)
+             : as_var                                    ? clsort_segments_fixed_enqueue(ctx, job)
              : one_tile                                  ? clsort_single_tile_enqueue(ctx, job)
                                                          : family_of(a)->enqueue(ctx, job);
     }

@@ -265,7 +265,8 @@ typedef enum clsort_slot {
     CLSORT_SLOT_TOP_STATE,      /* the select's histogram, counters and prefix */
     CLSORT_SLOT_TOP_OUT_KEYS,   /* clsort_top()'s device copy of the result */
     CLSORT_SLOT_TOP_OUT_VALUES,
-    CLSORT_SLOT_SEG_OFFSETS, /* clsort_sort_segments()'s device copy of the offsets */
+    CLSORT_SLOT_SEG_OFFSETS, /* clsort_sort_segments()'s device copy of the offsets, or those of
+                              * fixed segments sorted as variable ones */
     CLSORT_SLOT_SEG_TABLE,  /* variable segments: per-segment tiles and lengths, scanned */
     CLSORT_SLOT_SEG_TILES,  /* ... the long segments' radix tiles */
     CLSORT_SLOT_SEG_FLAG,   /* ... the device check's flag */
@@ -551,6 +552,7 @@ typedef struct clsort_varseg {
                                     * then the number of tiles in use */
     size_t tiles;
     size_t longs;                  /* the long segments (at most; the look-back chains' counts) */
+    size_t fixed;                  /* the offsets are those of fixed segments of this length */
     int chains;                    /* the descriptions are for look-back chains (radix_chains.c) */
     clsort_status (*short_sort)(clsort_context *ctx, const clsort_job *job, cl_mem keys_out,
                                 cl_mem values_out);
@@ -613,6 +615,10 @@ double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spe
                                size_t n_seg);
 /* The whole sort of a job with job->varseg set (n > 1). */
 clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job);
+/* Fixed segments (spec->segment) sorted by radix8 as variable ones, with offsets made on the
+ * device: whether they are here, and the sort. */
+int clsort_segments_fixed_wanted(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+clsort_status clsort_segments_fixed_enqueue(clsort_context *ctx, clsort_job *job);
 
 /* ---- compare.c: what the comparison sorts (bitonic, oddeven) share ---- */
 typedef struct clsort_tile_shape {

@@ -120,6 +120,22 @@ static size_t long_segments(const uint64_t *off, size_t n_seg, size_t n, size_t 
     return longs;
 }
 
+/* The radix tiles and long segments (more than `most` keys) of fixed segments of seg keys. */
+static void fixed_counts(size_t n, size_t seg, size_t most, size_t tile, size_t *tiles,
+                         size_t *longs)
+{
+    const size_t full = n / seg, last = n % seg;
+    *tiles = *longs = 0;
+    if (seg > most) {
+        *tiles += full * ((seg + tile - 1) / tile);
+        *longs += full;
+    }
+    if (last > most) {
+        *tiles += (last + tile - 1) / tile;
+        *longs += 1;
+    }
+}
+
 /* Radix tiles for the long segments: the exact count when the offsets are on the host, else the
  * most there can be (each long segment wastes at most one tile). The spare tiles of that bound
  * cost each radix pass an empty work-group (and reduce-then-scan BINS zeros to scan). */
@@ -361,8 +377,12 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
                            ctx->display_name, (unsigned long long)ctx->local_mem);
     v->chains = clsort_radix8_varseg_chains(ctx, job->spec, job->n);
     g.tile_len = clsort_radix8_varseg_tile(ctx, job->spec, job->n);
-    v->tiles = radix_tiles(v->host_offsets, v->n_seg, job->n, g.s.tile, g.tile_len);
-    v->longs = long_segments(v->host_offsets, v->n_seg, job->n, g.s.tile);
+    if (v->fixed) {
+        fixed_counts(job->n, v->fixed, g.s.tile, g.tile_len, &v->tiles, &v->longs);
+    } else {
+        v->tiles = radix_tiles(v->host_offsets, v->n_seg, job->n, g.s.tile, g.tile_len);
+        v->longs = long_segments(v->host_offsets, v->n_seg, job->n, g.s.tile);
+    }
     v->state = &g;
     v->short_sort = short_then_tiles;
     clsort_status st;
@@ -394,5 +414,55 @@ done:
     for (int i = 0; i < 2; i++)
         if (progs[i])
             clReleaseProgram(progs[i]);
+    return st;
+}
+
+/*
+ * Fixed segments sorted by radix8 where its long segments are look-back chains (NVIDIA GPUs): as
+ * variable segments with offsets made on the device, so that segments of up to a local tile are
+ * sorted in local memory in one launch and longer ones by the chains (1 + places launches), where
+ * the fixed segments' reduce-then-scan passes take five launches a place over tiles of each
+ * segment. radix8-rts by name keeps those passes.
+ */
+int clsort_segments_fixed_wanted(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    clsort_spec var = *spec;
+    var.segment = 0;
+    clsort_tile_shape s;
+    return spec->segment && spec->segment < n && spec->algorithm != CLSORT_ALGO_RADIX8_RTS &&
+           clsort_radix8_varseg_chains(ctx, &var, n) && short_shape(ctx, &var, &s) == CLSORT_OK;
+}
+
+clsort_status clsort_segments_fixed_enqueue(clsort_context *ctx, clsort_job *job)
+{
+    clsort_spec var = *job->spec;
+    var.segment = 0;
+    const cl_ulong seg = job->spec->segment, n = job->n, n_seg = (n + seg - 1) / seg;
+    const size_t wg = ctx->tuning.scan.wg;
+    clsort_tile_shape s;
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    clsort_varseg v = { .n_seg = (size_t)n_seg, .fixed = (size_t)seg };
+    clsort_status st = short_shape(ctx, &var, &s);
+    if (st == CLSORT_OK &&
+        (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_OFFSETS, (n_seg + 1) * sizeof(cl_ulong),
+                             &v.offsets, "fixed segment offsets")) == CLSORT_OK &&
+        (st = build(ctx, &var, &s, &prog)) == CLSORT_OK &&
+        (st = clsort_create_kernel(ctx, prog, "seg_fixed_offsets", &k)) == CLSORT_OK &&
+        (st = clsort_set_args(ctx, k, "seg_fixed_offsets", 4, ARG(v.offsets), ARG(n_seg), ARG(seg),
+                              ARG(n))) == CLSORT_OK &&
+        (st = clsort_launch(ctx, k, (n_seg + 1 + wg - 1) / wg * wg, wg)) == CLSORT_OK) {
+        clsort_job j = *job;
+        j.spec = &var;
+        j.varseg = &v;
+        st = clsort_segments_enqueue(ctx, &j);
+        job->result_keys = j.result_keys;
+        job->result_values = j.result_values;
+    }
+    if (k)
+        clReleaseKernel(k);
+    if (prog)
+        clReleaseProgram(prog);
+    clsort_release_mems(&v.offsets, 1);
     return st;
 }
