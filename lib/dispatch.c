@@ -55,7 +55,8 @@ static int cpu_device(const clsort_context *ctx)
 
 /*
  * The first family auto accepts for a spec wins. Batched segments: bitonic sorts a whole batch of
- * short segments in one tile pass; long ones take radix8 (reduce-then-scan, tiles within segments).
+ * short segments in one tile pass; long ones take radix8 (where it runs look-back, as variable
+ * segments: segments.c; else reduce-then-scan, tiles within segments).
  * Bitonic is not stable, so auto takes it only for keys without values compared on every bit, where
  * equal keys are bit-identical; with values or a bit range, segments take radix8 too.
  * On an H100, 2^24 keys in all, GKey/s bitonic / radix8: segments of 4096 57.3 / 14.0, 16384 29.7 /
