@@ -181,7 +181,24 @@ typedef struct seg_sort {
     cl_program prog, short_prog;
     cl_mem flag, table, desc;
     cl_ulong n, n_seg, tile_len; /* tile_len: the radix passes' */
+    int no_short; /* known to hold no segment of 1 to s.tile keys: no local sort to launch */
 } seg_sort;
+
+/* Whether the host knows that no segment has 1 to `tile` keys (which the local sort takes, a lone
+ * key included): fixed segments, or offsets given on the host. */
+static int none_short(const clsort_varseg *v, size_t n, size_t tile)
+{
+    if (v->fixed)
+        return v->fixed > tile && (n % v->fixed == 0 || n % v->fixed > tile);
+    if (!v->host_offsets)
+        return 0;
+    for (size_t i = 0; i < v->n_seg; i++) {
+        const uint64_t len = v->host_offsets[i + 1] - v->host_offsets[i];
+        if (len >= 1 && len <= tile)
+            return 0;
+    }
+    return 1;
+}
 
 /* One launch of seg_short from prog (tile shape s): the parts (1 short, 2 medium, 3 both) of
  * each window of s->tile / 2 keys, medium segments looked for in stretches of `window`. */
@@ -281,7 +298,8 @@ done:
 static clsort_status short_then_tiles(clsort_context *ctx, const clsort_job *job, cl_mem keys_out,
                                       cl_mem values_out)
 {
-    clsort_status st = sort_short_segments(ctx, job, keys_out, values_out);
+    const seg_sort *g = job->varseg->state;
+    clsort_status st = g->no_short ? CLSORT_OK : sort_short_segments(ctx, job, keys_out, values_out);
     return st == CLSORT_OK ? describe_tiles(ctx, job->varseg, job->varseg->state) : st;
 }
 
@@ -383,6 +401,7 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
         v->tiles = radix_tiles(v->host_offsets, v->n_seg, job->n, g.s.tile, g.tile_len);
         v->longs = long_segments(v->host_offsets, v->n_seg, job->n, g.s.tile);
     }
+    g.no_short = none_short(v, job->n, g.s.tile);
     v->state = &g;
     v->short_sort = short_then_tiles;
     clsort_status st;
