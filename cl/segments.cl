@@ -50,17 +50,22 @@ inline ulong first_start_at(__global const ulong *off, ulong lo, ulong hi, ulong
 }
 
 /*
- * One work-item per entry i of off[0 .. n_seg]: checks it (first 0, none decreasing, none past n,
- * last n; a bad one sets *bad, zeroed by the host before) and, for segment i, writes the radix tiles
+ * One work-item per entry i of off[0 .. n_seg] and per window w < n_wins: checks entry i (first 0,
+ * none decreasing, none past n, last n; a bad one sets *bad, zeroed by the host before), writes
+ * table[wins + w], the first segment that starts at or after w * HALF (seg_short's searches, done
+ * here at full occupancy rather than in its work-groups, a chain of dependent loads each; not read
+ * with bad offsets), and, for segment i, writes the radix tiles
  * of a long segment to table[i], its length to table[n_seg + i] and 1 to table[2 n_seg + i] (0 for
  * short ones). The host scans the 3 n_seg + 1 entries: table[i] becomes the segment's first tile,
  * table[n_seg] the number of tiles, table[n_seg + i] - table[n_seg] the keys of long segments
  * before segment i, and table[2 n_seg + i] - table[2 n_seg] the long segments before it.
  */
 __kernel void seg_count(__global const ulong *off, ulong n_seg, ulong n, __global uint *bad,
-                        __global ulong *table, ulong tile_len)
+                        __global ulong *table, ulong tile_len, ulong wins, ulong n_wins)
 {
     const ulong i = get_global_id(0);
+    if (i < n_wins)
+        table[wins + i] = first_start_at(off, 0, n_seg, i * HALF, n, 0);
     if (i > n_seg)
         return;
     const ulong o = off[i];
@@ -580,6 +585,7 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
  */
 #define MEDIUM_WAYS 8
 #define NO_SEG ((ulong)-1)
+#define NO_WINS ((ulong)-1)
 
 /* Whether the short segments [a, b) of keys without values are sorted one at a time rather than
  * together: where each takes the radix sort anyway, a lone one needs no tag pass, and its keys alone
@@ -603,7 +609,7 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
                __global const VALUE_T *vals_in, __global VALUE_T *vals_out,
 #endif
                __global const ulong *off, ulong n_seg, ulong n, __global const uint *bad_flag,
-               ulong window, uint part)
+               ulong window, uint part, __global const ulong *table, ulong wins)
 {
     __local ulong lmem[(SHARED_BYTES + 7) / 8];
     __local ulong lmed[MEDIUM_WAYS];
@@ -613,11 +619,15 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
     /* n_seg 0 with keys: a whole array of up to TILE keys, one work-group (lib/segments.c's
      * single tile, part 1; off and bad_flag are not read) */
     const uint whole = n_seg == 0, bad = whole ? 1u : *bad_flag, lid = get_local_id(0);
-    const ulong w = (ulong)get_group_id(0) * HALF, segs = whole ? 1 : n_seg;
+    const ulong g = get_group_id(0), w = g * HALF, segs = whole ? 1 : n_seg;
     const uint ways = !whole && (part & 2) ? (uint)min((ulong)MEDIUM_WAYS, HALF / window) : 0;
+    /* seg_count's searches of the windows' first segments (table + wins), where this launch's
+     * windows are its (wins NO_WINS: none) */
+    const int found = wins != NO_WINS && !bad && window == HALF;
     if (lid < ways) {
         const ulong from = w + lid * window;
-        const ulong e = first_start_at(off, 0, segs, from + window, n, bad);
+        const ulong e = found ? table[wins + g + 1]
+                              : first_start_at(off, 0, segs, from + window, n, bad);
         ulong found = NO_SEG;
         if (e > 0) {
             const ulong start = seg_off(off, e - 1, n, bad), len = seg_off(off, e, n, bad) - start;
@@ -628,8 +638,8 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
     }
     ulong a = 0, b = 0;
     if (part & 1) {
-        a = first_start_at(off, 0, segs, w, n, bad);
-        b = first_start_at(off, a, segs, w + HALF, n, bad);
+        a = found ? table[wins + g] : first_start_at(off, 0, segs, w, n, bad);
+        b = found ? table[wins + g + 1] : first_start_at(off, a, segs, w + HALF, n, bad);
         /* The last one, if longer than HALF, is medium or long: not sorted with these. */
         if (!whole && b > a && seg_off(off, b, n, bad) - seg_off(off, b - 1, n, bad) > HALF)
             b--;

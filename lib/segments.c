@@ -154,6 +154,12 @@ static size_t radix_tiles(const uint64_t *off, size_t n_seg, size_t n, size_t mo
     return tiles;
 }
 
+/* The windows of the medium tile's launch (seg_short's work-groups). */
+static size_t windows(size_t n, const clsort_tile_shape *s)
+{
+    return (n + s->tile / 2 - 1) / (s->tile / 2);
+}
+
 double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n,
                                size_t n_seg)
 {
@@ -169,7 +175,7 @@ double clsort_segments_scratch(const clsort_context *ctx, const clsort_spec *spe
     const double table = clsort_radix8_varseg_chains(ctx, spec, n)
                              ? (longs * places * 256 * 4 + 2 * (tiles + 1) * 256 * 4) / 8
                              : 256.0 * tiles * (1 + 1 / 64.0);
-    const double seg = 3.0 * n_seg + 1, desc = CLSORT_VSEG_WORDS * tiles + 1;
+    const double seg = 3.0 * n_seg + 1 + windows(n, &s) + 1, desc = CLSORT_VSEG_WORDS * tiles + 1;
     return (double)n * (clsort_key_size(spec->key_type) + spec->value_size) +
            8.0 * (table + seg + seg / 64 + desc + n_seg + 1);
 }
@@ -208,6 +214,9 @@ static clsort_status launch_short(clsort_context *ctx, const clsort_job *job, cl
 {
     const seg_sort *g = job->varseg->state;
     const size_t half = s->tile / 2, groups = g->n_seg ? (job->n + half - 1) / half : 1;
+    /* the windows' first segments, which seg_count found for the medium tile's windows */
+    const cl_ulong wins = g->n_seg && prog == g->prog ? 3 * g->n_seg + 1 : (cl_ulong)-1;
+    const cl_mem table = g->table ? g->table : g->flag;
     cl_kernel k = NULL;
     int at;
     const cl_mem keys[2] = { job->keys, keys_out }, vals[2] = { job->values, values_out };
@@ -216,8 +225,9 @@ static clsort_status launch_short(clsort_context *ctx, const clsort_job *job, cl
         st = clsort_set_data_args(ctx, k, "seg_short", 2, keys,
                                   job->spec->value_size ? vals : NULL, &at);
     if (st == CLSORT_OK)
-        st = clsort_set_args_at(ctx, k, "seg_short", at, 6, ARG(job->varseg->offsets),
-                                ARG(g->n_seg), ARG(g->n), ARG(g->flag), ARG(window), ARG(part));
+        st = clsort_set_args_at(ctx, k, "seg_short", at, 8, ARG(job->varseg->offsets),
+                                ARG(g->n_seg), ARG(g->n), ARG(g->flag), ARG(window), ARG(part),
+                                ARG(table), ARG(wins));
     if (st == CLSORT_OK)
         st = clsort_launch(ctx, k, groups * s->wg, s->wg);
     if (k)
@@ -245,17 +255,21 @@ static clsort_status sort_short_segments(clsort_context *ctx, const clsort_job *
                : st;
 }
 
-/* The check and each segment's radix tiles (seg_count): all seg_short needs is the check's flag. */
+/* The check, each segment's radix tiles and each window's first segment (seg_count): all seg_short
+ * needs is the check's flag and the windows. */
 static clsort_status describe_check(clsort_context *ctx, const clsort_varseg *v, seg_sort *g)
 {
-    const size_t wg = ctx->tuning.scan.wg;
+    const size_t wg = ctx->tuning.scan.wg, n_wins = windows(g->n, &g->s) + 1;
+    const size_t items = v->n_seg + 1 > n_wins ? v->n_seg + 1 : n_wins;
+    const cl_ulong wins = 3 * g->n_seg + 1, nw = n_wins;
     cl_kernel k = NULL;
     clsort_status st;
     if ((st = clsort_fill(ctx, g->flag, 0, 4)) == CLSORT_OK &&
         (st = clsort_create_kernel(ctx, g->prog, "seg_count", &k)) == CLSORT_OK &&
-        (st = clsort_set_args(ctx, k, "seg_count", 6, ARG(v->offsets), ARG(g->n_seg), ARG(g->n),
-                              ARG(g->flag), ARG(g->table), ARG(g->tile_len))) == CLSORT_OK)
-        st = clsort_launch(ctx, k, (v->n_seg + 1 + wg - 1) / wg * wg, wg);
+        (st = clsort_set_args(ctx, k, "seg_count", 8, ARG(v->offsets), ARG(g->n_seg), ARG(g->n),
+                              ARG(g->flag), ARG(g->table), ARG(g->tile_len), ARG(wins),
+                              ARG(nw))) == CLSORT_OK)
+        st = clsort_launch(ctx, k, (items + wg - 1) / wg * wg, wg);
     if (k)
         clReleaseKernel(k);
     return st;
@@ -410,7 +424,8 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
          (st = build(ctx, job->spec, &g.short_s, &g.short_prog)) != CLSORT_OK) ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_FLAG, sizeof(cl_uint), &g.flag,
                              "segment check flag")) != CLSORT_OK ||
-        (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TABLE, (3 * v->n_seg + 1) * sizeof(cl_ulong),
+        (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TABLE,
+                             (3 * v->n_seg + 1 + windows(job->n, &g.s) + 1) * sizeof(cl_ulong),
                              &g.table, "segment table")) != CLSORT_OK ||
         (v->tiles && (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TILES,
                                           (v->tiles * CLSORT_VSEG_WORDS + 1) * sizeof(cl_ulong),
