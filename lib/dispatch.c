@@ -185,8 +185,12 @@ static const clsort_family *family_of(clsort_algorithm a)
 
 clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
-    const clsort_family *f = family_of(resolve(ctx, spec));
-    return f->variant ? f->variant(ctx, spec, n) : resolve(ctx, spec);
+    const clsort_algorithm a = resolve(ctx, spec);
+    /* fixed segments that radix8 sorts as variable ones: its long segments by look-back */
+    if (a == CLSORT_ALGO_RADIX8 && clsort_segments_fixed_wanted(ctx, spec, n))
+        return CLSORT_ALGO_ONESWEEP;
+    const clsort_family *f = family_of(a);
+    return f->variant ? f->variant(ctx, spec, n) : a;
 }
 
 static clsort_status check_family(clsort_context *ctx, const clsort_spec *spec, const char *type)

@@ -1,8 +1,10 @@
 /*
  * Variable segments (CSR offsets), stable (cl/segments.cl): short segments are sorted in local
- * memory, several to a work-group, in one launch; long ones by the reduce-then-scan radix8 passes,
- * whose tiles are cut within segments and described one by one, so every long segment, a few
- * thousand keys or a billion, is sorted by the same launches in parallel.
+ * memory, several to a work-group, in one launch; long ones by the radix8 passes, whose tiles are
+ * cut within segments and described one by one, so every long segment, a few thousand keys or a
+ * billion, is sorted by the same launches in parallel: a look-back chain each where the device
+ * runs look-back (radix_chains.c), else reduce-then-scan. radix8's fixed segments go this way too
+ * where the chains run (offsets made on the device).
  *
  * Why not a radix sort over a composite key (segment id above the key's bits), which needs no
  * segment-aware tiles: it adds ceil(log2 n_seg / 8) passes, carries a segment id per key (or a
