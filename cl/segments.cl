@@ -54,9 +54,8 @@ inline ulong first_start_at(__global const ulong *off, ulong lo, ulong hi, ulong
  * none decreasing, none past n, last n; a bad one sets *bad, zeroed by the host before), writes
  * table[wins + w], the first segment that starts at or after w * HALF (seg_short's searches, done
  * here at full occupancy rather than in its work-groups, a chain of dependent loads each; not read
- * with bad offsets), and, for segment i, writes the radix tiles
- * of a long segment to table[i], its length to table[n_seg + i] and 1 to table[2 n_seg + i] (0 for
- * short ones). The host scans the 3 n_seg + 1 entries: table[i] becomes the segment's first tile,
+ * with bad offsets), and, for segment i, writes the radix tiles of a long segment to table[i], its
+ * length to table[n_seg + i] and 1 to table[2 n_seg + i] (0 for short ones). The host scans the 3 n_seg + 1 entries: table[i] becomes the segment's first tile,
  * table[n_seg] the number of tiles, table[n_seg + i] - table[n_seg] the keys of long segments
  * before segment i, and table[2 n_seg + i] - table[2 n_seg] the long segments before it.
  */

@@ -107,14 +107,20 @@ static int short_split(const clsort_context *ctx, const clsort_spec *spec,
            medium->tile / s->tile <= MEDIUM_WAYS && n / n_seg <= s->tile / 2;
 }
 
+/* The most segments of more than `most` keys that n keys in n_seg segments can hold. */
+static size_t most_long(size_t n_seg, size_t n, size_t most)
+{
+    const size_t longs = n / (most + 1);
+    return n_seg < longs ? n_seg : longs;
+}
+
 /* The long segments (more than `most` keys each): the exact count when the offsets are on the
  * host, else the most there can be (at least one: with bad offsets all n keys are one). */
 static size_t long_segments(const uint64_t *off, size_t n_seg, size_t n, size_t most)
 {
     size_t longs = 0;
     if (!off) {
-        longs = n / (most + 1);
-        longs = n_seg < longs ? n_seg : longs;
+        longs = most_long(n_seg, n, most);
         return longs ? longs : 1;
     }
     for (size_t i = 0; i < n_seg; i++)
@@ -143,10 +149,8 @@ static void fixed_counts(size_t n, size_t seg, size_t most, size_t tile, size_t 
  * cost each radix pass an empty work-group (and reduce-then-scan BINS zeros to scan). */
 static size_t radix_tiles(const uint64_t *off, size_t n_seg, size_t n, size_t most, size_t tile)
 {
-    if (!off) {
-        const size_t longs = n / (most + 1);
-        return (n + tile - 1) / tile + (n_seg < longs ? n_seg : longs);
-    }
+    if (!off)
+        return (n + tile - 1) / tile + most_long(n_seg, n, most);
     size_t tiles = 0;
     for (size_t i = 0; i < n_seg; i++) {
         const size_t len = (size_t)(off[i + 1] - off[i]);
