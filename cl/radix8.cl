@@ -572,12 +572,26 @@ inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memo
  * distinct digits in the warp (at 2^28 keys: AND of 8 words 41.4 -> 45.1 GKey/s, of 16 words 41.9 ->
  * 46.1, constant keys 42.2 -> 46.3; with the threshold at 1/2 the AND of 4 words, whose digit 0
  * holds 60% of the keys, lost 2%); the rest keep the ballots, or with MATCH_TOP take warp_match_top. */
+#ifndef MATCH_SPLIT
+#define MATCH_SPLIT 0
+#endif
+#if MATCH_SPLIT && (DIGIT_BITS != 8 || MATCH_SPLIT > 6)
+#error "MATCH_SPLIT: 1 to 6 ballots on the top bits of 8-bit digits"
+#endif
+/* MATCH_SPLIT=k (pairs on NVIDIA GPUs, k = 2; lib/radix_shape.c has the measurements): k ballots
+ * find the lanes that share the digit's top k bits, and the table has 2^(8-k) entries, one per
+ * value of the low 8-k bits XORed with the top bits shifted left by 2 (one-to-one among lanes that
+ * share the top bits, and keys in steps of 16 or 32 still spread over the banks); an entry's lanes
+ * that agree on the top bits are the digit's. Fewer lanes' entries share a bank, for k ballots. */
+#define SPLIT_LOW (8 - MATCH_SPLIT)
 inline uint warp_match_or(uint d, __local uint *wm)
 {
-    __local uint *const entry = wm + DIGIT_SLOT(d);
+    const uint agree = MATCH_SPLIT ? warp_match_bits(d >> SPLIT_LOW, MATCH_SPLIT) : 0xffffffffu;
+    __local uint *const entry =
+        wm + (MATCH_SPLIT ? (d ^ ((d >> SPLIT_LOW) << 2)) & ((1u << SPLIT_LOW) - 1) : DIGIT_SLOT(d));
     atomic_or(entry, 1u << (get_local_id(0) & 31));
     warp_sync();
-    const uint m = *entry;
+    const uint m = *entry & agree;
     warp_sync();
     *entry = 0;
     warp_sync();

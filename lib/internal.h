@@ -78,7 +78,7 @@ typedef struct clsort_settings {
     int radix_serial, radix_wg, radix_items, radix_match, radix_lb_at, radix_kv;
     int radix_ptx_set;
     unsigned radix_ptx;
-    int radix_lb_win, radix_hist_per_cu;
+    int radix_lb_win, radix_hist_per_cu, radix_match_split;
     size_t radix_portion_tiles;
     /* CLSORT_HYBRID_WAVE_KEYS, CLSORT_HYBRID_LAG (0: unset), CLSORT_HYBRID_MIN_N (-1: unset) */
     size_t hybrid_wave_keys;
@@ -202,6 +202,8 @@ typedef struct clsort_tuning {
             unsigned pair_wg, pair_items; /* with values */
             unsigned pair_lb_win;         /* radix8 with values: predecessors a look-back step
                                            * reads (LB_WIN in cl/radix8.cl; 0 its default) */
+            unsigned pair_match_split;    /* radix8 with values: ballots on the top digit bits
+                                           * beside the lane-mask table (MATCH_SPLIT; 0 none) */
         } large;
         /* radix8 of 64-bit keys there (0: the shapes above, items halved until the tile fits in
          * local memory) */

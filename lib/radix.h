@@ -31,6 +31,7 @@ typedef struct radix_shape {
     unsigned lb_at;  /* warp ranking: when tiles publish their counts (LB_AT in cl/radix8.cl) */
     unsigned lb_win; /* look-back: predecessors read at a time (LB_WIN in cl/radix8.cl; 0 default) */
     unsigned kv;     /* warp ranking with values: keys and values reordered together (KV_TOGETHER) */
+    unsigned split;  /* lane-mask table: ballots on the digits' top bits beside it (MATCH_SPLIT) */
     size_t tile;
 } radix_shape;
 

@@ -109,6 +109,17 @@ static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_si
      * with four (5.39-5.42). */
     if (value_size && s->digit_bits == 8)
         s->lb_win = t->radix.large.pair_lb_win;
+    /* With values, passes whose digits are spread find a digit's lanes by two ballots on its top
+     * bits and a table of 64 lane masks (MATCH_SPLIT=2, cl/radix8.cl) rather than the table of
+     * 256 alone. H100, pairs, wall ms, same run, two rounds, without / with (`VARIANTS="old: new:"
+     * KINDS=pairs bash bench/envab-h100.sh`): u32 2^24 0.621-0.625 / 0.615-0.620, 2^26
+     * 2.259-2.260 / 2.251-2.257, 2^28 8.800-8.803 / 8.767-8.774 (CUB 9.199), AND of 4 words
+     * 7.603-7.612 / 7.576-7.599, skewed 7.531-7.572 / 7.529-7.531, nearly sorted 8.678-8.731 /
+     * 8.661-8.707; u64 2^24 1.667-1.671 / 1.666-1.683, 2^27 12.842-12.854 / 12.769-12.801 (CUB
+     * 12.954). Keys alone lose by it (u32 2^28 5.32-5.34 -> 5.39 with k = 2, 5.50 with k = 3; the
+     * README has the rest). */
+    if (value_size && s->digit_bits == 8)
+        s->split = t->radix.large.pair_match_split;
     /* 4-bit digits: 16 counters per warp and 16 look-back chains per tile leave the tile's
      * ranking cheaper, so the best shapes differ. Twice the passes make the values' second
      * reorder in local memory cost more than halving the tile does, so with values the keys
@@ -141,6 +152,8 @@ static void apply_settings(const clsort_settings *set, radix_shape *s)
         s->lb_win = (unsigned)set->radix_lb_win;
     if (set->radix_kv >= 0)
         s->kv = (unsigned)set->radix_kv;
+    if (set->radix_match_split >= 0)
+        s->split = (unsigned)set->radix_match_split;
 }
 
 /* Whether programs may use NVIDIA's warp primitives (inline PTX): the tuning's word, or
@@ -328,6 +341,8 @@ void clsort_radix_options(const radix_run *r, clsort_opts *b)
     clsort_opts_add_if(b, s->ptx && s->match == 1, "MATCH_ANY", 1);
     clsort_opts_add_if(b, s->ptx && s->match >= 2, "MATCH_OR", 1);
     clsort_opts_add_if(b, s->ptx && s->match == 3, "MATCH_TOP", 1);
+    clsort_opts_add_if(b, s->ptx && s->match >= 2 && s->split && r->digit_bits == 8, "MATCH_SPLIT",
+                       s->split);
     clsort_opts_add_if(b, s->kv, "KV_TOGETHER", 1);
     clsort_opts_add_if(b, s->ptx && r->lookback && s->lb_at, "LB_AT", s->lb_at);
     clsort_opts_add_if(b, s->hist_copies > 1, "HIST_COPIES", s->hist_copies);

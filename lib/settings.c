@@ -147,6 +147,7 @@ static void radix(clsort_settings *s)
     s->radix_lb_win = (int)number(s, "CLSORT_RADIX8_LB_WIN", 0, big, 0);
     s->radix_hist_per_cu =
         (int)number(s, "CLSORT_RADIX8_HIST_PER_CU", 0, big, (unsigned long long)-1);
+    s->radix_match_split = (int)number(s, "CLSORT_RADIX8_MATCH_SPLIT", 0, 6, (unsigned long long)-1);
     s->radix_portion_tiles = (size_t)number(s, "CLSORT_RADIX8_PORTION_TILES", 0, NO_LIMIT, 0);
     s->hybrid_wave_keys = (size_t)number(s, "CLSORT_HYBRID_WAVE_KEYS", 1, NO_LIMIT, 0);
     s->hybrid_lag = (int)number(s, "CLSORT_HYBRID_LAG", 1, 4, 0);

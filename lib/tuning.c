@@ -41,7 +41,7 @@ static const clsort_tuning table[] = {
         .scan = { .wg = 256, .items = 8 },
         .radix = { .wg = 256, .items = 16, .lookback = 1, .ptx = 1, .hist_copies = 1, .lb_at = 1,
                    .large = { .wg = 448, .items = 24, .pair_wg = 320, .pair_items = 28,
-                              .pair_lb_win = 1 },
+                              .pair_lb_win = 1, .pair_match_split = 2 },
                    .large64 = { .wg = 384, .items = 14, .pair_lb_at = 2 },
                    .large4 = { .wg = 256, .items = 24, .pair_wg = 384, .pair_items = 15,
                                .pair_kv = 1 } },
