@@ -582,7 +582,8 @@ inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memo
  * find the lanes that share the digit's top k bits, and the table has 2^(8-k) entries, one per
  * value of the low 8-k bits XORed with the top bits shifted left by 2 (one-to-one among lanes that
  * share the top bits, and keys in steps of 16 or 32 still spread over the banks); an entry's lanes
- * that agree on the top bits are the digit's. Fewer lanes' entries share a bank, for k ballots. */
+ * that agree on the top bits are the digit's. It trades k ballots for fewer lanes whose entries
+ * share a bank. */
 #define SPLIT_LOW (8 - MATCH_SPLIT)
 inline uint warp_match_or(uint d, __local uint *wm)
 {

@@ -13,10 +13,9 @@
 static const char *const library_macros[] = {
     "BITONIC_MAX", "CARRY", "DESCENDING", "DIGIT_BITS", "F", "GF", "HAS_VALUES", "HIST_COPIES",
     "HIST_LOADS", "ITEMS", "KEY_BITS", "KEY_KIND", "KEY_RANGE_MASK", "KV_TOGETHER", "LB_AT",
-    "LB_WIN", "LIB_WG", "LOOKBACK", "MATCH_ANY", "MATCH_OR", "MATCH_SPLIT", "MATCH_TOP", "PACK_RANKS",
-    "PLACES",
-    "POS64", "RADIX", "RANGE_BEGIN", "RANK_PAD", "SEG_PAD", "SEG_WARP", "SERIAL", "USE_PTX",
-    "VALUE_T", "WG_ANY", "WHOLE", "WIDE",
+    "LB_WIN", "LIB_WG", "LOOKBACK", "MATCH_ANY", "MATCH_OR", "MATCH_SPLIT", "MATCH_TOP",
+    "PACK_RANKS", "PLACES", "POS64", "RADIX", "RANGE_BEGIN", "RANK_PAD", "SEG_PAD", "SEG_WARP",
+    "SERIAL", "USE_PTX", "VALUE_T", "WG_ANY", "WHOLE", "WIDE",
 };
 
 void clsort_opts_init(clsort_opts *b)
