@@ -7,6 +7,10 @@
 #   CASES: radix:FILE[:pairs] (bench_radix's DIST-LOG2N.u32/.u64, made when missing; keys unless
 #   :pairs) or segments:MIX-LOG2N (default "radix:uniform-28.u32 radix:q4-28.u32 segments:medium-24")
 #   HIST=1: the radix cases profile the up-front histogram kernels too (ours and CUB's)
+#   STALLS=1: the radix cases instead profile one binning pass each side (the second; PASS=N picks
+#   another) and write where its warps wait: $OUT/stalls.md (bench/ncu_stalls.py: the sampled stall
+#   reasons, the instructions that hold most samples and what kind of instruction holds them) and
+#   the per-instruction CSVs in $OUT/stalls.tgz
 # Writes $OUT/ncu.md (a table per case) and the full ncu output beside it.
 set -euo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -53,6 +57,20 @@ for c in $CASES; do
   esac
   echo "== $c: replay" | tee -a "$OUT/replay.txt"
   build-gpu/ptxreplay "$rec" 3 | tee -a "$OUT/replay.txt"
+  if [ "${STALLS:-0}" = 1 ] && [ "$what" = radix ]; then
+    s=$(( ${PASS:-2} - 1 )); sd=$DATA/stalls; mkdir -p "$sd"
+    ncu --set full --import-source no -k regex:radix8_bin -s $s -c 1 -f -o "$sd/$n-clsort" \
+      build-gpu/ptxreplay "$rec" 1 > "$sd/$n-clsort.log" 2>&1 || { tail "$sd/$n-clsort.log"; continue; }
+    ncu --set full --import-source no -k regex:Onesweep -s $s -c 1 -f -o "$sd/$n-cub" \
+      "${cub[@]}" > "$sd/$n-cub.log" 2>&1 || { tail "$sd/$n-cub.log"; continue; }
+    for side in clsort cub; do
+      ncu -i "$sd/$n-$side.ncu-rep" --page raw --csv > "$sd/$n-$side-raw.csv"
+      ncu -i "$sd/$n-$side.ncu-rep" --page source --print-source sass --csv > "$sd/$n-$side-sass.csv"
+    done
+    python3 bench/ncu_stalls.py "$c (pass $((s + 1)))" "$sd/$n-clsort" "$sd/$n-cub" | tee -a "$OUT/stalls.md"
+    tar -czf "$OUT/stalls.tgz" -C "$sd" $(cd "$sd" && ls ./*.csv)
+    continue
+  fi
   # shellcheck disable=SC2086
   ncu --set full $ours build-gpu/ptxreplay "$rec" 1 > "$OUT/ncu-$n-clsort.txt" 2>&1 ||
     echo "ncu on the replay failed: $OUT/ncu-$n-clsort.txt"
