@@ -37,7 +37,7 @@ for c in $CASES; do
   case $what in
     radix)
       kind=keys; [ "${arg##*:}" = pairs ] && { kind=pairs; arg=${arg%:*}; }
-      f=$DATA/$arg; base=${arg%.*}
+      f=$DATA/$arg; base=${arg%.*}; kind_size=4; [ "${arg##*.}" = u64 ] && kind_size=8
       [ -f "$f" ] || build-gpu/bench/bench_radix gen "${base%-*}" "${base##*-}" "$f"
       REC_DIR=$rec LD_PRELOAD=$PWD/build-gpu/libclrecord.so build-gpu/bench/bench_radix run \
         --reps 1 --kinds "$kind" "$f" > /dev/null
@@ -61,7 +61,10 @@ for c in $CASES; do
     s=$(( ${PASS:-2} - 1 )); sd=$DATA/stalls; mkdir -p "$sd"
     ncu --set full --import-source no -k regex:radix8_bin -s $s -c 1 -f -o "$sd/$n-clsort" \
       build-gpu/ptxreplay "$rec" 1 > "$sd/$n-clsort.log" 2>&1 || { tail "$sd/$n-clsort.log"; continue; }
-    ncu --set full --import-source no -k regex:Onesweep -s $s -c 1 -f -o "$sd/$n-cub" \
+    # CUB sorts at most ((2^28 - 1) / tile) * tile keys a launch, so 2^28 keys take two launches
+    # a pass, the second of a single tile: skip two a pass there.
+    cs=$s; [ "$(( $(stat -c %s "$f") / ${kind_size:-4} ))" -ge $(( (1 << 28) - 65536 )) ] && cs=$((2 * s))
+    ncu --set full --import-source no -k regex:Onesweep -s $cs -c 1 -f -o "$sd/$n-cub" \
       "${cub[@]}" > "$sd/$n-cub.log" 2>&1 || { tail "$sd/$n-cub.log"; continue; }
     for side in clsort cub; do
       ncu -i "$sd/$n-$side.ncu-rep" --page raw --csv > "$sd/$n-$side-raw.csv"

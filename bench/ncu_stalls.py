@@ -46,6 +46,9 @@ def sass_rows(path):
     """(address, instruction, samples, not-issued samples, executed) for each SASS line."""
     lines = [l for l in open(path, newline="") if not l.startswith("==")]
     rows = list(csv.reader(lines))
+    # The page opens with the kernel's name on a row of its own.
+    while rows and not ("Address" in rows[0] and "Source" in rows[0]):
+        rows = rows[1:]
     if not rows:
         return [], []
     head = rows[0]
