@@ -36,6 +36,7 @@ size_t clsort_radix_local_bytes(const radix_shape *s, size_t key_size, size_t va
 #define LARGE_N ((size_t)1 << 23)
 #define SMALL_N ((size_t)1 << 19)
 #define PAIR64_LB_AT_N ((size_t)1 << 26)
+#define MID64_N ((size_t)1 << 21)
 
 /* Keys per tile of the serial form: a few tiles per compute unit, so that the device's threads
  * share the work evenly, and not so few keys that counting a tile's 256 digits dominates. */
@@ -174,6 +175,16 @@ radix_shape clsort_radix_shape(const clsort_context *ctx, unsigned digit_bits, s
         return s;
     if (s.ptx && n >= LARGE_N && t->radix.large.wg)
         large_shape(t, key_size, value_size, n, &s);
+    /* 64-bit keys from 2^21 to 2^23: fewer, larger tiles than the default's. H100, wall ms, same
+     * run, two rounds, 256 x 16 / 512 x 10 (CUB): keys 2^21 0.277-0.278 / 0.245-0.250 (0.271), 2^22
+     * 0.443-0.449 / 0.405-0.412 (0.417); pairs 2^21 0.315-0.318 / 0.316-0.326 (0.339), 2^22
+     * 0.587-0.591 / 0.522-0.530 (0.528). At 2^20 level (keys 0.158-0.162 / 0.159-0.164), at 2^23
+     * level with 384 x 14 (keys 0.640-0.645 / 0.643-0.650, pairs 0.894-0.897 / 0.889-0.897); 256
+     * x 20 and 384 x 14 came between at 2^21-2^22. */
+    else if (s.ptx && key_size == 8 && n >= MID64_N && t->radix.mid64.wg) {
+        s.wg = t->radix.mid64.wg;
+        s.items = t->radix.mid64.items;
+    }
     /* Below 2^19 keys, halve them: more tiles to spread over the compute units. On an H100 at 2^18
      * keys 256 x 8 took 0.099 ms against 0.110 for 256 x 16 (pairs 0.100 against 0.114); at 2^20
      * 256 x 16 was faster (0.116 against 0.122). */
