@@ -212,11 +212,12 @@ typedef struct clsort_tuning {
             unsigned pair_lb_at; /* with values, from PAIR64_LB_AT_N keys (lib/radix_shape.c): LB_AT
                                   * (0: lb_at above) */
         } large64;
-        /* radix8 of 64-bit keys, keys or pairs, from MID64_N keys up to the inputs above (0: wg x
-         * items) */
+        /* radix8 with the warp ranking from 2^21 keys up to the inputs above (0: wg x items) */
         struct {
-            unsigned wg, items;
-        } mid64;
+            unsigned wg, items;           /* 32-bit keys alone */
+            unsigned pair_wg, pair_items; /* 32-bit keys with values */
+            unsigned wg64, items64;       /* 64-bit keys, with values or not */
+        } mid;
         /* radix4 there (0: the radix8 shapes above) */
         struct {
             unsigned wg, items, pair_wg, pair_items;

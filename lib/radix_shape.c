@@ -36,7 +36,7 @@ size_t clsort_radix_local_bytes(const radix_shape *s, size_t key_size, size_t va
 #define LARGE_N ((size_t)1 << 23)
 #define SMALL_N ((size_t)1 << 19)
 #define PAIR64_LB_AT_N ((size_t)1 << 26)
-#define MID64_N ((size_t)1 << 21)
+#define MID_N ((size_t)1 << 21)
 
 /* Keys per tile of the serial form: a few tiles per compute unit, so that the device's threads
  * share the work evenly, and not so few keys that counting a tile's 256 digits dominates. */
@@ -136,6 +136,33 @@ static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_si
     }
 }
 
+/* radix8 from MID_N keys up to LARGE_N: fewer, larger tiles than the default's 256 x 16, which
+ * suits 2^20 keys and below. H100, wall ms, same run, two rounds, 256 x 16 / the mid shape (CUB):
+ * - u32 keys, 512 x 16: 2^21 0.121-0.124 / 0.102-0.109 (0.120), 2^22 0.188-0.191 / 0.164-0.166
+ *   (0.182), AND of 4 words 2^22 0.181-0.187 / 0.154 (0.170). 448 x 24 0.114-0.118 and 0.188-0.189,
+ *   512 x 10 0.107-0.113 and 0.166-0.171, 256 x 24 and 320 x 20 slower at 2^22.
+ * - u32 pairs, 448 x 24: 2^21 0.138-0.143 / 0.141-0.143 (0.157), 2^22 0.242-0.249 / 0.218 (0.241),
+ *   AND of 4 words 0.223-0.227 / 0.210-0.212 (0.217). 512 x 16 0.130-0.134 at 2^21 but 0.234 and
+ *   0.227-0.228 at 2^22; 512 x 10 0.204 on the AND of 4 words but 0.150-0.156 at 2^21.
+ * - 64-bit keys, 512 x 10: u64 keys 2^21 0.277-0.278 / 0.245-0.250 (0.271), 2^22 0.443-0.449 /
+ *   0.405-0.412 (0.417); pairs 2^21 0.315-0.318 / 0.316-0.326 (0.339), 2^22 0.587-0.591 /
+ *   0.522-0.530 (0.528). 256 x 20 and 384 x 14 came between.
+ * At 2^20 the default is as fast (u64 keys 0.158-0.162 / 0.159-0.164); from 2^23 the large shapes
+ * above are (u64 keys 0.640-0.645 against 0.643-0.650 with 512 x 10). */
+static void mid_shape(const clsort_tuning *t, size_t key_size, size_t value_size, radix_shape *s)
+{
+    const unsigned wg = key_size == 8 ? t->radix.mid.wg64
+                        : value_size  ? t->radix.mid.pair_wg
+                                      : t->radix.mid.wg;
+    const unsigned items = key_size == 8 ? t->radix.mid.items64
+                           : value_size  ? t->radix.mid.pair_items
+                                         : t->radix.mid.items;
+    if (wg) {
+        s->wg = wg;
+        s->items = items;
+    }
+}
+
 /* The radix settings, for tuning runs: each overrides the table where it is set. */
 static void apply_settings(const clsort_settings *set, radix_shape *s)
 {
@@ -175,16 +202,8 @@ radix_shape clsort_radix_shape(const clsort_context *ctx, unsigned digit_bits, s
         return s;
     if (s.ptx && n >= LARGE_N && t->radix.large.wg)
         large_shape(t, key_size, value_size, n, &s);
-    /* 64-bit keys from 2^21 to 2^23: fewer, larger tiles than the default's. H100, wall ms, same
-     * run, two rounds, 256 x 16 / 512 x 10 (CUB): keys 2^21 0.277-0.278 / 0.245-0.250 (0.271), 2^22
-     * 0.443-0.449 / 0.405-0.412 (0.417); pairs 2^21 0.315-0.318 / 0.316-0.326 (0.339), 2^22
-     * 0.587-0.591 / 0.522-0.530 (0.528). At 2^20 level (keys 0.158-0.162 / 0.159-0.164), at 2^23
-     * level with 384 x 14 (keys 0.640-0.645 / 0.643-0.650, pairs 0.894-0.897 / 0.889-0.897); 256
-     * x 20 and 384 x 14 came between at 2^21-2^22. */
-    else if (s.ptx && key_size == 8 && n >= MID64_N && t->radix.mid64.wg) {
-        s.wg = t->radix.mid64.wg;
-        s.items = t->radix.mid64.items;
-    }
+    else if (s.ptx && digit_bits == 8 && n >= MID_N)
+        mid_shape(t, key_size, value_size, &s);
     /* Below 2^19 keys, halve them: more tiles to spread over the compute units. On an H100 at 2^18
      * keys 256 x 8 took 0.099 ms against 0.110 for 256 x 16 (pairs 0.100 against 0.114); at 2^20
      * 256 x 16 was faster (0.116 against 0.122). */

@@ -29,8 +29,8 @@ static const clsort_tuning table[] = {
      * 16..64 (H100: 1.66 ms against 2.61 ms with the odd-even shape and 16 per pass). radix8 from
      * 2^23 keys: 448 x 24 keys and 320 x 28 with values, with the counts published before the
      * reorder; radix4 there 256 x 24 keys and 384 x 15 with values reordered with the keys;
-     * 64-bit keys 384 x 14, keys and pairs, and 512 x 10 from 2^21 to 2^23 keys (lib/radix_shape.c
-     * has the numbers). No radix-hybrid under auto: on an H100 it took 6.89 ms for 2^28 u32 keys
+     * 64-bit keys 384 x 14, keys and pairs. From 2^21 to 2^23 keys 512 x 16 keys, 448 x 24 with
+     * values, 512 x 10 for 64-bit keys (lib/radix_shape.c has the numbers). No radix-hybrid under auto: on an H100 it took 6.89 ms for 2^28 u32 keys
      * against onesweep's 5.33 (pairs 10.66 against 9.35, u64 keys at 2^27 11.04 against 8.64): a
      * onesweep pass there moves 1.8 TB/s where a copy moves 2.98, so it is not bound by memory
      * traffic and passes over cache-resident buckets gain nothing (README). Variable segments: one
@@ -43,7 +43,8 @@ static const clsort_tuning table[] = {
                    .large = { .wg = 448, .items = 24, .pair_wg = 320, .pair_items = 28,
                               .pair_lb_win = 1, .pair_match_split = 2 },
                    .large64 = { .wg = 384, .items = 14, .pair_lb_at = 2 },
-                   .mid64 = { .wg = 512, .items = 10 },
+                   .mid = { .wg = 512, .items = 16, .pair_wg = 448, .pair_items = 24, .wg64 = 512,
+                            .items64 = 10 },
                    .large4 = { .wg = 256, .items = 24, .pair_wg = 384, .pair_items = 15,
                                .pair_kv = 1 } },
         .oddeven = { .wg = 256, .items = 16 },
