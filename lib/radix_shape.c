@@ -148,7 +148,9 @@ static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_si
  *   0.405-0.412 (0.417); pairs 2^21 0.315-0.318 / 0.316-0.326 (0.339), 2^22 0.587-0.591 /
  *   0.522-0.530 (0.528). 256 x 20 and 384 x 14 came between.
  * At 2^20 the default is as fast (u64 keys 0.158-0.162 / 0.159-0.164); from 2^23 the large shapes
- * above are (u64 keys 0.640-0.645 against 0.643-0.650 with 512 x 10). */
+ * above are (u64 keys 0.640-0.645 against 0.643-0.650 with 512 x 10). Segments take these tiles
+ * too (bench_segments --algo radix8, u32): 10-30% faster at 2^21-2^22, except the medium mix at
+ * 2^22, 2-3% slower (keys 0.212-0.220 -> 0.217-0.224 ms). */
 static void mid_shape(const clsort_tuning *t, size_t key_size, size_t value_size, radix_shape *s)
 {
     const unsigned wg = key_size == 8 ? t->radix.mid.wg64
