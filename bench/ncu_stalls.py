@@ -38,8 +38,7 @@ def stall_reasons(m):
         r = re.fullmatch(r"smsp__pcsamp_warps_issue_stalled_([a-z_]+)", n)
         if r and isinstance(v, float) and not r.group(1).endswith("_not_issued"):
             out[r.group(1)] = v
-    sel = m.get("smsp__pcsamp_sample_count")
-    return out, sel
+    return out
 
 
 def sass_rows(path):
@@ -91,7 +90,7 @@ def main():
     for side, p in sides.items():
         m = raw_metrics(p + "-raw.csv")
         metrics[side] = m
-        r, _ = stall_reasons(m)
+        r = stall_reasons(m)
         reasons[side] = r
         totals[side] = sum(r.values()) or 1.0
     keys = ["gpu__time_duration.sum", "smsp__inst_executed.sum",
