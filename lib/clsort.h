@@ -317,8 +317,10 @@ CLSORT_API clsort_status clsort_list_devices(clsort_device_info *out, size_t cap
  *               case-insensitive substring of the platform name or vendor / device name; P may
  *               also be an alias, "pocl" (Portable Computing Language), "nvidia", "amd" or
  *               "intel", and D a type, "cpu", "gpu" or "accelerator" ("pocl:cpu", ":gpu"). A
- *               single word without a colon that is not a number matches platform names and
- *               aliases, device names or types. A string that matches nothing gives
+ *               single word without a colon that is not a number is a type, else a platform
+ *               (name, vendor or alias), and only where no platform matches, a part of a device
+ *               name: "amd" is AMD's platform, not a CPU device named "AMD EPYC" on another
+ *               platform, unless no AMD platform is installed. A string that matches nothing gives
  *               ::CLSORT_ERROR_NO_DEVICE with a detail listing the devices and the names accepted.
  * @return ::CLSORT_OK, ::CLSORT_ERROR_NO_DEVICE, ::CLSORT_ERROR_BAD_DEVICE_STRING or an OpenCL error
  */

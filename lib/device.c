@@ -211,21 +211,28 @@ clsort_status clsort_find_device(const char *spec, clsort_device_ref *out)
         snprintf(dev, sizeof dev, "%s", spec);
     }
 
-    int best = -1;
+    /* A single word that names a platform (its name, vendor or an alias) picks that platform's
+     * devices before any device whose name merely contains it: "amd" is AMD's platform where there
+     * is one, not PoCL's or Intel's CPU device called "AMD EPYC". */
+    int best = -1, best_rank = 0;
     for (size_t i = 0; i < t.n; i++) {
         const dev_entry *e = &t.e[i];
-        int ok;
+        int rank;
         if (single) {
             cl_device_type want;
-            ok = type_word(dev, &want) ? (e->type & want) != 0
-                                       : strcasestr(e->name, dev) || platform_matches(dev, e);
+            rank = type_word(dev, &want) ? ((e->type & want) != 0) * 2
+                   : platform_matches(dev, e) ? 2
+                   : strcasestr(e->name, dev) != NULL;
         } else {
-            ok = (!*plat || (is_index(plat) ? strtoul(plat, NULL, 10) == e->p
-                                            : platform_matches(plat, e))) &&
-                 part_matches(dev, e->d, e->name, e->type, 1);
+            rank = (!*plat || (is_index(plat) ? strtoul(plat, NULL, 10) == e->p
+                                              : platform_matches(plat, e))) &&
+                   part_matches(dev, e->d, e->name, e->type, 1);
         }
-        if (ok && (best < 0 || e->score > t.e[best].score))
+        if (rank > 0 && (best < 0 || rank > best_rank ||
+                         (rank == best_rank && e->score > t.e[best].score))) {
             best = (int)i;
+            best_rank = rank;
+        }
     }
     if (best < 0) {
         char list[CLSORT_DETAIL_MAX / 2];
