@@ -59,13 +59,13 @@ static clsort_status build(clsort_context *ctx, const clsort_job *job, bitonic_p
                                                        : (ctx->type & CL_DEVICE_TYPE_GPU) != 0;
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", p->s.wg);
-    clsort_opts_add(&opts, "ITEMS", p->s.items);
-    clsort_opts_add(&opts, "F", f);
-    clsort_opts_add(&opts, "GF", p->gf);
-    clsort_opts_add(&opts, "POS64", pos64);
-    clsort_opts_add(&opts, "WHOLE", p->nseg == 1);
-    clsort_opts_add(&opts, "CARRY", carry);
+    clsort_opts_add(&opts, WG, p->s.wg);
+    clsort_opts_add(&opts, ITEMS, p->s.items);
+    clsort_opts_add(&opts, F, f);
+    clsort_opts_add(&opts, GF, p->gf);
+    clsort_opts_add(&opts, POS64, pos64);
+    clsort_opts_add(&opts, WHOLE, p->nseg == 1);
+    clsort_opts_add(&opts, CARRY, carry);
     clsort_compare_key_options(job->spec, &opts);
     return clsort_get_program(ctx, "bitonic", clsort_cl_bitonic, clsort_cl_bitonic_len, &opts,
                               &p->prog);

@@ -66,8 +66,8 @@ void clsort_compare_key_options(const clsort_spec *spec, clsort_opts *b)
     clsort_spec mapped = *spec;
     mapped.key_type = clsort_key_width(spec->key_type) == 64 ? CLSORT_KEY_U64 : CLSORT_KEY_U32;
     mapped.descending = 0;
-    clsort_opts_add(b, "HAS_VALUES", spec->value_size ? 1 : 0);
-    clsort_opts_add_text(b, "VALUE_T", spec->value_size == 8 ? "ulong" : "uint");
+    clsort_opts_add(b, HAS_VALUES, spec->value_size ? 1 : 0);
+    clsort_opts_add_text(b, VALUE_T, spec->value_size == 8 ? "ulong" : "uint");
     clsort_key_options(&mapped, b);
 }
 

@@ -71,18 +71,18 @@ static clsort_status dev_kernels(clsort_context *ctx, const clsort_fields *f, de
     const int rec32 = f->rs % 4 == 0;
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", wg);
-    clsort_opts_add(&opts, "RS", f->rs);
-    clsort_opts_add(&opts, "OFF", f->off);
+    clsort_opts_add(&opts, WG, wg);
+    clsort_opts_add(&opts, RS, f->rs);
+    clsort_opts_add(&opts, OFF, f->off);
     if (f->key_size) {
-        clsort_opts_add(&opts, "KEY_SIZE", f->key_size);
-        clsort_opts_add(&opts, "WORDS", f->words);
+        clsort_opts_add(&opts, KEY_SIZE, f->key_size);
+        clsort_opts_add(&opts, WORDS, f->words);
     } else {
-        clsort_opts_add(&opts, "KS", f->ks);
+        clsort_opts_add(&opts, KS, f->ks);
     }
-    clsort_opts_add_text(&opts, "INDEX_T", f->ps == 4 ? "uint" : "ulong");
-    clsort_opts_add_text(&opts, "REC_T", rec32 ? "uint" : "uchar");
-    clsort_opts_add(&opts, "RW", rec32 ? f->rs / 4 : f->rs);
+    clsort_opts_add_text(&opts, INDEX_T, f->ps == 4 ? "uint" : "ulong");
+    clsort_opts_add_text(&opts, REC_T, rec32 ? "uint" : "uchar");
+    clsort_opts_add(&opts, RW, rec32 ? f->rs / 4 : f->rs);
     cl_program prog;
     clsort_status st = clsort_get_program(ctx, "fields", clsort_cl_fields, clsort_cl_fields_len,
                                           &opts, &prog);

@@ -14,8 +14,8 @@ clsort_status clsort_index_fill(clsort_context *ctx, cl_mem out, size_t index_si
     clsort_opts opts;
     clsort_opts_init(&opts);
     const size_t wg = ctx->max_wg < INDEX_WG ? ctx->max_wg : INDEX_WG;
-    clsort_opts_add(&opts, "WG", wg);
-    clsort_opts_add_text(&opts, "INDEX_T", index_size == 4 ? "uint" : "ulong");
+    clsort_opts_add(&opts, WG, wg);
+    clsort_opts_add_text(&opts, INDEX_T, index_size == 4 ? "uint" : "ulong");
     cl_program prog;
     cl_kernel k = NULL;
     const cl_ulong n64 = n;

@@ -165,12 +165,30 @@ typedef struct clsort_opts {
     size_t len;
     int overflow; /* an option did not fit: the build fails rather than run without it */
 } clsort_opts;
+/* Every macro the builder can emit: it takes a name from this list and no other (a new one fails
+ * to compile until it is added here), and CLSORT_BUILD_OPTIONS may redefine none of them
+ * (clsort_opts_check_extra), so the two cannot drift apart. */
+#define CLSORT_OPT_MACROS(X)                                                                       \
+    X(BITONIC_MAX) X(CARRY) X(DESCENDING) X(DIGIT_BITS) X(F) X(GF) X(HAS_VALUES) X(HIST_COPIES)      \
+    X(HIST_LOADS) X(HYBRID) X(INDEX_T) X(ITEMS) X(KEY_BITS) X(KEY_KIND) X(KEY_RANGE_MASK)            \
+    X(KEY_SIZE) X(KS) X(KV_TOGETHER) X(KW) X(LB_AT) X(LB_WIN) X(LIB_WG) X(LOOKBACK) X(MATCH_ANY)     \
+    X(MATCH_OR) X(MATCH_SPLIT) X(MATCH_TOP) X(OFF) X(PLACES) X(POS64) X(RADIX) X(RANGE_BEGIN)        \
+    X(REC_T) X(RS) X(RW) X(SERIAL) X(USE_PTX) X(VALUE_T) X(VARSEG) X(VW) X(WG) X(WG_ANY) X(WHOLE)    \
+    X(WIDE) X(WORD) X(WORDS)
+#define CLSORT_OPT_ENUM(name) CLSORT_OPT_##name,
+typedef enum clsort_opt_macro { CLSORT_OPT_MACROS(CLSORT_OPT_ENUM) CLSORT_OPT_COUNT } clsort_opt_macro;
+#undef CLSORT_OPT_ENUM
+extern const char *const clsort_opt_macro_names[CLSORT_OPT_COUNT];
 void clsort_opts_init(clsort_opts *b);
-/* Append -DNAME=value. */
-void clsort_opts_add(clsort_opts *b, const char *name, unsigned long long value);
-void clsort_opts_add_text(clsort_opts *b, const char *name, const char *value);
+/* Append -DNAME=value, NAME one of CLSORT_OPT_MACROS, written bare: clsort_opts_add(b, WG, 64). */
+#define clsort_opts_add(b, name, value) clsort_opts_add_macro((b), CLSORT_OPT_##name, (value))
+#define clsort_opts_add_text(b, name, value)                                                       \
+    clsort_opts_add_macro_text((b), CLSORT_OPT_##name, (value))
 /* Append -DNAME=value when cond holds; options left out take the kernel's defaults. */
-void clsort_opts_add_if(clsort_opts *b, int cond, const char *name, unsigned long long value);
+#define clsort_opts_add_if(b, cond, name, value)                                                   \
+    ((cond) ? clsort_opts_add_macro((b), CLSORT_OPT_##name, (value)) : (void)0)
+void clsort_opts_add_macro(clsort_opts *b, clsort_opt_macro m, unsigned long long value);
+void clsort_opts_add_macro_text(clsort_opts *b, clsort_opt_macro m, const char *value);
 /* Check the user's extra build options: non-zero, with the reason in why, when one defines or
  * undefines a macro the library sets (or -I / -include). */
 int clsort_opts_check_extra(const char *extra, char *why, size_t size);

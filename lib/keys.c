@@ -108,16 +108,16 @@ size_t clsort_segment_length(const clsort_spec *spec, size_t n)
 void clsort_key_options(const clsort_spec *spec, clsort_opts *b)
 {
     const unsigned width = clsort_key_width(spec->key_type);
-    clsort_opts_add(b, "KEY_BITS", width);
-    clsort_opts_add(b, "KEY_KIND", key_kind(spec->key_type));
-    clsort_opts_add(b, "DESCENDING", spec->descending ? 1 : 0);
+    clsort_opts_add(b, KEY_BITS, width);
+    clsort_opts_add(b, KEY_KIND, key_kind(spec->key_type));
+    clsort_opts_add(b, DESCENDING, spec->descending ? 1 : 0);
     if (!clsort_key_full_range(spec)) {
         unsigned begin, end;
         clsort_key_range(spec, &begin, &end);
         unsigned long long mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
         char v[32];
         snprintf(v, sizeof v, "0x%llx%s", mask, width == 64 ? "ul" : "u");
-        clsort_opts_add_text(b, "KEY_RANGE_MASK", v);
+        clsort_opts_add_text(b, KEY_RANGE_MASK, v);
     }
 }
 
@@ -128,7 +128,7 @@ clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec
         return CLSORT_OK; /* the mapping is the identity */
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", ctx->tuning.scan.wg);
+    clsort_opts_add(&opts, WG, ctx->tuning.scan.wg);
     clsort_key_options(spec, &opts);
     cl_program prog;
     cl_kernel k = NULL;

@@ -41,8 +41,8 @@ static clsort_status oddeven_sort(clsort_context *ctx, const clsort_job *job)
 
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", s.wg);
-    clsort_opts_add(&opts, "ITEMS", s.items);
+    clsort_opts_add(&opts, WG, s.wg);
+    clsort_opts_add(&opts, ITEMS, s.items);
     clsort_compare_key_options(job->spec, &opts);
     cl_program prog;
     clsort_status st = clsort_get_program(ctx, "oddeven", clsort_cl_oddeven, clsort_cl_oddeven_len,

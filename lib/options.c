@@ -8,15 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Every macro the library passes to a build or its kernels take a default for (cl/), and LIB_WG,
- * the copy of WG that cl/common.cl checks WG against. */
-static const char *const library_macros[] = {
-    "BITONIC_MAX", "CARRY", "DESCENDING", "DIGIT_BITS", "F", "GF", "HAS_VALUES", "HIST_COPIES",
-    "HIST_LOADS", "ITEMS", "KEY_BITS", "KEY_KIND", "KEY_RANGE_MASK", "KV_TOGETHER", "LB_AT",
-    "LB_WIN", "LIB_WG", "LOOKBACK", "MATCH_ANY", "MATCH_OR", "MATCH_SPLIT", "MATCH_TOP",
-    "PACK_RANKS", "PLACES", "POS64", "RADIX", "RANGE_BEGIN", "RANK_PAD", "SEG_PAD", "SEG_WARP",
-    "SERIAL", "USE_PTX", "VALUE_T", "WG_ANY", "WHOLE", "WIDE",
-};
+#define CLSORT_OPT_NAME(name) #name,
+const char *const clsort_opt_macro_names[CLSORT_OPT_COUNT] = { CLSORT_OPT_MACROS(CLSORT_OPT_NAME) };
+#undef CLSORT_OPT_NAME
+
+/* Kernel macros with #ifndef defaults that the library's shapes are tuned and checked with (ranks
+ * packed two to a register, the padding of local tables, the warp ranking of segments): refused
+ * too. The other defaults of cl/ (ONE_DIGIT_COPY, the tests' STALL_TILE) stay open: they switch
+ * between kernel forms that sort alike. */
+static const char *const kernel_macros[] = { "PACK_RANKS", "RANK_PAD", "SEG_PAD", "SEG_WARP" };
 
 void clsort_opts_init(clsort_opts *b)
 {
@@ -40,8 +40,9 @@ static int opts_append(clsort_opts *b, const char *s, size_t len)
     return 1;
 }
 
-void clsort_opts_add_text(clsort_opts *b, const char *name, const char *value)
+void clsort_opts_add_macro_text(clsort_opts *b, clsort_opt_macro m, const char *value)
 {
+    const char *const name = clsort_opt_macro_names[m];
     const size_t start = b->len;
     if (!(b->len == 0 || opts_append(b, " ", 1)) || !opts_append(b, "-D", 2) ||
         !opts_append(b, name, strlen(name)) || !opts_append(b, "=", 1) ||
@@ -52,30 +53,34 @@ void clsort_opts_add_text(clsort_opts *b, const char *name, const char *value)
     }
     /* WG stays redefinable by the user's options (a build-failure hook of the tests); the kernels
      * refuse to build when it no longer matches the work-group size the host launches. */
-    if (!strcmp(name, "WG"))
-        clsort_opts_add_text(b, "LIB_WG", value);
+    if (m == CLSORT_OPT_WG)
+        clsort_opts_add_text(b, LIB_WG, value);
 }
 
-void clsort_opts_add(clsort_opts *b, const char *name, unsigned long long value)
+void clsort_opts_add_macro(clsort_opts *b, clsort_opt_macro m, unsigned long long value)
 {
     char v[24], *p = v + sizeof v;
     *--p = '\0';
     do
         *--p = (char)('0' + value % 10);
     while (value /= 10);
-    clsort_opts_add_text(b, name, p);
+    clsort_opts_add_macro_text(b, m, p);
 }
 
-void clsort_opts_add_if(clsort_opts *b, int cond, const char *name, unsigned long long value)
+static int same_name(const char *a, const char *name, size_t len)
 {
-    if (cond)
-        clsort_opts_add(b, name, value);
+    return strlen(a) == len && !strncmp(a, name, len);
 }
 
+/* Every name the builder can emit, but WG: the tests redefine it to make builds fail, and the
+ * kernels refuse to build when it differs from LIB_WG, which is refused. */
 static int is_library_macro(const char *name, size_t len)
 {
-    for (size_t i = 0; i < sizeof library_macros / sizeof library_macros[0]; i++)
-        if (strlen(library_macros[i]) == len && !strncmp(library_macros[i], name, len))
+    for (size_t i = 0; i < CLSORT_OPT_COUNT; i++)
+        if (i != CLSORT_OPT_WG && same_name(clsort_opt_macro_names[i], name, len))
+            return 1;
+    for (size_t i = 0; i < sizeof kernel_macros / sizeof kernel_macros[0]; i++)
+        if (same_name(kernel_macros[i], name, len))
             return 1;
     return 0;
 }

@@ -356,34 +356,34 @@ size_t clsort_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, 
 void clsort_radix_options(const radix_run *r, clsort_opts *b)
 {
     const radix_shape *s = &r->s;
-    clsort_opts_add(b, "WG", s->wg);
-    clsort_opts_add(b, "ITEMS", s->items);
-    clsort_opts_add(b, "LOOKBACK", r->lookback);
-    clsort_opts_add(b, "RADIX", 1u << s->radix_bits);
-    clsort_opts_add(b, "DIGIT_BITS", r->digit_bits);
-    clsort_opts_add(b, "HIST_LOADS", HIST_LOADS);
+    clsort_opts_add(b, WG, s->wg);
+    clsort_opts_add(b, ITEMS, s->items);
+    clsort_opts_add(b, LOOKBACK, r->lookback);
+    clsort_opts_add(b, RADIX, 1u << s->radix_bits);
+    clsort_opts_add(b, DIGIT_BITS, r->digit_bits);
+    clsort_opts_add(b, HIST_LOADS, HIST_LOADS);
     if (r->vs) {
-        clsort_opts_add(b, "HAS_VALUES", 1);
-        clsort_opts_add_text(b, "VALUE_T", r->vs == 8 ? "ulong" : "uint");
+        clsort_opts_add(b, HAS_VALUES, 1);
+        clsort_opts_add_text(b, VALUE_T, r->vs == 8 ? "ulong" : "uint");
     }
-    clsort_opts_add_if(b, s->ptx, "USE_PTX", 1);
-    clsort_opts_add_if(b, s->wg & (s->wg - 1), "WG_ANY", 1); /* warp ranking: any multiple of 32 */
-    clsort_opts_add_if(b, r->job->n > 0xffffffffu, "WIDE", 1);
-    clsort_opts_add_if(b, r->lookback && s->lb_win, "LB_WIN", s->lb_win);
-    clsort_opts_add_if(b, s->ptx && s->match == 1, "MATCH_ANY", 1);
-    clsort_opts_add_if(b, s->ptx && s->match >= 2, "MATCH_OR", 1);
-    clsort_opts_add_if(b, s->ptx && s->match == 3, "MATCH_TOP", 1);
-    clsort_opts_add_if(b, s->ptx && s->match >= 2 && s->split && r->digit_bits == 8, "MATCH_SPLIT",
+    clsort_opts_add_if(b, s->ptx, USE_PTX, 1);
+    clsort_opts_add_if(b, s->wg & (s->wg - 1), WG_ANY, 1); /* warp ranking: any multiple of 32 */
+    clsort_opts_add_if(b, r->job->n > 0xffffffffu, WIDE, 1);
+    clsort_opts_add_if(b, r->lookback && s->lb_win, LB_WIN, s->lb_win);
+    clsort_opts_add_if(b, s->ptx && s->match == 1, MATCH_ANY, 1);
+    clsort_opts_add_if(b, s->ptx && s->match >= 2, MATCH_OR, 1);
+    clsort_opts_add_if(b, s->ptx && s->match == 3, MATCH_TOP, 1);
+    clsort_opts_add_if(b, s->ptx && s->match >= 2 && s->split && r->digit_bits == 8, MATCH_SPLIT,
                        s->split);
-    clsort_opts_add_if(b, s->kv, "KV_TOGETHER", 1);
-    clsort_opts_add_if(b, s->ptx && r->lookback && s->lb_at, "LB_AT", s->lb_at);
-    clsort_opts_add_if(b, s->hist_copies > 1, "HIST_COPIES", s->hist_copies);
-    clsort_opts_add_if(b, s->serial, "SERIAL", 1);
-    clsort_opts_add_if(b, r->job->varseg != NULL, "VARSEG", 1);
-    clsort_opts_add_if(b, r->hybrid, "HYBRID", 1);
+    clsort_opts_add_if(b, s->kv, KV_TOGETHER, 1);
+    clsort_opts_add_if(b, s->ptx && r->lookback && s->lb_at, LB_AT, s->lb_at);
+    clsort_opts_add_if(b, s->hist_copies > 1, HIST_COPIES, s->hist_copies);
+    clsort_opts_add_if(b, s->serial, SERIAL, 1);
+    clsort_opts_add_if(b, r->job->varseg != NULL, VARSEG, 1);
+    clsort_opts_add_if(b, r->hybrid, HYBRID, 1);
     /* The bit range: PLACES digit places from bit RANGE_BEGIN. */
-    clsort_opts_add(b, "RANGE_BEGIN", r->begin);
-    clsort_opts_add(b, "PLACES", r->places);
+    clsort_opts_add(b, RANGE_BEGIN, r->begin);
+    clsort_opts_add(b, PLACES, r->places);
     clsort_key_options(r->job->spec, b);
 }
 

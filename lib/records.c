@@ -20,10 +20,10 @@ clsort_status clsort_records_init(clsort_context *ctx, size_t ks, size_t vs, cls
     r->wg = ctx->max_wg < RECORDS_WG ? ctx->max_wg : RECORDS_WG;
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", r->wg);
-    clsort_opts_add_text(&opts, "WORD", w == 4 ? "uint" : "uchar");
-    clsort_opts_add(&opts, "KW", r->kw);
-    clsort_opts_add(&opts, "VW", r->vw);
+    clsort_opts_add(&opts, WG, r->wg);
+    clsort_opts_add_text(&opts, WORD, w == 4 ? "uint" : "uchar");
+    clsort_opts_add(&opts, KW, r->kw);
+    clsort_opts_add(&opts, VW, r->vw);
     cl_program prog;
     clsort_status st = clsort_get_program(ctx, "records", clsort_cl_records, clsort_cl_records_len,
                                           &opts, &prog);

@@ -24,8 +24,8 @@ clsort_status clsort_scan_init(clsort_context *ctx, clsort_scan *scan, size_t ma
     scan->tile = scan_tile(ctx);
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", ctx->tuning.scan.wg);
-    clsort_opts_add(&opts, "ITEMS", ctx->tuning.scan.items);
+    clsort_opts_add(&opts, WG, ctx->tuning.scan.wg);
+    clsort_opts_add(&opts, ITEMS, ctx->tuning.scan.items);
     cl_program prog;
     clsort_status st = clsort_get_program(ctx, "scan", clsort_cl_scan, clsort_cl_scan_len, &opts,
                                           &prog);

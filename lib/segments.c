@@ -344,18 +344,18 @@ static clsort_status build(clsort_context *ctx, const clsort_spec *spec,
 {
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", s->wg);
-    clsort_opts_add(&opts, "ITEMS", s->items);
+    clsort_opts_add(&opts, WG, s->wg);
+    clsort_opts_add(&opts, ITEMS, s->items);
     /* The radix sort's scans by warp shuffles (cl/common.cl) */
-    clsort_opts_add_if(&opts, clsort_warp_ptx(ctx) && s->wg % 32 == 0, "USE_PTX", 1);
+    clsort_opts_add_if(&opts, clsort_warp_ptx(ctx) && s->wg % 32 == 0, USE_PTX, 1);
     size_t bmax;
     if (radix_groups(ctx, spec, s, &bmax)) {
-        clsort_opts_add(&opts, "BITONIC_MAX", bmax);
-        clsort_opts_add(&opts, "RADIX", SEG_RADIX);
+        clsort_opts_add(&opts, BITONIC_MAX, bmax);
+        clsort_opts_add(&opts, RADIX, SEG_RADIX);
     }
     if (spec->value_size) {
-        clsort_opts_add(&opts, "HAS_VALUES", 1);
-        clsort_opts_add_text(&opts, "VALUE_T", spec->value_size == 8 ? "ulong" : "uint");
+        clsort_opts_add(&opts, HAS_VALUES, 1);
+        clsort_opts_add_text(&opts, VALUE_T, spec->value_size == 8 ? "ulong" : "uint");
     }
     clsort_key_options(spec, &opts);
     clsort_status st = clsort_get_program(ctx, "segments", clsort_cl_segments,

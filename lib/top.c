@@ -74,11 +74,11 @@ static clsort_status prepare(clsort_context *ctx, top_run *t)
 {
     clsort_opts opts;
     clsort_opts_init(&opts);
-    clsort_opts_add(&opts, "WG", t->wg);
-    clsort_opts_add(&opts, "ITEMS", ctx->tuning.scan.items);
+    clsort_opts_add(&opts, WG, t->wg);
+    clsort_opts_add(&opts, ITEMS, ctx->tuning.scan.items);
     clsort_key_options(t->spec, &opts);
     if (t->vs)
-        clsort_opts_add_text(&opts, "VALUE_T", t->vs == 8 ? "ulong" : "uint");
+        clsort_opts_add_text(&opts, VALUE_T, t->vs == 8 ? "ulong" : "uint");
     cl_program prog;
     clsort_status st = clsort_get_program(ctx, "top", clsort_cl_top, clsort_cl_top_len, &opts, &prog);
     if (st == CLSORT_OK)

@@ -826,6 +826,44 @@ static void test_build_options(void **state)
     assert_int_equal(open_with("CLSORT_BUILD_OPTIONS", "-w", detail, sizeof detail), CLSORT_OK);
 }
 
+/* Every macro the library's option builder passes to a build (lib/options.c, CLSORT_OPT_MACROS),
+ * and those the kernels take defaults for that the library's shapes rely on, is refused in every
+ * spelling: -DNAME=V, -DNAME, -D NAME=V, -UNAME. (-DVW=0 once changed pairs sorted by radix8 with
+ * exit 0 and -DKW=2 crashed: such names were missing from a list kept apart from the builder.) WG
+ * stays open (the kernels refuse a WG other than the launched one), and so do the tests' hooks and
+ * kernel forms that sort alike. */
+static void test_build_options_every_macro(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "BITONIC_MAX", "CARRY", "DESCENDING", "DIGIT_BITS", "F", "GF", "HAS_VALUES", "HIST_COPIES",
+        "HIST_LOADS", "HYBRID", "INDEX_T", "ITEMS", "KEY_BITS", "KEY_KIND", "KEY_RANGE_MASK",
+        "KEY_SIZE", "KS", "KV_TOGETHER", "KW", "LB_AT", "LB_WIN", "LIB_WG", "LOOKBACK",
+        "MATCH_ANY", "MATCH_OR", "MATCH_SPLIT", "MATCH_TOP", "OFF", "PLACES", "POS64", "RADIX",
+        "RANGE_BEGIN", "REC_T", "RS", "RW", "SERIAL", "USE_PTX", "VALUE_T", "VARSEG", "VW",
+        "WG_ANY", "WHOLE", "WIDE", "WORD", "WORDS", "PACK_RANKS", "RANK_PAD", "SEG_PAD", "SEG_WARP",
+    };
+    static const char *const forms[] = { "-D%s=0", "-D%s", "-w -D %s=2", "-U%s" };
+    char opt[64], detail[2048], want[96];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+            snprintf(opt, sizeof opt, forms[f], names[i]);
+            if (open_with("CLSORT_BUILD_OPTIONS", opt, detail, sizeof detail) !=
+                CLSORT_ERROR_INVALID_ARGUMENT)
+                fail_msg("CLSORT_BUILD_OPTIONS='%s' accepted", opt);
+            snprintf(want, sizeof want, "changes %s, a macro the library sets", names[i]);
+            if (!strstr(detail, "CLSORT_BUILD_OPTIONS") || !strstr(detail, want) ||
+                !strstr(detail, "accepted"))
+                fail_msg("CLSORT_BUILD_OPTIONS='%s': unclear detail: %s", opt, detail);
+        }
+    /* (names that only start like one of the library's are not its) */
+    static const char *const good[] = { "-DSTALL_TILE=1", "-DONE_DIGIT_COPY=0",
+                                        "-DVW2=1 -DKWX -D F_=1" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (open_with("CLSORT_BUILD_OPTIONS", good[i], detail, sizeof detail) != CLSORT_OK)
+            fail_msg("CLSORT_BUILD_OPTIONS='%s' refused: %s", good[i], detail);
+}
+
 int main(void)
 {
     const struct CMUnitTest plain[] = {
@@ -837,6 +875,7 @@ int main(void)
         cmocka_unit_test(test_borrowed_queue),
         cmocka_unit_test(test_invalid_environment),
         cmocka_unit_test(test_build_options),
+        cmocka_unit_test(test_build_options_every_macro),
     };
     const struct CMUnitTest with_ctx[] = {
         cmocka_unit_test(test_bad_arguments),
