@@ -26,7 +26,34 @@ static clsort_status check_sort(clsort_context *ctx, const clsort_spec *spec, co
     if (st != CLSORT_OK)
         return st;
     VALIDATE(ctx, spec->value_size == 0 || values || n == 0);
+    const size_t per_key = clsort_key_size(spec->key_type) + spec->value_size;
+    if (n > SIZE_MAX / per_key)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%zu keys of %zu bytes (values included) are more bytes than the "
+                           "address space holds (SIZE_MAX)", n, per_key);
     return clsort_dispatch_check_limits(ctx, spec, n);
+}
+
+clsort_status clsort_check_buffer(clsort_context *ctx, cl_mem m, const char *what, size_t count,
+                                  size_t size)
+{
+    if (!m || count == 0 || size == 0)
+        return CLSORT_OK;
+    size_t bytes = 0;
+    cl_int err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+    if (err != CL_SUCCESS)
+        return clsort_fail(ctx, (clsort_status)err,
+                           "clGetMemObjectInfo(%s buffer, CL_MEM_SIZE) failed: %s (%d)", what,
+                           clsort_status_string((clsort_status)err), (int)err);
+    if (count <= bytes / size)
+        return CLSORT_OK;
+    if (count > SIZE_MAX / size)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "the %s buffer holds %zu bytes; %zu %s of %zu bytes need more than "
+                           "SIZE_MAX", what, bytes, count, what, size);
+    return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                       "the %s buffer holds %zu bytes; %zu %s of %zu bytes need %zu", what, bytes,
+                       count, what, size, count * size);
 }
 
 clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n)
@@ -88,7 +115,10 @@ clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, 
     VALIDATE(ctx, (wait != NULL) == (n_wait > 0) || (wait && n_wait == 0));
     clsort_status st;
     if ((st = check_sort(ctx, spec, values, n)) != CLSORT_OK ||
-        (st = clsort_dispatch_check_fits(ctx, spec, n, 0)) != CLSORT_OK)
+        (st = clsort_dispatch_check_fits(ctx, spec, n, 0)) != CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, keys, "keys", n, clsort_key_size(spec->key_type))) !=
+            CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, values, "values", n, spec->value_size)) != CLSORT_OK)
         return st;
     /* The caller's buffers: the result ends in them (no swap), and nothing may block. */
     clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done };
@@ -251,7 +281,10 @@ clsort_status clsort_argsort_enqueue(clsort_context *ctx, const clsort_spec *spe
     clsort_spec s = *spec;
     s.value_size = index_size;
     if ((st = check_sort(ctx, &s, index, n)) != CLSORT_OK ||
-        (st = clsort_dispatch_check_fits(ctx, &s, n, 0)) != CLSORT_OK)
+        (st = clsort_dispatch_check_fits(ctx, &s, n, 0)) != CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, keys, "keys", n, clsort_key_size(s.key_type))) !=
+            CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, index, "index", n, index_size)) != CLSORT_OK)
         return st;
     clsort_job job = { .spec = &s, .keys = keys, .values = index, .n = n, .no_event = !done,
                        .index_values = 1 };
@@ -372,7 +405,10 @@ clsort_status clsort_enqueue_segments(clsort_context *ctx, const clsort_spec *sp
                            "the offsets buffer holds %zu bytes; n_seg + 1 = %zu offsets need %zu",
                            bytes, n_seg + 1, (n_seg + 1) * sizeof(cl_ulong));
     clsort_status st = check_segments(ctx, spec, values, n, n_seg, 0);
-    if (st != CLSORT_OK)
+    if (st != CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, keys, "keys", n, clsort_key_size(spec->key_type))) !=
+            CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, values, "values", n, spec->value_size)) != CLSORT_OK)
         return st;
     clsort_varseg v = { .offsets = offsets, .n_seg = n_seg };
     clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done,

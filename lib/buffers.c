@@ -27,7 +27,7 @@ static clsort_status alloc_failed(clsort_context *ctx, cl_int err, size_t bytes,
 /* A device buffer of at least 4 bytes, or a failure named after `what` (counted for fault injection
  * by the callers). When the device refuses, the scratch the context keeps is let go and the
  * allocation tried once more: memory held for earlier sorts must not make a later one fail. */
-static clsort_status create_buffer(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
+static cl_int try_buffer(clsort_context *ctx, size_t bytes, cl_mem *out)
 {
     cl_int err;
     *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
@@ -35,12 +35,17 @@ static clsort_status create_buffer(clsort_context *ctx, size_t bytes, cl_mem *ou
         clsort_scratch_release(ctx);
         *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
     }
-    if (err != CL_SUCCESS) {
+    if (err != CL_SUCCESS)
         *out = NULL;
-        return alloc_failed(ctx, err, bytes, what);
-    }
-    ctx->allocations++;
-    return CLSORT_OK;
+    else
+        ctx->allocations++;
+    return err;
+}
+
+static clsort_status create_buffer(clsort_context *ctx, size_t bytes, cl_mem *out, const char *what)
+{
+    const cl_int err = try_buffer(ctx, bytes, out);
+    return err == CL_SUCCESS ? CLSORT_OK : alloc_failed(ctx, err, bytes, what);
 }
 
 /* The size a kept buffer grows to: an eighth more than asked (at least 64 KiB more), so that a run of
@@ -125,9 +130,11 @@ clsort_status clsort_scratch(clsort_context *ctx, clsort_slot slot, size_t bytes
     if (!keep)
         clsort_scratch_release(ctx); /* a sort past the limit gets all of the device's memory */
     cl_mem m;
-    clsort_status st = create_buffer(ctx, keep ? want : bytes, &m, what);
-    if (st != CLSORT_OK && keep) /* the slack did not fit: exactly what is needed, kept all the same */
-        st = create_buffer(ctx, want = bytes, &m, what);
+    /* The slack first, without a detail: where it does not fit, exactly what is needed, kept all
+     * the same (a refused slack is no error of the call's). */
+    clsort_status st = keep && want > bytes && try_buffer(ctx, want, &m) == CL_SUCCESS
+                           ? CLSORT_OK
+                           : create_buffer(ctx, want = bytes, &m, what);
     if (st != CLSORT_OK)
         return st;
     if (keep) {

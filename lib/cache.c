@@ -9,7 +9,8 @@
  * An entry is code the driver runs in this process (native code on CPU devices), so the cache
  * trusts only what the effective user alone can have written: the directory is used only when it
  * is owned by the effective user and not writable by group or others (missing parts are created
- * 0700); it is opened once, without following a final symbolic link, and every entry operation is
+ * 0700), and every directory above it is the user's or root's and, where group or others may write
+ * it, sticky (a world-writable $XDG_CACHE_HOME is passed over, /tmp is not); it is opened once, without following a final symbolic link, and every entry operation is
  * relative to that open directory, so it cannot be swapped afterwards. An entry is read only when
  * it is a regular file with the same owner that group and others cannot write (no FIFO or device
  * blocks the open); entries are written 0600 to a temporary name and renamed, so readers never see
@@ -78,6 +79,49 @@ static const char *distrust(const struct stat *st, char *buf, size_t size)
     return NULL;
 }
 
+/* Why a directory above the cache cannot be trusted, or NULL: it must be the effective user's or
+ * root's, and where group or others may write it, sticky (as /tmp is), or they could rename the
+ * cache directory away and put one of theirs in its place. */
+static const char *distrust_above(const struct stat *st, char *buf, size_t size)
+{
+    if (st->st_uid != geteuid() && st->st_uid != 0) {
+        snprintf(buf, size, "is owned by uid %lu, neither %lu nor root", (unsigned long)st->st_uid,
+                 (unsigned long)geteuid());
+        return buf;
+    }
+    if ((st->st_mode & S_ISVTX) == 0 && (st->st_mode & S_IWOTH))
+        return "is writable by others (and not sticky)";
+    if ((st->st_mode & S_ISVTX) == 0 && (st->st_mode & S_IWGRP))
+        return "is writable by its group (and not sticky)";
+    return NULL;
+}
+
+/* Every directory above dir (its real path), checked by distrust_above(); NULL when all pass, else
+ * the reason, naming the directory, in buf. */
+static const char *distrust_parents(const char *dir, char *buf, size_t size)
+{
+    char *real = realpath(dir, NULL);
+    if (!real) {
+        snprintf(buf, size, "%s: %s", dir, strerror(errno));
+        return buf;
+    }
+    const char *bad = NULL;
+    char why[96];
+    for (char *slash = strrchr(real, '/'); slash && !bad; slash = strrchr(real, '/')) {
+        slash[slash == real] = '\0'; /* the parent; "/" stays itself */
+        struct stat st;
+        const char *b = stat(real, &st) != 0 ? strerror(errno) : distrust_above(&st, why, sizeof why);
+        if (b) {
+            snprintf(buf, size, "is in %s, which %s", real, b);
+            bad = buf;
+        }
+        if (slash == real)
+            break;
+    }
+    free(real);
+    return bad;
+}
+
 void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t size)
 {
     *fd = -1;
@@ -101,8 +145,10 @@ void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t siz
         return;
     }
     struct stat st;
-    char why[96];
+    char why[96], above[4200];
     const char *bad = fstat(d, &st) != 0 ? strerror(errno) : distrust(&st, why, sizeof why);
+    if (!bad)
+        bad = distrust_parents(dir, above, sizeof above);
     if (bad) {
         snprintf(info, size, "off: %s %s", dir, bad);
         close(d);

@@ -229,7 +229,8 @@ typedef struct clsort_spec {
      * shares host memory, else bitonic for segments of up to 32768 keys without values compared on
      * every bit (equal keys are then identical, so their order cannot be seen) and radix8, stable,
      * for longer ones and all others;
-     * ::CLSORT_ALGO_RADIX4 and ::CLSORT_ALGO_ONESWEEP return ::CLSORT_ERROR_UNSUPPORTED.
+     * ::CLSORT_ALGO_RADIX4, ::CLSORT_ALGO_ONESWEEP and ::CLSORT_ALGO_RADIX_HYBRID return
+     * ::CLSORT_ERROR_UNSUPPORTED.
      * Segments of different lengths: clsort_sort_segments() and clsort_enqueue_segments().
      */
     size_t segment;
@@ -367,7 +368,9 @@ CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spe
 /**
  * Enqueue a sort of device buffers on the context's queue; returns without waiting.
  *
- * The keys (and values) are sorted in place. The buffers must hold at least n keys / n values.
+ * The keys (and values) are sorted in place. The buffers must hold at least n keys / n values
+ * (CL_MEM_SIZE; smaller ones are refused with ::CLSORT_ERROR_INVALID_ARGUMENT, the detail naming
+ * both sizes).
  * Scratch buffers (see clsort_reserve()): on an in-order queue the context keeps them from one sort
  * to the next, so repeated sorts allocate nothing after the first; on an out-of-order queue they are
  * allocated for the call and released when its commands finish.
@@ -513,9 +516,11 @@ CLSORT_API clsort_status clsort_top(clsort_context *ctx, const clsort_spec *spec
  * within each segment. Nothing is launched per segment. On a CPU device that shares host memory,
  * ::CLSORT_ALGO_AUTO takes ::CLSORT_ALGO_HOST_RADIX instead: the host's threads sort the segments
  * (several times faster there for segments of up to tens of thousands of keys). spec->algorithm
- * must be ::CLSORT_ALGO_AUTO, ::CLSORT_ALGO_RADIX8, ::CLSORT_ALGO_RADIX8_RTS or
- * ::CLSORT_ALGO_HOST_RADIX (others: ::CLSORT_ERROR_UNSUPPORTED) and
- * spec->segment 0 (else ::CLSORT_ERROR_INVALID_ARGUMENT). More keys (or segments) than one device
+ * must be ::CLSORT_ALGO_AUTO, ::CLSORT_ALGO_RADIX8, ::CLSORT_ALGO_RADIX8_RTS,
+ * ::CLSORT_ALGO_ONESWEEP or ::CLSORT_ALGO_HOST_RADIX (others: ::CLSORT_ERROR_UNSUPPORTED) and
+ * spec->segment 0 (else ::CLSORT_ERROR_INVALID_ARGUMENT). Onesweep sorts the long segments by
+ * look-back chains, one a segment (radix8 too, where look-back is known to be safe), except in the
+ * serial form of CPU devices, where both sort as radix8-rts. More keys (or segments) than one device
  * sort takes are sorted in batches of whole segments, one device sort each, and a segment longer
  * than a batch alone, in runs merged on the host as clsort_sort() does; the batches go through a
  * host copy of the arrays, written back once all have sorted, so a failure leaves them as they were.
@@ -746,14 +751,16 @@ CLSORT_API size_t clsort_key_type_size(clsort_key_type type);
  * A key's place in a spec's order as an unsigned integer: with spec's key type, order and bit range,
  * key a sorts before key b exactly when clsort_key_order(spec, a) < clsort_key_order(spec, b), and the
  * two are equal exactly when the sort treats them as equal. key points at the key's stored bytes
- * (host byte order, any alignment). For host-side merges and checks of sorted data.
+ * (host byte order, any alignment). For host-side merges and checks of sorted data. A NULL spec
+ * means the defaults (clsort_spec_default()), as for the sorts; a NULL key gives 0.
  */
 CLSORT_API uint64_t clsort_key_order(const clsort_spec *spec, const void *key);
 
 /**
  * clsort_key_order() of n keys at once, stride bytes apart (the key size for a packed array, the
  * record size for records): out[i] is the order of the key at keys + i * stride. Several times
- * faster per key than one call each, for checks of long sorted outputs.
+ * faster per key than one call each, for checks of long sorted outputs. A NULL spec means the
+ * defaults; with keys or out NULL nothing is written.
  */
 CLSORT_API void clsort_key_orders(const clsort_spec *spec, const void *keys, size_t stride,
                                   size_t n, uint64_t *out);

@@ -159,6 +159,13 @@ clsort_status clsort_stage_alloc(clsort_context *ctx, clsort_stage *s, size_t by
 void clsort_stage_free(clsort_context *ctx, clsort_stage *s);
 const char *clsort_staging_name(int kind);
 
+/* ---- api.c ---- */
+/* A caller's buffer m holds count elements of size bytes (CL_MEM_SIZE), or CLSORT_ERROR_INVALID_ARGUMENT
+ * with both sizes in the detail: a sort past a buffer's end reads and writes other memory. NULL m
+ * or count 0 passes. */
+clsort_status clsort_check_buffer(clsort_context *ctx, cl_mem m, const char *what, size_t count,
+                                  size_t size);
+
 /* ---- options.c: the -D option builder ---- */
 typedef struct clsort_opts {
     char text[1024];

@@ -73,21 +73,39 @@ void clsort_key_recipe_init(const clsort_spec *spec, clsort_key_recipe *r)
     r->sign = 1ull << (w - 1);
     r->ones = w == 64 ? ~0ull : 0xffffffffull;
     r->flip = (kind == 1 ? r->sign : 0) ^ (spec->descending ? r->ones : 0);
+    /* (a range the sorts would refuse, past the key's width, gives some mask, not undefined shifts) */
+    end = end < w ? end : w;
+    begin = begin < end ? begin : end;
     r->mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
+}
+
+/* NULL spec: the defaults, as the sorts take it. */
+static const clsort_spec *spec_or_default(const clsort_spec *spec, clsort_spec *def)
+{
+    if (spec)
+        return spec;
+    clsort_spec_default(def);
+    return def;
 }
 
 uint64_t clsort_key_order(const clsort_spec *spec, const void *key)
 {
+    if (!key)
+        return 0;
+    clsort_spec def;
     clsort_key_recipe r;
-    clsort_key_recipe_init(spec, &r);
+    clsort_key_recipe_init(spec_or_default(spec, &def), &r);
     return clsort_key_recipe_order(&r, key);
 }
 
 void clsort_key_orders(const clsort_spec *spec, const void *keys, size_t stride, size_t n,
                        uint64_t *out)
 {
+    if (!keys || !out)
+        return;
+    clsort_spec def;
     clsort_key_recipe r;
-    clsort_key_recipe_init(spec, &r);
+    clsort_key_recipe_init(spec_or_default(spec, &def), &r);
     const unsigned char *k = keys;
     for (size_t i = 0; i < n; i++)
         out[i] = clsort_key_recipe_order(&r, k + i * stride);

@@ -273,8 +273,12 @@ clsort_status clsort_top_enqueue(clsort_context *ctx, const clsort_spec *spec, c
     VALIDATE(ctx, keys && out_keys && keys != out_keys);
     VALIDATE(ctx, (wait != NULL) == (n_wait > 0) || (wait && n_wait == 0));
     VALIDATE(ctx, spec->value_size == 0 || values != out_values);
+    const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
     clsort_status st = check_top(ctx, spec, values != NULL, out_values != NULL, n, k);
-    if (st != CLSORT_OK)
+    if (st != CLSORT_OK || (st = clsort_check_buffer(ctx, keys, "keys", n, ks)) != CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, values, "values", n, vs)) != CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, out_keys, "out_keys", k, ks)) != CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, out_values, "out_values", k, vs)) != CLSORT_OK)
         return st;
     st = run_chain(ctx, spec, keys, values, n, k, out_keys, out_values, n_wait, wait, !done);
     if (st != CLSORT_OK)

@@ -164,6 +164,141 @@ static void test_bad_arguments(void **state)
     assert_int_equal(k[0], 3);
 }
 
+/* clsort_key_order() and clsort_key_orders() take a NULL spec as the defaults (u32, ascending, every
+ * bit), as the sorts do, rather than reading through it. */
+static void test_key_order_defaults(void **state)
+{
+    (void)state;
+    const uint32_t keys[3] = { 7, 0xffffffffu, 0 };
+    assert_int_equal(clsort_key_order(NULL, &keys[0]), 7);
+    assert_int_equal(clsort_key_order(NULL, &keys[1]), 0xffffffffu);
+    uint64_t out[3] = { 1, 1, 1 };
+    clsort_key_orders(NULL, keys, 4, 3, out);
+    assert_int_equal(out[0], 7);
+    assert_int_equal(out[1], 0xffffffffu);
+    assert_int_equal(out[2], 0);
+    assert_int_equal(clsort_key_order(NULL, NULL), 0);
+    clsort_key_orders(NULL, NULL, 4, 3, out); /* nothing to read: nothing written */
+    assert_int_equal(out[1], 0xffffffffu);
+    /* a bit range past the key's width: some order, no undefined shift */
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.begin_bit = 70;
+    spec.end_bit = 90;
+    (void)clsort_key_order(&spec, &keys[0]);
+}
+
+/* Device buffers smaller than n keys or values are refused before any work, the detail naming both
+ * sizes (a sort past their ends crashed PoCL); the buffers are left as they were. */
+static void test_enqueue_small_buffers(void **state)
+{
+    clsort_context *ctx = *state;
+    cl_context clctx;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
+    enum { N = 5000 };
+    static uint32_t k[N], got[N];
+    for (uint32_t i = 0; i < N; i++)
+        k[i] = (N - i) * 2654435761u;
+    cl_int err;
+    cl_mem kb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof k, k, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem vb = clCreateBuffer(clctx, CL_MEM_READ_WRITE, N * 4 - 4, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem off = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 16, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    const cl_ulong offsets[2] = { 0, 10 * N };
+    assert_int_equal(clEnqueueWriteBuffer(q, off, CL_TRUE, 0, 16, offsets, 0, NULL, NULL), 0);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    char want[200];
+
+    /* 10 N keys in a buffer of N: keys */
+    snprintf(want, sizeof want, "the keys buffer holds %zu bytes; %zu keys of 4 bytes need %zu",
+             sizeof k, (size_t)10 * N, (size_t)40 * N);
+    assert_int_equal(clsort_enqueue(ctx, &spec, kb, NULL, 10 * N, 0, NULL, NULL),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(clsort_error_detail(ctx), want);
+    assert_int_equal(clsort_enqueue_segments(ctx, &spec, kb, NULL, 10 * N, off, 1, 0, NULL, NULL),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(clsort_error_detail(ctx), want);
+    assert_int_equal(clsort_argsort_enqueue(ctx, &spec, kb, vb, 4, 10 * N, 0, NULL, NULL),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(clsort_error_detail(ctx), want);
+    assert_int_equal(clsort_top_enqueue(ctx, &spec, kb, NULL, 10 * N, 5, vb, NULL, 0, NULL, NULL),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(clsort_error_detail(ctx), want);
+
+    /* values one short */
+    spec.value_size = 4;
+    snprintf(want, sizeof want, "the values buffer holds %zu bytes; %zu values of 4 bytes need %zu",
+             (size_t)N * 4 - 4, (size_t)N, (size_t)N * 4);
+    assert_int_equal(clsort_enqueue(ctx, &spec, kb, vb, N, 0, NULL, NULL),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(clsort_error_detail(ctx), want);
+    spec.value_size = 0;
+    snprintf(want, sizeof want, "the index buffer holds %zu bytes; %zu index of 4 bytes need %zu",
+             (size_t)N * 4 - 4, (size_t)N, (size_t)N * 4);
+    assert_int_equal(clsort_argsort_enqueue(ctx, &spec, kb, vb, 4, N, 0, NULL, NULL),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(clsort_error_detail(ctx), want);
+    /* top: k results in a buffer of fewer */
+    snprintf(want, sizeof want, "the out_keys buffer holds 16 bytes; 5 out_keys of 4 bytes need 20");
+    assert_int_equal(clsort_top_enqueue(ctx, &spec, kb, NULL, N, 5, off, NULL, 0, NULL, NULL),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(clsort_error_detail(ctx), want);
+
+    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL), 0);
+    assert_memory_equal(got, k, sizeof k);
+    /* exactly the size: sorted */
+    assert_int_equal(clsort_enqueue(ctx, &spec, kb, NULL, N, 0, NULL, NULL), CLSORT_OK);
+    assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL), 0);
+    for (size_t i = 1; i < N; i++)
+        assert_true(got[i - 1] <= got[i]);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    clReleaseMemObject(off);
+}
+
+/* clsort_reserve() reports what it could not do: more keys than the address space holds is an
+ * error, not CLSORT_OK with a failure in the detail; and a reservation that succeeds leaves no
+ * failure there (a larger allocation tried first and refused is not the call's error). */
+static void test_reserve_errors(void **state)
+{
+    clsort_context *ctx = *state;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    assert_int_equal(clsort_reserve(ctx, &spec, SIZE_MAX), CLSORT_ERROR_TOO_LARGE);
+    assert_non_null(strstr(clsort_error_detail(ctx), "address space"));
+    spec.value_size = 8;
+    assert_int_equal(clsort_reserve(ctx, &spec, SIZE_MAX / 8), CLSORT_ERROR_TOO_LARGE);
+    assert_non_null(strstr(clsort_error_detail(ctx), "12 bytes"));
+    /* The largest single sort of the device: its buffers' slack (an eighth more) is past the
+     * largest allocation, so the exact sizes are taken, with no failure left in the detail. On
+     * PoCL only, whose CPU buffers take address space, not memory, until written. */
+    cl_context clctx;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
+    cl_device_id dev;
+    cl_platform_id plat;
+    char pname[256] = "";
+    clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    if (!strstr(pname, "Portable Computing Language"))
+        return;
+    size_t max_n = 0;
+    clsort_spec_default(&spec);
+    spec.algorithm = CLSORT_ALGO_RADIX8;
+    assert_int_equal(clsort_max_keys(ctx, &spec, &max_n), CLSORT_OK);
+    const clsort_status st = clsort_reserve(ctx, &spec, max_n);
+    if (st == CLSORT_OK)
+        assert_string_equal(clsort_error_detail(ctx), "");
+    else
+        assert_true(clsort_error_detail(ctx)[0] != '\0');
+    clsort_release_scratch(ctx);
+}
+
 /* More keys than one device sort takes (forced small with CLSORT_CHUNK_KEYS): sorted in chunks and
  * merged on the host, still bit for bit the stable sort, values included, in either order. */
 static void test_chunked(void **state)
@@ -888,6 +1023,9 @@ int main(void)
         cmocka_unit_test(test_scratch_persists),
         cmocka_unit_test(test_staging_bytes),
         cmocka_unit_test(test_auto_stable_segments),
+        cmocka_unit_test(test_key_order_defaults),
+        cmocka_unit_test(test_enqueue_small_buffers),
+        cmocka_unit_test(test_reserve_errors),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
     failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);

@@ -273,6 +273,70 @@ static void test_fifo_entry(void **state)
     assert_true(r.built > 0 && r.ascending);
 }
 
+/* Sort with the cache in XDG_CACHE_HOME/clsort, CLSORT_CACHE_DIR unset. */
+static result sort_in_xdg(const char *xdg)
+{
+    const char *saved = getenv("CLSORT_CACHE_DIR");
+    char keep[1024];
+    snprintf(keep, sizeof keep, "%s", saved ? saved : "");
+    unsetenv("CLSORT_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", xdg, 1);
+    clsort_context *ctx = NULL;
+    clsort_status st = clsort_open(&ctx, NULL);
+    result r = { 0 };
+    if (ctx)
+        snprintf(r.info, sizeof r.info, "%s", clsort_cache_info(ctx));
+    clsort_close(&ctx);
+    unsetenv("XDG_CACHE_HOME");
+    if (saved)
+        setenv("CLSORT_CACHE_DIR", keep, 1);
+    assert_int_equal(st, CLSORT_OK);
+    return r;
+}
+
+/* A world- or group-writable directory above the cache (a 0777 $XDG_CACHE_HOME) is passed over,
+ * though the clsort directory in it is ours and 0700: others could rename it away and put theirs
+ * in its place. A sticky one (as /tmp is) is not; nor is a private one. */
+static void test_writable_parent(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        mode_t mode;
+        const char *why; /* NULL: used */
+    } cases[] = {
+        { "xdg-0777", 0777, "is writable by others (and not sticky)" },
+        { "xdg-0770", 0770, "is writable by its group (and not sticky)" },
+        { "xdg-1777", 01777, NULL },
+        { "xdg-0700", 0700, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char xdg[512], dir[600], want[1200];
+        path_of(xdg, sizeof xdg, cases[i].name);
+        assert_int_equal(mkdir(xdg, 0700), 0);
+        assert_int_equal(chmod(xdg, cases[i].mode), 0);
+        snprintf(dir, sizeof dir, "%s/clsort", xdg);
+        result r = sort_in_xdg(xdg);
+        if (cases[i].why) {
+            snprintf(want, sizeof want, "off: %s is in %s, which %s", dir, xdg, cases[i].why);
+            assert_string_equal(r.info, want);
+        } else {
+            assert_string_equal(r.info, dir);
+        }
+        /* the same through CLSORT_CACHE_DIR, a level deeper */
+        snprintf(dir, sizeof dir, "%s/a/b", xdg);
+        r = sort_in(dir, 0);
+        assert_true(r.ascending);
+        if (cases[i].why) {
+            snprintf(want, sizeof want, "off: %s is in %s, which %s", dir, xdg, cases[i].why);
+            assert_string_equal(r.info, want);
+            assert_int_equal(r.cached, 0);
+        } else {
+            assert_string_equal(r.info, dir);
+        }
+    }
+}
+
 /* The cache turned off says so. */
 static void test_no_cache_info(void **state)
 {
@@ -297,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_untrusted_entries),
         cmocka_unit_test(test_fifo_entry),
         cmocka_unit_test(test_no_cache_info),
+        cmocka_unit_test(test_writable_parent),
     };
     int failed = cmocka_run_group_tests_name("cache", tests, NULL, NULL);
     char cmd[600];
