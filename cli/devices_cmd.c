@@ -51,6 +51,28 @@ static largest largest_sort(const char *id)
     return l;
 }
 
+/* What the project tests on each OpenCL implementation (matched by a part of the platform name),
+ * so that a user of any other one knows that nothing here has run there. */
+static const struct {
+    const char *platform, *tested;
+} tested_on[] = {
+    { "Portable Computing Language",
+      "every test suite in CI (PoCL 3.1, Debian 12), Oclgrind beside it for the kernels" },
+    { "Intel(R) OpenCL", "the library and command-line suites in CI (intel-opencl-rt 2026.22, "
+                         "tools/intel-ocl.sh)" },
+    { "NVIDIA", "H100 and H200 GPUs (driver 580): the suites, tools/gpu-validate.sh and the "
+                "benchmarks, by hand" },
+    { "Oclgrind", "every kernel in CI under the simulator (data races, bounds, uninitialised values)" },
+};
+
+static const char *tested_note(const char *platform)
+{
+    for (size_t i = 0; i < sizeof tested_on / sizeof tested_on[0]; i++)
+        if (strstr(platform, tested_on[i].platform))
+            return tested_on[i].tested;
+    return "nothing: clsort has not been tested on this implementation (--verify checks a sort)";
+}
+
 static void print_text(const clsort_device_info *d, size_t count)
 {
     const char *platform = NULL;
@@ -58,6 +80,7 @@ static void print_text(const clsort_device_info *d, size_t count)
         if (!platform || strcmp(platform, d[i].platform) != 0) {
             platform = d[i].platform;
             printf("%sPlatform %.*s: %s\n", i ? "\n" : "", (int)strcspn(d[i].id, ":"), d[i].id, platform);
+            printf("  tested: %s\n", tested_note(platform));
         }
         char global[32], alloc[32], local[32];
         human_bytes(global, sizeof global, d[i].global_mem);
@@ -87,6 +110,7 @@ static int print_json(const clsort_device_info *d, size_t count)
         json_open(&j);
         json_str(&j, "id", d[i].id);
         json_str(&j, "platform", d[i].platform);
+        json_str(&j, "tested", tested_note(d[i].platform));
         json_str(&j, "name", d[i].name);
         json_str(&j, "vendor", d[i].vendor);
         json_str(&j, "driver_version", d[i].driver_version);
