@@ -600,6 +600,14 @@ typedef struct clsort_source {
      * how many records were placed (fewer than max is fine; every call gets a new buffer position
      * to fill, so nothing is carried over), 0 at the end of the input, or -1 to stop the sort with
      * ::CLSORT_ERROR_IO (the callback reports its own error).
+     *
+     * The buffers hold exactly @p max records: the callback may write max × the key size bytes at
+     * @p keys (max × (key size + value_size) with @p records) and max × value_size at @p values, and
+     * nothing past them; they may be the OpenCL runtime's host memory, where a write past the end
+     * corrupts its heap rather than faulting, and which memory checkers such as AddressSanitizer do
+     * not see. A return above @p max stops the sort with ::CLSORT_ERROR_INVALID_ARGUMENT, the
+     * detail naming both counts (any negative return, as -1, with ::CLSORT_ERROR_IO); nothing of
+     * that call is used.
      */
     long long (*read)(void *user, void *keys, void *values, size_t max);
     void *user;
