@@ -64,7 +64,7 @@ enum { IN_NONE, IN_COMMON, IN_LAYOUT, IN_OWN, N_IN };
 typedef struct opt_row {
     const char *name;     /* long name, without "--" */
     char short_name;      /* or 0 */
-    int has_arg;          /* 0: a flag; 1: takes a value */
+    int has_arg;          /* 0: a flag; 1: takes a value; 2: may, as --name=value */
     opt_action action;
     unsigned char in;     /* IN_* */
     size_t offset;        /* of the field in its struct */
@@ -87,6 +87,21 @@ static int set_flag(parse_ctx *p, void *field, const char *arg)
 {
     (void)p, (void)arg;
     *(int *)field = 1;
+    return -1;
+}
+
+/* -c and --check[=diagnose-first]: 1; -C and --check=quiet or =silent: 2 (sort(1)'s spellings) */
+static int set_check(parse_ctx *p, void *field, const char *arg)
+{
+    int quiet = p->st.current && !strcmp(p->st.current, "-C");
+    if (arg && (!strcmp(arg, "quiet") || !strcmp(arg, "silent")))
+        quiet = 1;
+    else if (arg && strcmp(arg, "diagnose-first")) {
+        msg_error("option '--check': '%s' is not a way to check: expected diagnose-first, quiet or "
+                  "silent (see 'clsort --help')", arg);
+        return EXIT_USAGE;
+    }
+    *(int *)field = quiet ? 2 : 1;
     return -1;
 }
 
@@ -343,7 +358,7 @@ enum {
     /* sort */
     R_INPUT, R_ALGO, R_ALGORITHM, R_REVERSE, R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_SEGMENTS,
     R_VERIFY, R_STATS, R_STATS_JSON, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL, R_BATCH_SIZE, R_CHECK,
-    R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
+    R_CHECK_QUIET, R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
     /* merge */
     R_MERGE_INPUT,
     /* gen */
@@ -394,7 +409,8 @@ static const opt_row rows[N_ROWS] = {
     [R_TEMP_DIR] = {"temporary-directory", 'T', 1, add_temp_dir, IN_OWN, 0},
     [R_PARALLEL] = {"parallel", 0, 1, set_count, OWN(sort_args, parallel)},
     [R_BATCH_SIZE] = {"batch-size", 0, 1, set_count, OWN(sort_args, batch_size)},
-    [R_CHECK] = {"check", 'c', 0, set_flag, OWN(sort_args, check)},
+    [R_CHECK] = {"check", 'c', 2, set_check, OWN(sort_args, check)},
+    [R_CHECK_QUIET] = {NULL, 'C', 0, set_check, OWN(sort_args, check)},
     [R_UNIQUE] = {"unique", 'u', 0, set_flag, OWN(sort_args, unique)},
     [R_INDEX_OUT] = {"index-out", 0, 1, set_text, OWN(sort_args, index_out)},
     [R_RECORD_SIZE] = {"record-size", 0, 1, set_count, OWN(sort_args, record_size)},
@@ -433,7 +449,7 @@ static const unsigned char sort_rows[] = {
     R_INPUT, R_OUTPUT, R_VALUES, R_VALUES_OUT, R_KV, R_ALGO, R_ALGORITHM, R_DEVICE, R_REVERSE,
     R_DESC, R_DESCENDING, R_BITS, R_SEGMENT, R_SEGMENTS, R_VERIFY, R_STATS, R_STATS_JSON, R_FORCE,
     R_TYPE, R_VALUE_SIZE, R_NO_PROGRESS, R_SYNC, R_BUFFER_SIZE, R_TEMP_DIR, R_PARALLEL,
-    R_BATCH_SIZE, R_CHECK, R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
+    R_BATCH_SIZE, R_CHECK, R_CHECK_QUIET, R_UNIQUE, R_INDEX_OUT, R_RECORD_SIZE, R_KEY_OFFSET, R_KEY_SIZE, R_TOP,
     EVERY_COMMAND,
 };
 static const unsigned char merge_rows[] = {
@@ -728,6 +744,8 @@ int parse_sort_args(int argc, char **argv, int first, sort_args *a)
     int rc = parse_options(&sort_cmd, argc, argv, first, base, &seen);
     if (rc >= 0)
         return rc;
+    if (GIVEN(seen, R_CHECK_QUIET)) /* -C is -c for the options it excludes */
+        seen |= 1ull << R_CHECK;
     return check_sort_args(a, seen) == EXIT_OK ? -1 : EXIT_USAGE;
 }
 

@@ -36,7 +36,7 @@ typedef struct sort_args {
     const char *segments;    /* --segments FILE: CSR offsets of variable segments; NULL: none */
     int algorithm;           /* clsort_algorithm */
     int descending;          /* -r, --desc */
-    int check;               /* -c: check the order of the input, write nothing */
+    int check;               /* -c: check the order of the input, write nothing (2: -C, quietly) */
     int unique;              /* -u: the first record of each run of equal keys only */
     const char *index_out;   /* --index-out FILE: each output key's input position (u64) */
     /* records sorted by a key field */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -89,7 +90,9 @@ int input_open(input_file *in, const char *path)
         }
         in->fd = STDIN_FILENO;
     } else {
-        in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: opening a FIFO for reading would wait for its writer here, before the outputs
+         * are checked; its writer is waited for at the first read instead (wait_writer) */
+        in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (in->fd < 0) {
             msg_error("%s: cannot open: %s", in->name, strerror(errno));
             return EXIT_USAGE;
@@ -109,6 +112,16 @@ int input_open(input_file *in, const char *path)
     in->dev = st.st_dev;
     in->ino = st.st_ino;
     in->is_fifo = S_ISFIFO(st.st_mode);
+    if (in->fd != STDIN_FILENO && in->is_fifo) {
+        in->wait_writer = 1;
+    } else if (in->fd != STDIN_FILENO) {
+        int fl = fcntl(in->fd, F_GETFL);
+        if (fl < 0 || fcntl(in->fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+            msg_error("%s: cannot open: %s", in->name, strerror(errno));
+            input_close(in);
+            return EXIT_IO;
+        }
+    }
     if (S_ISREG(st.st_mode)) {
         off_t pos = in->fd == STDIN_FILENO ? lseek(in->fd, 0, SEEK_CUR) : 0;
         if (pos < 0)
@@ -123,6 +136,34 @@ static int read_error(const input_file *in)
 {
     msg_error("%s: read error: %s", in->name, strerror(errno));
     return EXIT_IO;
+}
+
+int input_still_named(const input_file *in)
+{
+    struct stat st;
+    return strcmp(in->path, "-") == 0 ||
+           (stat(in->path, &st) == 0 && st.st_dev == in->dev && st.st_ino == in->ino);
+}
+
+int input_same(const input_file *a, const input_file *b)
+{
+    return a->fd >= 0 && b->fd >= 0 && a->dev == b->dev && a->ino == b->ino;
+}
+
+/* A FIFO opened with O_NONBLOCK reads as ended until a writer has opened it; poll() waits for the
+ * first writer's data or for its end (a FIFO whose writer came and went reads as ended), as the open
+ * would have. After that the descriptor blocks as any other. */
+static int wait_writer(input_file *in)
+{
+    struct pollfd p = { in->fd, POLLIN, 0 };
+    while (poll(&p, 1, -1) < 0)
+        if (errno != EINTR)
+            return read_error(in);
+    int fl = fcntl(in->fd, F_GETFL);
+    if (fl < 0 || fcntl(in->fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+        return read_error(in);
+    in->wait_writer = 0;
+    return EXIT_OK;
 }
 
 /* Test hook CLSORT_TEST_STOP_AFTER_READ=N (settings.h): the process stops itself (SIGSTOP) once, as
@@ -157,6 +198,8 @@ int input_read_exact(input_file *in, void *buf, size_t len)
 {
     unsigned char *p = buf;
     size_t done = 0;
+    if (in->wait_writer && wait_writer(in) != EXIT_OK)
+        return EXIT_IO;
     while (done < len) {
         size_t want = len - done < READ_BLOCK ? len - done : READ_BLOCK;
         ssize_t r = read(in->fd, p + done, want);
@@ -186,6 +229,8 @@ int input_check_end(input_file *in)
      * that shrank, rather than sort a snapshot of a moving file. */
     unsigned char extra;
     ssize_t r;
+    if (in->wait_writer && wait_writer(in) != EXIT_OK)
+        return EXIT_IO;
     do
         r = read(in->fd, &extra, 1);
     while (r < 0 && errno == EINTR);
@@ -203,6 +248,8 @@ int input_check_end(input_file *in)
 /* Up to len bytes of a stream, until len or its end. */
 static int read_upto(input_file *in, unsigned char *buf, size_t len, size_t *got)
 {
+    if (in->wait_writer && wait_writer(in) != EXIT_OK)
+        return EXIT_IO;
 #ifdef F_SETPIPE_SZ
     /* best effort, once reading starts (not before: a failed check must leave the writer blocked
      * where it was): a pipe of 1 MiB (the unprivileged limit) lets the writer run ahead in larger

@@ -7,7 +7,8 @@
  * the same directory (a named one, made only when the data is ready, where the file system has no
  * unnamed files), synced when it replaces a file (new files with --sync), given the replaced file's owner, group, mode, ACLs and extended attributes,
  * and put in place only when everything was written, so a failure, a signal or a crash leaves no partial
- * output and the output may be the input file. Several outputs are committed all or nothing. Anything
+ * output and the output may be the input file. Several outputs are put in place one after the other at
+ * one commit point (output_commit(), which says what a failure or a kill there leaves). Anything
  * else (stdout, /dev/stdout and /dev/fd/N, a pipe, /dev/null, a character device) is written directly.
  * A symbolic link is followed as `>` would, except one in a sticky world-writable directory that belongs
  * to neither the user nor the directory's owner (the kernel's protected_symlinks rule).
@@ -31,14 +32,21 @@ typedef struct input_file {
     int fd;
     int is_regular;      /* size is known before reading */
     int is_fifo;         /* a pipe */
+    int wait_writer;     /* a FIFO opened without waiting for its writer: waited for at the first read */
     uint64_t size;       /* bytes, when is_regular */
     uint64_t got;        /* bytes read so far */
     dev_t dev;
     ino_t ino;
 } input_file;
 
-/* Open an input and find its size where the kind of file allows. Returns an exit status. */
+/* Open an input and find its size where the kind of file allows. Never waits: a FIFO is opened at
+ * once, and its writer is waited for at the first read, so the outputs can be checked first. Returns an
+ * exit status. */
 int input_open(input_file *in, const char *path);
+/* Whether path still names the file that in has open (compared by device and inode). */
+int input_still_named(const input_file *in);
+/* Whether two opened inputs are the same file. */
+int input_same(const input_file *a, const input_file *b);
 /* The next bytes of the input: up to len into buf, *got of them (0 at the end). A regular file gives
  * exactly the size it had when opened: one that ends sooner is an error, and at the end it is checked
  * not to have grown; stdin, pipes and devices are read until len bytes or their end. Returns an exit
@@ -83,12 +91,15 @@ int output_open(output_file *out, const char *path, int force);
 int output_write(output_file *out, const void *buf, size_t len);
 /* Flush the data to stable storage (temporary files) and close. Returns an exit status. */
 int output_finish(output_file *out);
-/* Move finished temporary files over their targets, all with signals held off. Returns an exit status;
- * on failure the outputs not yet renamed are removed. */
+/* Put finished outputs in place, new files first, then the files they replace, one after the other
+ * with signals held off (a signal meanwhile ends clsort once all are in place). Returns an exit status;
+ * on a failure the outputs not in place are removed, and new files already in place too unless a file
+ * was replaced already (which cannot be put back: said). */
 int output_commit(output_file **outs, int n);
 /* Remove the temporary file (if any) and close. Safe to call on any output, opened or not. */
 void output_abort(output_file *out);
-/* Whether two outputs name the same file. */
+/* Whether two outputs write to the same file, pipe or FIFO, by whatever names (a character device
+ * other than a terminal, such as /dev/null, may take both). */
 int output_same(const output_file *a, const output_file *b);
 /* Whether an output would write over a (regular) input file. */
 int output_names_input(const output_file *out, const input_file *in);

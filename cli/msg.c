@@ -110,6 +110,12 @@ void msg_info(const char *fmt, ...)
 
 void msg_lib_error(const char *what, int status, const char *detail)
 {
+    if (status == CLSORT_ERROR_IO && detail && *detail && !strchr(detail, '\n')) {
+        /* the library's own file I/O (its temporary files): the detail names the directory or file
+         * and the system's error, which is the whole story */
+        msg_error("%s: %s", what, detail);
+        return;
+    }
     const char *s = clsort_status_string((clsort_status)status);
     msg_error("%s: %s (%d)", what, s ? s : "unknown error", status);
     if (detail && *detail) {
@@ -139,6 +145,8 @@ int exit_for_status(int status)
     case CLSORT_ERROR_UNSUPPORTED: /* a combination of options the library does not sort */
     case CLSORT_ERROR_LIMIT:       /* an input too long for the algorithm chosen (oddeven) */
         return EXIT_USAGE;
+    case CLSORT_ERROR_IO: /* a temporary file (-T) that cannot be made, written or read back */
+        return EXIT_IO;
     default:
         return EXIT_DEVICE;
     }

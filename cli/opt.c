@@ -89,7 +89,7 @@ int opt_next(opt_state *st, const opt_def *defs, const char **arg)
             msg_error("unknown option '-%c' (see '%s')", c, st->help);
             return OPT_ERROR;
         }
-        if (d->has_arg) {
+        if (d->has_arg == 1) {
             if (*st->group) {
                 *arg = st->group;
             } else if (st->index < st->argc) {
@@ -128,7 +128,7 @@ int opt_next(opt_state *st, const opt_def *defs, const char **arg)
         }
         snprintf(st->current_buf, sizeof st->current_buf, "--%s", d->name);
         st->current = st->current_buf;
-        if (d->has_arg) {
+        if (d->has_arg == 1) {
             if (eq) {
                 *arg = eq + 1;
             } else if (st->index < st->argc) {
@@ -137,6 +137,8 @@ int opt_next(opt_state *st, const opt_def *defs, const char **arg)
                 msg_error("option '--%s' needs a value (see '%s')", d->name, st->help);
                 return OPT_ERROR;
             }
+        } else if (eq && d->has_arg == 2) {
+            *arg = eq + 1; /* an optional value, given only as --name=value */
         } else if (eq) {
             msg_error("option '--%s' takes no value (see '%s')", d->name, st->help);
             return OPT_ERROR;

@@ -11,7 +11,7 @@
 typedef struct opt_def {
     const char *name; /* long name without "--", or NULL */
     char short_name;  /* short letter, or 0 */
-    int has_arg;      /* 1 if the option takes a value */
+    int has_arg;      /* 1 if the option takes a value; 2 if it may, only as --name=value */
     int id;           /* returned by opt_next(); must be > 0 */
 } opt_def;
 

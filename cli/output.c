@@ -1,7 +1,7 @@
 /*
  * Output files for clsort (see io.h): the replacement of a regular file by a finished temporary one,
  * with its owner, group, mode, ACLs and extended attributes kept; outputs that name an open descriptor
- * or a device written directly; several outputs committed all or nothing.
+ * or a device written directly; several outputs put in place at one commit point.
  *
  * Owns: output_open/write/finish/commit/abort/same, output_names_input. Calls: signals (the table of
  * temporary names, holding signals off around a commit), msg, progress, settings (a test hook).
@@ -476,22 +476,47 @@ int output_finish(output_file *out)
 }
 
 /* ---------------------------------------------------------------------------------------------------
- * Commit: every output replaced, or none
+ * Commit
+ *
+ * The commit point is the call of output_commit(): every output is complete and, where it replaces a
+ * file (or with --sync), on disk. Signals are held off from there until every output is in place, and
+ * then end clsort (128 + N) with all of them new; a signal before it leaves all of them as they were.
+ * Two renames cannot be one atomic step, so each output goes in place with as few system calls as
+ * possible, one after the other, and nothing is named before its turn: a process killed outright
+ * (SIGKILL) or a crash in the middle leaves some outputs new and the others old, and no temporary
+ * name except for the instant between the two calls that replace one file.
+ *  - A new file: its unnamed file is linked under the name (which fails if a file appeared there).
+ *  - A file replaced: its unnamed file is linked under a temporary name and renamed over the file at
+ *    once. The rename frees the old data, so a replacement cannot be taken back.
+ * New files go first: if one cannot be put in place, those linked before it are removed again and
+ * nothing else has changed. Replacements go last; if the second of two cannot be made, the first
+ * stays, and the message says so.
  */
 
-enum { UNDO_NONE, UNDO_UNLINK, UNDO_RESTORE };
+enum { UNDO_NONE, UNDO_UNLINK, UNDO_NEVER };
+
+/* Link out's unnamed file under name in its directory: through /proc, else by the descriptor itself
+ * (which needs CAP_DAC_READ_SEARCH). */
+static int link_fd(const output_file *out, const char *name)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", out->fd);
+    int r = linkat(AT_FDCWD, proc, out->dirfd, name, AT_SYMLINK_FOLLOW);
+    if (r != 0 && errno == ENOENT) {
+        int e = errno;
+        r = linkat(out->fd, "", out->dirfd, name, AT_EMPTY_PATH);
+        if (r != 0 && errno != EEXIST)
+            errno = e;
+    }
+    return r;
+}
 
 /* Give an unnamed file a temporary name in its directory. */
 static int link_unnamed(output_file *out)
 {
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", out->fd);
     for (int tries = 0; tries < 100; tries++) {
         temp_name(out, out->temp, sizeof out->temp);
-        int r = linkat(AT_FDCWD, proc, out->dirfd, out->temp, AT_SYMLINK_FOLLOW);
-        if (r != 0 && errno == ENOENT) /* no /proc: needs CAP_DAC_READ_SEARCH */
-            r = linkat(out->fd, "", out->dirfd, out->temp, AT_EMPTY_PATH);
-        if (r == 0) {
+        if (link_fd(out, out->temp) == 0) {
             out->unnamed = 0;
             out->slot = signals_add_name(out->dirfd, out->temp);
             return EXIT_OK;
@@ -507,68 +532,66 @@ static int rename2(int dirfd, const char *from, const char *to, unsigned flags)
     return (int)syscall(SYS_renameat2, dirfd, from, dirfd, to, flags);
 }
 
-/* Put out's finished file in place. Afterwards out->temp names the old contents (UNDO_RESTORE), or
- * the file did not exist before (UNDO_UNLINK). */
-static int replace_one(output_file *out)
+/* Whether the file to replace is still the one that was opened: never replace what took its place. */
+static int target_unchanged(const output_file *out)
 {
-    if (out->unnamed && link_unnamed(out) != EXIT_OK)
-        return EXIT_IO;
-    if (!out->exists) {
-        /* NOREPLACE: a file that appeared since the output was opened is not silently replaced */
-        int r = rename2(out->dirfd, out->temp, out->base, RENAME_NOREPLACE);
+    struct stat now;
+    if (fstatat(out->dirfd, out->base, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+        now.st_dev == out->old.st_dev && now.st_ino == out->old.st_ino)
+        return 1;
+    msg_error("%s: was replaced or removed while clsort ran: not written", out->name);
+    return 0;
+}
+
+/* A new file: the data under its name, unless a file appeared there since the output was opened. */
+static int place_new(output_file *out)
+{
+    int r;
+    if (out->unnamed) {
+        r = link_fd(out, out->base);
+        if (r == 0)
+            out->unnamed = 0;
+    } else {
+        r = rename2(out->dirfd, out->temp, out->base, RENAME_NOREPLACE);
         if (r != 0 && (errno == EINVAL || errno == ENOSYS))
             r = renameat(out->dirfd, out->temp, out->dirfd, out->base);
-        if (r != 0)
-            return out_error(out, "cannot rename the temporary file into place");
-        signals_drop_name(out->slot, 0);
-        out->slot = -1;
-        out->undo = UNDO_UNLINK;
-        return EXIT_OK;
+        if (r == 0) {
+            signals_drop_name(out->slot, 0);
+            out->slot = -1;
+        }
     }
-    /* What is there must still be the file that was opened: never replace what took its place. */
-    struct stat now;
-    if (fstatat(out->dirfd, out->base, &now, AT_SYMLINK_NOFOLLOW) != 0 ||
-        now.st_dev != out->old.st_dev || now.st_ino != out->old.st_ino) {
-        msg_error("%s: was replaced or removed while clsort ran: not written", out->name);
+    if (r != 0 && errno == EEXIST) {
+        msg_error("%s: a file was created there while clsort ran: not replaced", out->name);
         return EXIT_IO;
     }
-    if (rename2(out->dirfd, out->temp, out->base, RENAME_EXCHANGE) == 0) {
-        out->undo = UNDO_RESTORE; /* temp now names the old file */
-        return EXIT_OK;
-    }
-    if (errno != EINVAL && errno != ENOSYS)
-        return out_error(out, "cannot rename the temporary file over the output");
-    /* No exchange on this file system: keep the old file under a second name first. */
-    char old[sizeof out->temp];
-    temp_name(out, old, sizeof old);
-    if (linkat(out->dirfd, out->base, out->dirfd, old, 0) != 0)
-        return out_error(out, "cannot keep the old file while replacing it");
-    int slot = signals_add_name(out->dirfd, old);
-    if (renameat(out->dirfd, out->temp, out->dirfd, out->base) != 0) {
-        int e = errno;
-        unlinkat(out->dirfd, old, 0);
-        signals_drop_name(slot, 0);
-        errno = e;
-        return out_error(out, "cannot rename the temporary file over the output");
-    }
-    signals_drop_name(out->slot, 0);
-    out->slot = slot;
-    strcpy(out->temp, old);
-    out->undo = UNDO_RESTORE;
+    if (r != 0)
+        return out_error(out, "cannot put the file in place");
+    out->undo = UNDO_UNLINK;
     return EXIT_OK;
 }
 
-static void undo_one(output_file *out)
+/* A file replaced: a temporary name for the data, renamed over the file at once. */
+static int place_replacement(output_file *out)
 {
-    if (out->undo == UNDO_UNLINK) {
+    if (!target_unchanged(out))
+        return EXIT_IO;
+    if (out->unnamed && link_unnamed(out) != EXIT_OK)
+        return EXIT_IO;
+    if (renameat(out->dirfd, out->temp, out->dirfd, out->base) != 0)
+        return out_error(out, "cannot rename the temporary file over the output");
+    signals_drop_name(out->slot, 0);
+    out->slot = -1;
+    out->undo = UNDO_NEVER;
+    return EXIT_OK;
+}
+
+/* Remove a new file put in place, if the name is still the one linked. */
+static void undo_new(output_file *out)
+{
+    struct stat now, mine;
+    if (fstatat(out->dirfd, out->base, &now, AT_SYMLINK_NOFOLLOW) == 0 && fstat(out->fd, &mine) == 0 &&
+        now.st_dev == mine.st_dev && now.st_ino == mine.st_ino)
         unlinkat(out->dirfd, out->base, 0);
-    } else if (out->undo == UNDO_RESTORE) {
-        if (renameat(out->dirfd, out->temp, out->dirfd, out->base) != 0)
-            msg_error("%s: cannot put the old contents back: %s; they are in '%s'", out->name,
-                      strerror(errno), out->temp);
-        signals_drop_name(out->slot, 0); /* put back, or kept where the message says */
-        out->slot = -1;
-    }
     out->undo = UNDO_NONE;
 }
 
@@ -582,7 +605,7 @@ static void close_output(output_file *out)
 }
 
 /* Test hook CLSORT_TEST_STOP_IN_COMMIT=1 (settings.h): the process stops itself (SIGSTOP) between
- * the first and the second replacement of a commit, so that a test can send a signal there. */
+ * the first and the second output it puts in place, so that a test can send a signal there. */
 static void test_stop_in_commit(void)
 {
     if (settings()->stop_in_commit)
@@ -592,24 +615,35 @@ static void test_stop_in_commit(void)
 int output_commit(output_file **outs, int n)
 {
     signals_hold();
-    int rc = EXIT_OK, done = 0, replaced = 0;
-    for (; done < n && rc == EXIT_OK; done++) {
-        if (outs[done]->direct)
-            continue;
-        if (replaced++ == 1)
-            test_stop_in_commit();
-        rc = replace_one(outs[done]);
-    }
-    if (rc != EXIT_OK) {
-        done--; /* the one that failed has nothing to undo */
-        for (int i = done - 1; i >= 0; i--)
-            undo_one(outs[i]);
+    int rc = EXIT_OK, placed = 0, replaced = 0;
+    /* every file to replace checked first, while nothing has changed */
+    for (int i = 0; i < n && rc == EXIT_OK; i++)
+        if (!outs[i]->direct && outs[i]->exists && !target_unchanged(outs[i]))
+            rc = EXIT_IO;
+    /* new files, then replacements */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n && rc == EXIT_OK; i++) {
+            output_file *out = outs[i];
+            if (out->direct || out->exists != pass)
+                continue;
+            if (placed++ == 1)
+                test_stop_in_commit();
+            rc = pass ? place_replacement(out) : place_new(out);
+            replaced += out->undo == UNDO_NEVER;
+        }
+    for (int i = 0; i < n && rc != EXIT_OK; i++) {
+        output_file *out = outs[i];
+        if (out->undo == UNDO_UNLINK && !replaced)
+            undo_new(out);
+        else if (out->undo != UNDO_NONE)
+            msg_error("%s: holds the new data already (a file replaced cannot be put back); the "
+                      "outputs not put in place hold the old", out->name);
     }
     for (int i = 0; i < n; i++) {
         output_file *out = outs[i];
         if (out->direct)
             continue;
-        if (out->slot >= 0) /* the old contents, or a temporary file that did not go in */
+        if (out->slot >= 0) /* a temporary file that did not go in */
             signals_drop_name(out->slot, 1);
         out->slot = -1;
         if (rc == EXIT_OK && (out->exists || g_output_sync))
@@ -635,33 +669,36 @@ void output_abort(output_file *out)
  * Identity
  */
 
-/* Device and inode of what an output writes to, where it is a file that exists. */
+/* Device and inode of what an output writes to, where that exists already: the file it replaces, or
+ * what a direct output writes to (stdout, a descriptor, a device, a FIFO). */
 static int output_id(const output_file *o, struct stat *st)
 {
-    if (o->direct)
-        return o->fd >= 0 && fstat(o->fd, st) == 0 && S_ISREG(st->st_mode);
+    if (o->direct && o->fd >= 0)
+        return fstat(o->fd, st) == 0;
+    if (o->direct) /* a FIFO opened only once the data is ready */
+        return o->dirfd >= 0 && fstatat(o->dirfd, o->base, st, 0) == 0;
     return o->exists ? (*st = o->old, 1) : 0;
 }
 
 int output_same(const output_file *a, const output_file *b)
 {
     struct stat sa, sb;
-    if (a->direct || b->direct) {
-        if (!strcmp(a->path, "-") || !strcmp(b->path, "-"))
-            return !strcmp(a->path, b->path);
-        /* two devices or pipes: writing both is the user's choice (/dev/null twice is fine) */
-        return output_id(a, &sa) && output_id(b, &sb) && sa.st_dev == sb.st_dev &&
-               sa.st_ino == sb.st_ino;
-    }
-    if (!strcmp(a->base, b->base) && fstat(a->dirfd, &sa) == 0 && fstat(b->dirfd, &sb) == 0 &&
-        sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+    if (!strcmp(a->path, "-") && !strcmp(b->path, "-"))
         return 1;
-    return output_id(a, &sa) && output_id(b, &sb) && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    /* two new files of the same name */
+    if (!a->direct && !b->direct && !strcmp(a->base, b->base) && fstat(a->dirfd, &sa) == 0 &&
+        fstat(b->dirfd, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+        return 1;
+    /* the same file, pipe or FIFO by any name (stdout as -, /dev/stdout, /proc/self/fd/1, a link);
+     * a character device that is not a terminal (/dev/null) may take both */
+    if (!output_id(a, &sa) || !output_id(b, &sb) || sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino)
+        return 0;
+    return !S_ISCHR(sa.st_mode) || (a->fd >= 0 && isatty(a->fd)) || (b->fd >= 0 && isatty(b->fd));
 }
 
 int output_names_input(const output_file *out, const input_file *in)
 {
     struct stat st;
-    return in->is_regular && output_id(out, &st) && st.st_dev == in->dev && st.st_ino == in->ino;
+    return in->is_regular && output_id(out, &st) && S_ISREG(st.st_mode) && st.st_dev == in->dev &&
+           st.st_ino == in->ino;
 }

@@ -5,7 +5,8 @@
  * thread of its own (PoCL runs a pool of them), so every thread inherits the mask and only one thread
  * here ever takes these signals, with sigwait(). It removes the temporary names under the same lock
  * that output_commit() holds while it renames, so a signal lands before a commit or after it, never
- * between two renames of one commit. Owns: the signal thread, the table of named temporaries.
+ * between two renames of one commit; one that arrives while the lock is held ends clsort as the
+ * holder lets go. Owns: the signal thread, the table of named temporaries.
  * Calls: progress (to clear the line), nothing else.
  */
 #include "signals.h"
@@ -33,6 +34,8 @@ static temp_name names[MAX_NAMES];
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static sigset_t handled;
 static int installed;
+static int hold_depth;        /* signals_hold() calls not yet released (under the lock) */
+static _Atomic int caught;    /* a signal the thread took while the lock was held */
 static int pipe_default; /* SIGPIPE had its default action when clsort started */
 
 static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
@@ -63,6 +66,7 @@ static void *signal_thread(void *arg)
         int sig = 0;
         if (sigwait(&handled, &sig) != 0)
             continue;
+        caught = sig; /* the holder ends the process as it lets go (signals_release) */
         pthread_mutex_lock(&lock); /* waits for a commit in progress to finish */
         die_locked(sig);
     }
@@ -129,10 +133,16 @@ void signals_drop_name(int slot, int remove)
 void signals_hold(void)
 {
     pthread_mutex_lock(&lock);
+    hold_depth++;
 }
 
 void signals_release(void)
 {
+    /* A signal that came while the lock was held ends the process here, before anything else
+     * happens: not at whatever point the signal thread gets the lock, which could be after the
+     * main thread has gone on (or exited 0). */
+    if (--hold_depth == 0 && caught)
+        die_locked(caught);
     pthread_mutex_unlock(&lock);
 }
 

@@ -16,7 +16,8 @@ int signals_add_name(int dirfd, const char *name);
 /* Forget a slot; remove: also unlink the name now. */
 void signals_drop_name(int slot, int remove);
 
-/* Hold signals off around a commit (a signal that arrives meanwhile ends clsort right after it). */
+/* Hold signals off around a commit (a signal that arrives meanwhile ends clsort in the outermost
+ * signals_release(), before it returns). */
 void signals_hold(void);
 void signals_release(void);
 

@@ -32,9 +32,9 @@
 typedef struct sort_job {
     sort_args a;
     const char *input, *output;
-    input_file kin, vin;
+    input_file kin, vin, sin;        /* keys, values, --segments */
     output_file kout, vout, jout;
-    int have_vin, have_kout, have_vout, have_jout;
+    int have_vin, have_sin, have_kout, have_vout, have_jout;
     int has_values;                  /* values go with the keys (--kv, --values or --index-out) */
     int index;                       /* --index-out: the values are the keys' input positions */
     clsort_context *ctx;
@@ -68,6 +68,8 @@ static void job_cleanup(sort_job *j)
     input_close(&j->kin);
     if (j->have_vin)
         input_close(&j->vin);
+    if (j->have_sin)
+        input_close(&j->sin);
     unique_free(&j->unique);
     segments_free(&j->segs);
     clsort_close(&j->ctx);
@@ -178,6 +180,27 @@ static void on_progress(void *user, const char *phase, uint64_t done, uint64_t t
     }
 }
 
+/* --segments: the offsets file opened as an input first (known by device and inode, so that no
+ * output writes over it, and a FIFO refused without waiting for its writer), then read whole. */
+static int load_segments(sort_job *j)
+{
+    const char *path = j->a.segments;
+    j->have_sin = 1;
+    int rc = input_open(&j->sin, strcmp(path, "-") ? path : "./-"); /* a file, never stdin */
+    if (rc != EXIT_OK)
+        return rc;
+    if (!j->sin.is_regular) {
+        msg_error("%s: not a regular file (the offsets are read whole)", path);
+        return EXIT_USAGE;
+    }
+    rc = segments_load(&j->segs, path);
+    if (rc == EXIT_OK && !input_still_named(&j->sin)) {
+        msg_error("%s: replaced by another file while it was read", path);
+        rc = EXIT_IO;
+    }
+    return rc;
+}
+
 /* Step 1: everything that can be checked before reading the data; the inputs opened. */
 static int plan_files(sort_job *j)
 {
@@ -193,7 +216,7 @@ static int plan_files(sort_job *j)
                   "force)");
         return EXIT_USAGE;
     }
-    int rc = a->segments ? segments_load(&j->segs, a->segments) : EXIT_OK;
+    int rc = a->segments ? load_segments(j) : EXIT_OK;
     if (rc == EXIT_OK)
         rc = input_open(&j->kin, j->input);
     if (rc != EXIT_OK)
@@ -325,8 +348,8 @@ static int plan_budget(sort_job *j)
 
 /* No output may write over an input (compared by device and inode, so that other spellings and
  * links are caught), except -o over the key input and --values-out over the values input: that is
- * sorting in place. Values over the keys, keys over the values or a report over either would lose
- * the input. */
+ * sorting in place. Values over the keys, keys over the values, anything over the offsets of
+ * --segments or a report over any input would lose it. */
 static int check_outputs_spare_inputs(const sort_job *j)
 {
     const struct { const output_file *out; const char *opt; int have; } outs[] = {
@@ -337,10 +360,11 @@ static int check_outputs_spare_inputs(const sort_job *j)
     const struct { const input_file *in; const char *opt; int have; } ins[] = {
         {&j->kin, j->a.input ? "-i " : "", 1},
         {&j->vin, "--values ", j->have_vin},
+        {&j->sin, "--segments ", j->have_sin},
     };
     for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
         for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
-            if (!outs[o].have || !ins[i].have || o == i ||
+            if (!outs[o].have || !ins[i].have || (o == i && o < 2) /* in place */ ||
                 !output_names_input(outs[o].out, ins[i].in))
                 continue;
             msg_error("%s %s names the input %s%s: refusing to write over an input",
@@ -366,8 +390,8 @@ static int open_outputs(sort_job *j)
         if (rc != EXIT_OK)
             return rc;
         if (output_same(&j->kout, &j->vout)) {
-            msg_error("-o and %s name the same file (%s)", j->a.index_out ? "--index-out" : "--values-out",
-                      j->kout.name);
+            msg_error("-o %s and %s %s name the same file", j->kout.name,
+                      j->a.index_out ? "--index-out" : "--values-out", j->vout.name);
             return EXIT_USAGE;
         }
     }
@@ -378,7 +402,8 @@ static int open_outputs(sort_job *j)
         if (rc != EXIT_OK)
             return rc;
         if (output_same(&j->kout, &j->jout) || (j->have_vout && output_same(&j->vout, &j->jout))) {
-            msg_error("--stats-json names the same file as an output (%s)", j->jout.name);
+            msg_error("--stats-json %s names the same file as an output (%s)", j->jout.name,
+                      output_same(&j->kout, &j->jout) ? j->kout.name : j->vout.name);
             return EXIT_USAGE;
         }
     }
@@ -700,15 +725,22 @@ static int report(sort_job *j)
     return j->have_jout ? write_json_report(j) : EXIT_OK;
 }
 
-/* -c: the input's order checked as it is read, a block at a time; no device, no output. */
+/* -c: the input's order checked as it is read, a block at a time; no device, no output. The status
+ * is sort(1)'s: 1 for a record out of order (said, unless -C), 2 for an input that could not be
+ * checked (opened, read, whole records); the offsets of --segments are an option's, and their
+ * errors exit 1 as the sort's do. */
 static int check_order(sort_job *j)
 {
     job_spec(j, &j->spec);
     sorted_reader r;
-    int rc = j->a.segments ? segments_load(&j->segs, j->a.segments) : EXIT_OK;
+    int rc = j->a.segments ? load_segments(j) : EXIT_OK;
     const int opened = rc == EXIT_OK;
-    if (opened)
+    if (opened) {
         rc = sorted_open(&r, j->input, &j->a, &j->spec, 1u << 20, j->a.unique);
+        r.quiet = j->a.check == 2; /* -C */
+        if (rc != EXIT_OK)
+            rc = CHECK_TROUBLE;
+    }
     /* --segments: the offsets against a regular file's size before it is read, a pipe's after */
     if (rc == EXIT_OK && j->a.segments) {
         rc = segments_check(&j->segs, r.in.size / r.rs, r.in.is_regular);
@@ -716,8 +748,11 @@ static int check_order(sort_job *j)
     }
     if (rc == EXIT_OK)
         progress_phase("check", r.in.is_regular ? r.in.size : 0);
-    while (rc == EXIT_OK && (rc = sorted_fill(&r)) == EXIT_OK && r.n)
+    int filled = EXIT_OK; /* the input's own failure */
+    while (rc == EXIT_OK && (rc = filled = sorted_fill(&r)) == EXIT_OK && r.n)
         ;
+    if (filled != EXIT_OK)
+        rc = r.unsorted ? CHECK_UNSORTED : CHECK_TROUBLE;
     if (rc == EXIT_OK && j->a.segments && !r.in.is_regular)
         rc = segments_check(&j->segs, r.in.got / r.rs, 1);
     if (rc == EXIT_OK)
@@ -772,7 +807,7 @@ int cmd_sort(int argc, char **argv, int first)
 {
     sort_job j;
     memset(&j, 0, sizeof j);
-    j.kin.fd = j.vin.fd = -1;
+    j.kin.fd = j.vin.fd = j.sin.fd = -1;
     int rc = parse_sort_args(argc, argv, first, &j.a);
     if (rc >= 0)
         return rc;

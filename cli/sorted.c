@@ -43,10 +43,13 @@ int sorted_open(sorted_reader *r, const char *path, const sort_args *a, const cl
 }
 
 /* Record i of the input (rec) is out of order after record i - 1 (prev): say so, with both keys. */
-static int disorder(const sorted_reader *r, uint64_t i, const unsigned char *prev,
+static int disorder(sorted_reader *r, uint64_t i, const unsigned char *prev,
                     const unsigned char *rec, int equal)
 {
     char x[64], y[64];
+    r->unsorted = 1;
+    if (r->quiet)
+        return EXIT_USAGE;
     rec_key_text(&r->key, prev, x, sizeof x);
     rec_key_text(&r->key, rec, y, sizeof y);
     const char *dir = r->key.spec->descending ? "descending" : "ascending";

@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The exit statuses of -c and -C, as sort(1) has them: 0 in order, 1 not, 2 the input could not be
+ * checked (missing, unreadable, not whole records, offsets that do not fit it). */
+enum { CHECK_UNSORTED = 1, CHECK_TROUBLE = 2 };
+
 typedef struct sorted_reader {
     input_file in;
     const sort_args *args;   /* the layout, for the messages about sizes */
@@ -24,6 +28,8 @@ typedef struct sorted_reader {
     size_t rs;               /* record bytes */
     int strict;              /* equal neighbours are out of order too (-c -u) */
     const char *hint;        /* appended to the message of a record out of order, or NULL */
+    int quiet;               /* a record out of order is not said (-C) */
+    int unsorted;            /* a record out of order was found (the status 1 of -c) */
     unsigned char *buf;      /* the block: n records */
     uint64_t *order;         /* rec_key_orders() of them */
     size_t cap, n, pos;      /* records the block holds at most, holds, and the next one's index */
@@ -41,9 +47,9 @@ typedef struct sorted_reader {
  * whatever it returns. */
 int sorted_open(sorted_reader *r, const char *path, const sort_args *a, const clsort_spec *spec,
                 size_t block_bytes, int strict);
-/* The next block: r->n records from r->pos = 0 (n 0 at the end). A record out of order, a stream
- * that ends inside a record or a read error prints a message naming the input and returns an exit
- * status (1 for the first two). */
+/* The next block: r->n records from r->pos = 0 (n 0 at the end). A record out of order (r->unsorted
+ * set; said unless r->quiet), a stream that ends inside a record or a read error prints a message
+ * naming the input and returns an exit status (1 for the first two). */
 int sorted_fill(sorted_reader *r);
 /* Records at these n ascending offsets start a segment: no order between them and the one before
  * (call before the first sorted_fill()). */

@@ -130,9 +130,10 @@ clsort_status clsort_tempdirs_check(clsort_context *ctx, const char *const *dirs
     if (largest > limit)
         return clsort_fail(ctx, CLSORT_ERROR_IO,
                            "the file-size limit (ulimit -f: %s) is below the %s a sorted run "
-                           "takes in a temporary file (raise the limit, or use a smaller memory "
-                           "budget)", bytes_text(limit, a, sizeof a),
-                           bytes_text(largest, b, sizeof b));
+                           "takes in a temporary file in %s%s (raise the limit, or use a smaller "
+                           "memory budget)", bytes_text(limit, a, sizeof a),
+                           bytes_text(largest, b, sizeof b), n ? dirs[0] : "the temporary directory",
+                           n > 1 ? " and the other temporary directories" : "");
     for (size_t i = 0; i < n; i++) {
         clsort_runfile f;
         clsort_status st = clsort_runfile_open(ctx, dirs[i], &f);

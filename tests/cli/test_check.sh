@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sort -c: exit 0 for sorted input and 1 for the first record out of order, the record's index the
-# one check.py finds (every key type, float specials included, both orders, records, --bits,
+# one check.py finds (-C: the same statuses, nothing said; 2 for an input that cannot be checked) (every key type, float specials included, both orders, records, --bits,
 # --segment; -u: equal neighbours too), from files and from stdin, across the reader's blocks; no
 # output written; bad input and options refused.
 . "$(dirname "$0")/lib.sh" "$@"
@@ -97,18 +97,54 @@ expect_check "empty file" empty.bin sorted empty.bin
 head -c 4 big.bin > one.bin
 expect_check "one key, -u" one.bin sorted -u one.bin
 
-# bad input: exit 1, the file named; bad options: refused before reading
+# -C (--check=quiet, --check=silent): the same status, nothing said; --check=diagnose-first is -c
+said_nothing() { # NAME: the last run_clsort wrote nothing to stderr
+    if [ -s err.txt ]; then not_ok "$1: said something"; else ok "$1: nothing said"; fi
+}
+for q in -C --check=quiet --check=silent; do
+    run_clsort $q u0.bin
+    expect_status "$q: unsorted" 1
+    said_nothing "$q: unsorted"
+    run_clsort $q s0.bin
+    expect_status "$q: sorted" 0
+    said_nothing "$q: sorted"
+done
+run_clsort -Cu --type u32 big.eq.bin
+expect_status "-C -u: equal keys" 1
+said_nothing "-C -u"
+expect_check "--check=diagnose-first" u0.bin "$(ref u0.bin)" --check=diagnose-first u0.bin
+expect_check "--check" u0.bin "$(ref u0.bin)" --check u0.bin
+run_clsort --check=loudly u0.bin
+expect_status "--check=loudly" 1
+expect_message "--check=loudly" "expected diagnose-first, quiet or silent"
+
+# input that cannot be checked: exit 2 (sort(1)'s trouble), the file named, also with -C; bad options:
+# exit 1, refused before reading
 mkdir out
 head -c 12 s1.bin > odd.bin   # u32 with 8-byte values: 12-byte records; 12 is not u64's
-run_clsort -c --type u64 odd.bin
-expect_status "size not a whole number of keys" 1
-expect_message "size not a whole number of keys" "odd.bin: 12 bytes is not a multiple of the 8-byte"
-run_clsort -c --type u64 < odd.bin
-expect_status "stdin ending inside a key" 1
-expect_message "stdin ending inside a key" "(stdin): 12 bytes is not a multiple"
-run_clsort -c missing.bin
-expect_status "missing input" 1
-expect_message "missing input" "missing.bin: cannot open"
+for c in -c -C; do
+    run_clsort $c --type u64 odd.bin
+    expect_status "$c: size not a whole number of keys" 2
+    expect_message "$c: size not a whole number of keys" "odd.bin: 12 bytes is not a multiple of the 8-byte"
+    run_clsort $c --type u64 < odd.bin
+    expect_status "$c: stdin ending inside a key" 2
+    expect_message "$c: stdin ending inside a key" "(stdin): 12 bytes is not a multiple"
+    run_clsort $c missing.bin
+    expect_status "$c: missing input" 2
+    expect_message "$c: missing input" "missing.bin: cannot open"
+    run_clsort $c out
+    expect_status "$c: a directory" 2
+    $PYTHON -c "import struct; open('bad.off', 'wb').write(struct.pack('<2Q', 0, 5))"
+    # the offsets of --segments are an option's: their errors exit 1, as the sort's do
+    run_clsort $c --segments bad.off s0.bin
+    expect_status "$c: offsets that do not fit the input" 1
+    expect_message "$c: offsets that do not fit the input" "bad.off: entry 1"
+    run_clsort $c --segments missing.off s0.bin
+    expect_status "$c: missing offsets" 1
+done
+run_clsort -C -o out/x.bin s0.bin
+expect_status "-C with -o" 1
+expect_message "-C with -o" "are incompatible"
 for o in "-o out/x.bin" "--values-out out/v.bin" "--stats-json out/j" --verify --stats \
         "--values s0.bin"; do
     # shellcheck disable=SC2086

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# What clsort checks before it reads any input: every output (opened, writable, not a directory), that
-# no output names an input, and the size limits it can see.
+# What clsort checks before it reads any input: every output (opened, writable, not a directory, not
+# the same as another output by any name), that no output names an input (the keys, the values, the
+# offsets of --segments), and the size limits it can see; a FIFO input is not waited for before.
 . "$(dirname "$0")/lib.sh" "$@"
 
 "$CLSORT" gen -n 1000 --seed 1 -o keys.bin || exit 2
@@ -102,6 +103,61 @@ rm hard.bin
 refused "--stats-json naming the input given on stdin" -o out.bin --stats-json precious.bin \
     < precious.bin
 expect_message "the input given on stdin: named so" "names the input (stdin)"
+# the offsets of --segments are an input too: no output may name them, by any name
+$PYTHON -c "import struct; open('segs.off', 'wb').write(struct.pack('<3Q', 0, 500, 1000))"
+cp segs.off segs.orig
+ln -s segs.off segs.link
+ln segs.off segs.hard
+# seg_refused NAME ARGS...: clsort --segments segs.off ARGS exits 1 naming both, segs.off untouched
+seg_refused() {
+    local name=$1
+    shift
+    run_clsort --segments segs.off -i keys.bin "$@"
+    expect_status "$name" 1
+    expect_message "$name" "names the input --segments segs.off"
+    same_file "$name: the offsets are untouched" segs.off segs.orig
+    rm -f out.bin
+}
+seg_refused "-o naming the offsets" -o segs.off
+seg_refused "--index-out naming the offsets" -o out.bin --index-out segs.off
+seg_refused "--stats-json naming the offsets" -o out.bin --stats-json segs.off
+seg_refused "-o naming the offsets through a link" -o segs.link
+seg_refused "-o naming the offsets through a hard link" -o segs.hard
+seg_refused "--values-out naming the offsets" -o out.bin --values vals.bin --values-out ./segs.off
+"$CLSORT" --segments segs.off -i keys.bin -o /dev/fd/5 5>> segs.off 2>err.txt
+status=$?
+expect_status "-o /dev/fd/5 open on the offsets" 1
+same_file "-o /dev/fd/5 open on the offsets: untouched" segs.off segs.orig
+"$CLSORT" --segments segs.off -i keys.bin -o - >> segs.off 2>err.txt
+status=$?
+expect_status "stdout appending to the offsets" 1
+same_file "stdout appending to the offsets: untouched" segs.off segs.orig
+cp keys.bin inplace.bin
+run_clsort --segments segs.link -i inplace.bin -o inplace.bin
+expect_status "--segments, in place over the keys" 0
+rm -f segs.link segs.hard segs.orig inplace.bin
+
+# two outputs that are the same file by other names: stdout as -, /dev/stdout or /proc/self/fd/1
+# (into a file or a pipe); a character device such as /dev/null may take both
+for spelling in /dev/stdout /proc/self/fd/1 /dev/fd/1; do
+    "$CLSORT" -i keys.bin -o - --index-out "$spelling" > both.bin 2>err.txt
+    status=$?
+    expect_status "-o - and --index-out $spelling into a file" 1
+    expect_message "-o - and --index-out $spelling: said" "name the same file"
+    check "-o - and --index-out $spelling: nothing written" test ! -s both.bin
+    "$CLSORT" -i keys.bin -o "$spelling" --index-out - 2>err.txt | cat > both.bin
+    status=${PIPESTATUS[0]}
+    expect_status "-o $spelling and --index-out - into a pipe" 1
+    check "-o $spelling and --index-out - into a pipe: nothing written" test ! -s both.bin
+done
+"$CLSORT" -i keys.bin -o - --stats-json /dev/stdout > both.bin 2>err.txt
+status=$?
+expect_status "-o - and --stats-json /dev/stdout" 1
+expect_message "-o - and --stats-json /dev/stdout: said" "names the same file as an output"
+run_clsort -i keys.bin -o /dev/null --index-out /dev/null
+expect_status "-o /dev/null and --index-out /dev/null" 0
+rm -f both.bin
+
 # sorting in place stays allowed: -o over the keys, --values-out over the values
 cp keys.bin inplace.bin
 run_clsort -i inplace.bin -o ./inplace.bin
@@ -157,6 +213,41 @@ case " $(algorithms) " in *" oddeven "*)
     rm -f k70.bin o70.bin
     ;;
 esac
+
+# A FIFO input (keys, values, offsets) is not waited for before the outputs are checked: a bad output
+# ends clsort at once, whether or not anyone ever writes the FIFO.
+rm -f in.fifo && mkfifo in.fifo
+# fifo_first NAME WANT ARGS...: clsort ARGS ends by itself within 20 s with WANT
+fifo_first() {
+    local name=$1 want=$2
+    shift 2
+    timeout 20 "$CLSORT" "$@" 2>err.txt
+    status=$?
+    expect_status "$name" "$want"
+}
+fifo_first "keys from a FIFO, -o in a missing directory" 3 -i in.fifo -o nodir/x.bin
+expect_message "keys from a FIFO, -o in a missing directory: said" "nodir"
+fifo_first "values from a FIFO, --values-out in a missing directory" 3 -i keys.bin --values in.fifo \
+    -o k.out --values-out nodir/v.bin
+fifo_first "keys from a FIFO, -o a directory" 3 -i in.fifo -o adir
+fifo_first "offsets from a FIFO" 1 --segments in.fifo -i keys.bin -o nodir/x.bin
+expect_message "offsets from a FIFO: refused as it is" "in.fifo: not a regular file"
+fifo_first "-c, offsets from a FIFO" 1 -c --segments in.fifo keys.bin
+fifo_first "merge, an input from a FIFO, -o in a missing directory" 3 merge in.fifo keys.bin \
+    -o nodir/x.bin
+# a FIFO's writer that writes everything and closes before clsort reads: all of it is read; one that
+# opens and closes without writing: an empty input
+sort_py() { $CHECK keys keys.bin "$1"; }
+( cat keys.bin > in.fifo ) &
+sleep 0.2
+fifo_first "a FIFO written in full before the read" 0 -i in.fifo -o from-fifo.bin
+wait
+check "a FIFO written in full before the read: sorted" sort_py from-fifo.bin
+( : > in.fifo ) &
+fifo_first "a FIFO opened and closed by its writer" 0 -i in.fifo -o from-fifo.bin
+wait
+check "a FIFO opened and closed by its writer: empty output" test ! -s from-fifo.bin
+rm -f in.fifo from-fifo.bin k.out
 
 # A FIFO output is checked early too, but opened only once the data is ready: a script that fills the
 # input FIFO before it reads the output FIFO still works.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Replacing files safely: what an output that replaces a file keeps (owner, group, mode, ACL, extended
-# attributes), which symbolic links it follows, outputs that name open descriptors, pairs of outputs
-# committed all or nothing, and no temporary file left by a crash. Checks that need another user run
+# attributes), which symbolic links it follows, outputs that name open descriptors, what a pair of
+# outputs is left as by a failure, a signal or SIGKILL at its commit, and no temporary file left by a
+# crash. Checks that need another user run
 # only as root (they switch to nobody with setpriv).
 . "$(dirname "$0")/lib.sh" "$@"
 
@@ -132,9 +133,9 @@ run_clsort -i keys.bin -o /proc/self/fd/9
 expect_status "-o /proc/self/fd/9 not open" 3
 expect_message "-o /proc/self/fd/9 not open" "descriptor 9 is not open"
 
-# --- a pair of outputs is committed all or nothing -------------------------------------------------
-# The values' output is swapped for a directory while clsort is stopped after reading: its commit
-# fails, and the keys' output, already replaced, is put back.
+# --- a pair of outputs at the commit -------------------------------------------------------------
+# The values' output is swapped for a directory while clsort is stopped after reading: the commit
+# finds it before anything is put in place, and the keys' output keeps its old contents.
 # stopped_pair HOOK K V: old contents in pair/K and pair/V, then clsort sorting into them, stopped by
 # the CLSORT_TEST_STOP_HOOK hook ($pid)
 stopped_pair() {
@@ -156,15 +157,89 @@ expect_message "values output replaced mid-run: noticed at the commit" "was repl
 check "the keys' output keeps its old contents" test "$(cat pair/k.bin)" = "old keys"
 expect_only pair "failed pair commit" k.bin v.bin
 
-# A SIGTERM between the two renames of a commit waits for the commit: both files are new.
+# The commit point: a signal before it leaves both outputs as they were; one after it (between the
+# first and the second file put in place) is taken once both are in place: exit 143, both new, no
+# temporary name.
+stopped_pair AFTER_READ=1 k1.bin v1.bin
+kill -TERM $pid
+kill -CONT $pid
+wait $pid
+status=$?
+expect_status "SIGTERM before the commit" 143
+check "SIGTERM before the commit: keys as they were" test "$(cat pair/k1.bin)" = "old keys"
+check "SIGTERM before the commit: values as they were" test "$(cat pair/v1.bin)" = "old values"
 stopped_pair IN_COMMIT=1 k2.bin v2.bin
 kill -TERM $pid
 kill -CONT $pid
 wait $pid
 status=$?
-if [ $status -eq 0 ] || [ $status -eq 143 ]; then ok "SIGTERM in a commit (exit $status)"; else not_ok "SIGTERM in a commit: exit $status"; fi
-same_file "SIGTERM in a commit: keys written" pair/k2.bin sorted-k.bin
-same_file "SIGTERM in a commit: values written with them" pair/v2.bin sorted-v.bin
+expect_status "SIGTERM in the commit" 143
+same_file "SIGTERM in the commit: keys written" pair/k2.bin sorted-k.bin
+same_file "SIGTERM in the commit: values written with them" pair/v2.bin sorted-v.bin
+expect_only pair "signals before and in the commit" k.bin v.bin k1.bin v1.bin k2.bin v2.bin
+rm -rf pair && mkdir pair
+
+# SIGKILL in the commit, between the first and the second file put in place: the first is new, the
+# second as it was, and no temporary name is left (the one a replacement takes lives only between
+# its two system calls).
+stopped_pair IN_COMMIT=1 k.bin v.bin
+kill -KILL $pid
+wait $pid 2>/dev/null
+same_file "SIGKILL in the commit: the keys are new" pair/k.bin sorted-k.bin
+check "SIGKILL in the commit: the values as they were" test "$(cat pair/v.bin)" = "old values"
+expect_only pair "SIGKILL in the commit, files replaced" k.bin v.bin
+rm -f pair/*
+CLSORT_TEST_STOP_IN_COMMIT=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k.bin \
+    --values-out pair/v.bin 2>err.txt &
+pid=$!
+wait_stopped $pid
+kill -KILL $pid
+wait $pid 2>/dev/null
+same_file "SIGKILL in the commit: the new keys file is there" pair/k.bin sorted-k.bin
+expect_only pair "SIGKILL in the commit, new files: no values file, no temporary name" k.bin
+rm -f pair/*
+
+# A failure in the commit: new files already in place are removed again; a file already replaced
+# cannot be put back, and the message says which output holds the new data.
+CLSORT_TEST_STOP_IN_COMMIT=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k.bin \
+    --values-out pair/v.bin 2>err.txt &
+pid=$!
+wait_stopped $pid
+printf 'made meanwhile' > pair/v.bin
+kill -CONT $pid
+wait $pid
+status=$?
+expect_status "a file made at the second new output's name during the commit" 3
+expect_message "a file made at the second name: said" "v.bin: a file was created there"
+check "the new keys file is removed again" test ! -e pair/k.bin
+check "the file made meanwhile is kept" test "$(cat pair/v.bin)" = "made meanwhile"
+expect_only pair "new files, failed commit" v.bin
+rm -f pair/*
+printf 'old values' > pair/v.bin
+CLSORT_TEST_STOP_IN_COMMIT=1 "$CLSORT" -i keys.bin --values vals.bin -o pair/k.bin \
+    --values-out pair/v.bin 2>err.txt &
+pid=$!
+wait_stopped $pid
+rm pair/v.bin && printf 'another file' > pair/v.bin
+kill -CONT $pid
+wait $pid
+status=$?
+expect_status "a new file and a replacement that fails" 3
+check "the new keys file is removed again (the values were not replaced)" test ! -e pair/k.bin
+check "the values' other file is kept" test "$(cat pair/v.bin)" = "another file"
+expect_only pair "a new file and a failed replacement" v.bin
+rm -f pair/*
+stopped_pair IN_COMMIT=1 k.bin v.bin
+rm pair/v.bin && printf 'another file' > pair/v.bin
+kill -CONT $pid
+wait $pid
+status=$?
+expect_status "two replacements, the second fails" 3
+expect_message "two replacements, the second fails: said" "was replaced or removed"
+expect_message "two replacements, the first stays: said" "k.bin: holds the new data already"
+same_file "two replacements, the second fails: the first is new" pair/k.bin sorted-k.bin
+check "the values' other file is kept" test "$(cat pair/v.bin)" = "another file"
+expect_only pair "two replacements, the second fails: no temporary name" k.bin v.bin
 
 # --- a crash leaves no temporary file ---------------------------------------------------------------
 mkdir crash
