@@ -696,6 +696,13 @@ static int check_sort_args(sort_args *a, uint64_t seen)
         return EXIT_USAGE;
     if (a->unique && check_unique_args(a) != EXIT_OK)
         return EXIT_USAGE;
+    if (a->buffer_size && a->buffer_size < SORT_MIN_BUFFER) {
+        msg_error("-S %.2f MiB is too small: the data need at least %llu MiB; give at least -S "
+                  "%lluMi", (double)a->buffer_size / 1048576,
+                  (unsigned long long)(SORT_MIN_BUFFER >> 20),
+                  (unsigned long long)(SORT_MIN_BUFFER >> 20));
+        return EXIT_USAGE;
+    }
     if (GIVEN(seen, R_PARALLEL) && (a->parallel < 1 || a->parallel > 256)) {
         msg_error("--parallel %llu: expected 1 to 256 threads", (unsigned long long)a->parallel);
         return EXIT_USAGE;

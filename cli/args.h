@@ -26,6 +26,8 @@ typedef struct key_bits {
 } key_bits;
 
 #define SORT_MAX_TEMP_DIRS 16
+/* The least -S: a few MiB for the data (what the process holds besides is not counted). */
+#define SORT_MIN_BUFFER ((uint64_t)4 << 20)
 
 typedef struct sort_args {
     common_args common;
@@ -49,7 +51,8 @@ typedef struct sort_args {
     int stats;               /* --stats */
     const char *stats_json;  /* --stats-json FILE */
     /* the external sort */
-    uint64_t buffer_size;    /* -S SIZE in bytes; 0: the library's default */
+    uint64_t buffer_size;    /* -S SIZE in bytes, for the data (at least SORT_MIN_BUFFER); 0: the
+                                library's default */
     unsigned buffer_percent; /* -S N%: of physical memory (then buffer_size is 0) */
     const char *temp_dirs[SORT_MAX_TEMP_DIRS]; /* -T DIR, repeatable */
     unsigned n_temp_dirs;

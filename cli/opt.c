@@ -216,33 +216,47 @@ int opt_parse_count(const opt_state *st, const char *text, uint64_t *out)
 
 int opt_parse_memory(const opt_state *st, const char *text, uint64_t *bytes, unsigned *percent)
 {
-    const size_t len = strlen(text);
-    char num[64];
+    /* sort(1)'s suffixes: b bytes, K (the default) to E powers of 1024, k m g t too, % of physical
+     * memory; and Ki..Ei, the spellings of this tool's other sizes, as the same powers */
+    static const struct {
+        const char *suffix;
+        unsigned shift;
+    } suffixes[] = {
+        {"", 10},   {"b", 0},    {"K", 10},   {"k", 10},   {"M", 20},   {"m", 20},
+        {"G", 30},  {"g", 30},   {"T", 40},   {"t", 40},   {"P", 50},   {"E", 60},
+        {"Ki", 10}, {"Mi", 20},  {"Gi", 30},  {"Ti", 40},  {"Pi", 50},  {"Ei", 60},
+    };
+    char *end;
     uint64_t v;
-    if (len >= sizeof num)
+    /* decimal only, as sort(1) takes it: in hex a b would be a digit */
+    if ((text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) ||
+        parse_u64_prefix(text, &v, &end) != 0)
         goto bad;
-    memcpy(num, text, len + 1);
-    if (len > 1 && text[len - 1] == '%') {
-        num[len - 1] = '\0';
-        if (opt_parse_u64(st, num, &v) != 0)
-            return -1;
+    if (strcmp(end, "%") == 0) {
         if (v < 1 || v > 100)
             goto bad;
         *percent = (unsigned)v;
         *bytes = 0;
         return 0;
     }
-    if (len > 1 && num[len - 1] == 'b' && num[len - 2] >= '0' && num[len - 2] <= '9')
-        num[len - 1] = '\0';
-    if (opt_parse_count(st, num, &v) != 0)
-        return -1;
-    if (v == 0)
-        goto bad;
-    *bytes = v;
-    *percent = 0;
-    return 0;
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        if (strcmp(end, suffixes[i].suffix) != 0)
+            continue;
+        if (v > UINT64_MAX >> suffixes[i].shift) {
+            msg_error("option '%s': '%s' is too large (at most 2^64 - 1 bytes)",
+                      st->current ? st->current : "?", text);
+            return -1;
+        }
+        if (v == 0)
+            goto bad;
+        *bytes = v << suffixes[i].shift;
+        *percent = 0;
+        return 0;
+    }
 bad:
-    msg_error("option '%s': '%s' is not a memory size (e.g. 512Mi, 2G, or 25%% of physical "
-              "memory)", st->current ? st->current : "?", text);
+    msg_error("option '%s': '%s' is not a memory size: a decimal number of 1 or more with a "
+              "suffix b (bytes), K (KiB, the default), M, G, T, P or E (powers of 1024), or N%% "
+              "(1 to 100) of physical memory, e.g. 512M, 2G, 25%%",
+              st->current ? st->current : "?", text);
     return -1;
 }

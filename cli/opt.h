@@ -42,8 +42,9 @@ int opt_next(opt_state *st, const opt_def *defs, const char **arg);
 int opt_parse_count(const opt_state *st, const char *text, uint64_t *out);
 /* An unsigned 64-bit integer, decimal or 0x hex. */
 int opt_parse_u64(const opt_state *st, const char *text, uint64_t *out);
-/* A memory size as sort(1) -S takes it: bytes with a count's suffixes (a trailing b allowed after a
- * digit) into *bytes, or N% (1 to 100) of physical memory into *percent; the other is set to 0. */
+/* A memory size as sort(1) -S takes it, into *bytes: a number with a suffix b (bytes), K (KiB, also
+ * for a bare number), M, G, T, P or E (powers of 1024; k, m, g, t and Ki..Ei the same), 1 byte or
+ * more; or N% (1 to 100) of physical memory into *percent. The other is set to 0. */
 int opt_parse_memory(const opt_state *st, const char *text, uint64_t *bytes, unsigned *percent);
 
 #endif

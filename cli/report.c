@@ -10,11 +10,29 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 void report_finish(run_report *r)
 {
     r->gkeys_per_s = r->kernel_ms > 0 ? (double)r->n / (r->kernel_ms * 1e6) : 0.0;
     r->total_gkeys_per_s = r->total_ms > 0 ? (double)r->n / (r->total_ms * 1e6) : 0.0;
+    /* the rest of end to end, so that its four parts add up to it */
+    const double rest = r->total_ms - r->read_ms - r->write_ms - r->commit_ms;
+    r->sort_ms = rest > 0 ? rest : 0;
+    /* the peak so far (Linux: in kilobytes; its high-water mark is updated lazily, so never less
+     * than the resident memory now) */
+    struct rusage ru;
+    const uint64_t now = io_resident_bytes();
+    if (!r->peak_bytes && getrusage(RUSAGE_SELF, &ru) == 0)
+        r->peak_bytes = (uint64_t)ru.ru_maxrss * 1024;
+    if (r->peak_bytes < now)
+        r->peak_bytes = now;
+}
+
+/* The algorithms that run on the host's threads rather than in the device's kernels. */
+static int on_host(const run_report *r)
+{
+    return r->algorithm && strcmp(r->algorithm, "host-radix") == 0;
 }
 
 static const char *or_dash(const char *s)
@@ -35,50 +53,69 @@ void report_text(FILE *f, const run_report *r)
 {
     char what[96];
     describe(what, sizeof what, r);
+    const int host = on_host(r);
     fprintf(f, "clsort: sorted %llu %s\n", (unsigned long long)r->n, what);
     if (r->unique)
         fprintf(f, "  unique      %llu records written, %llu with a key seen before dropped\n",
                 (unsigned long long)r->n_out, (unsigned long long)(r->n - r->n_out));
-    fprintf(f, "  algorithm   %s\n", or_dash(r->algorithm));
+    fprintf(f, "  algorithm   %s%s\n", or_dash(r->algorithm),
+            host ? " (on the host's threads, not in device kernels)" : "");
     fprintf(f, "  device      %s\n", or_dash(r->device));
-    fprintf(f, "  prepare     %10.3f ms   (device buffers, programs%s; before the read)\n",
+    /* end to end and the four parts that add up to it */
+    fprintf(f, "  read        %10.3f ms\n", r->read_ms);
+    fprintf(f, "  sort        %10.3f ms   (neither reading, writing nor commit: prepare, waits on the "
+               "%s, merge)\n", r->sort_ms, host ? "host's threads and the transfers"
+                                               : "transfers and kernels");
+    fprintf(f, "  write       %10.3f ms\n", r->write_ms);
+    fprintf(f, "  commit      %10.3f ms   (sync where needed, rename into place)\n", r->commit_ms);
+    fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (read + sort + write + commit)\n",
+            r->total_ms, r->total_gkeys_per_s);
+    /* parts of those lines, or overlapping them */
+    fprintf(f, "  prepare     %10.3f ms   (in sort: buffers, programs%s; before the read)\n",
             r->prepare_ms, r->warm_up ? ", first launch of the kernels: this device compiles them then"
                                       : "");
-    fprintf(f, "  read        %10.3f ms\n", r->read_ms);
-    fprintf(f, "  upload      %10.3f ms   (device time, %s memory, during the read)\n", r->upload_ms,
-            or_dash(r->staging));
-    fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s (%u run%s)\n", r->kernel_ms, r->gkeys_per_s,
-            r->runs, r->runs == 1 ? "" : "s");
-    fprintf(f, "  download    %10.3f ms   (device time, during the write)\n", r->download_ms);
+    if (host)
+        fprintf(f, "  upload      %10.3f ms   (into the buffers the host's threads sort, overlapping "
+                   "the read)\n", r->upload_ms);
+    else
+        fprintf(f, "  upload      %10.3f ms   (device time,%s%s overlapping the read)\n",
+                r->upload_ms, r->staging ? r->staging : "", r->staging ? " memory," : "");
+    if (host)
+        fprintf(f, "  host sort   %10.3f ms   %8.4f GKey/s (%u run%s on the host's threads)\n",
+                r->kernel_ms, r->gkeys_per_s, r->runs, r->runs == 1 ? "" : "s");
+    else
+        fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s (%u run%s; device time)\n", r->kernel_ms,
+                r->gkeys_per_s, r->runs, r->runs == 1 ? "" : "s");
+    fprintf(f, "  download    %10.3f ms   (%s, overlapping the write)\n", r->download_ms,
+            host ? "out of the buffers" : "device time");
     if (r->runs_spilled)
-        fprintf(f, "  spill       %10.3f ms   (%u run%s, %.1f MiB, to temporary files)\n",
+        fprintf(f, "  spill       %10.3f ms   (in sort: %u run%s, %.1f MiB, to temporary files)\n",
                 r->spill_ms, r->runs_spilled, r->runs_spilled == 1 ? "" : "s",
                 (double)r->temp_bytes / 1048576);
     if (r->runs > 1)
-        fprintf(f, "  merge       %10.3f ms   (%s by %u thread%s, during the write; %u level%s "
-                "before it)\n", r->merge_ms,
+        fprintf(f, "  merge       %10.3f ms   (in sort: %s by %u thread%s, during the write; %u "
+                "level%s before it)\n", r->merge_ms,
                 r->merged_on_device ? "blocks of the runs sorted on the device, read"
                                     : "host merge of the runs",
                 r->merge_threads, r->merge_threads == 1 ? "" : "s", r->merge_levels,
                 r->merge_levels == 1 ? "" : "s");
-    fprintf(f, "  write       %10.3f ms\n", r->write_ms);
-    fprintf(f, "  commit      %10.3f ms   (sync where needed, rename into place)\n", r->commit_ms);
-    fprintf(f, "  device part %10.3f ms   (prepare, waits on transfers and kernels, merge)\n",
-            r->sort_ms);
-    fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (all of the above)\n", r->total_ms,
-            r->total_gkeys_per_s);
-    fprintf(f, "  device open %10.3f ms   (not in end to end)\n", r->open_ms);
-    fprintf(f, "  memory      %.1f MiB for the data%s\n", (double)r->memory_bytes / 1048576,
-            r->resident_bytes ? " (-S less what clsort held before the data)" : "");
+    fprintf(f, "  device open %10.3f ms   (before the read: not in end to end)\n", r->open_ms);
+    char budget[64] = "none";
+    if (r->memory_bytes)
+        snprintf(budget, sizeof budget, "%.1f MiB (%s)", (double)r->memory_bytes / 1048576,
+                 r->budget_given ? "-S" : "half of physical memory");
+    fprintf(f, "  memory      %.1f MiB resident at most (the whole process, %.1f MiB of it before "
+               "the data); budget for the data %s\n", (double)r->peak_bytes / 1048576,
+            (double)r->resident_bytes / 1048576, budget);
     fprintf(f, "  programs    %u built, %u from cache\n", r->programs_built, r->programs_cached);
 }
 
 void report_line(FILE *f, const run_report *r)
 {
-    fprintf(f,
-            "clsort: %llu keys, %s on %s: kernels %.3f ms (%.4f GKey/s), end to end %.3f ms (%.4f GKey/s)\n",
-            (unsigned long long)r->n, or_dash(r->algorithm), or_dash(r->device), r->kernel_ms, r->gkeys_per_s,
-            r->total_ms, r->total_gkeys_per_s);
+    fprintf(f, "clsort: %llu keys, %s on %s: %s %.3f ms (%.4f GKey/s), end to end %.3f ms (%.4f "
+               "GKey/s)\n", (unsigned long long)r->n, or_dash(r->algorithm), or_dash(r->device),
+            on_host(r) ? "host sort" : "kernels", r->kernel_ms, r->gkeys_per_s, r->total_ms,
+            r->total_gkeys_per_s);
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -255,6 +292,7 @@ char *report_json(const run_report *r)
     json_num(&j, "spill_ms", r->spill_ms);
     json_u64(&j, "memory_bytes", r->memory_bytes);
     json_u64(&j, "resident_bytes", r->resident_bytes);
+    json_u64(&j, "peak_resident_bytes", r->peak_bytes);
     json_str(&j, "staging", r->staging);
     json_num(&j, "open_ms", r->open_ms);
     json_u64(&j, "programs_built", r->programs_built);

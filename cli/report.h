@@ -28,7 +28,8 @@ typedef struct run_report {
                                                  overlap the reads and writes */
     double prepare_ms;        /* device buffers, programs, warm-up: before the data comes */
     double merge_ms;          /* host merge of sorted runs (0 for one run) */
-    double sort_ms;           /* the stream's time neither reading nor writing */
+    double sort_ms;           /* the rest of total_ms: neither reading, writing nor commit
+                                 (report_finish() sets it) */
     double write_ms;          /* writing the output (and joining records) */
     double commit_ms;         /* syncing (where needed) and putting the outputs in place */
     double total_ms;          /* file to file: read, sort, write, commit */
@@ -40,7 +41,9 @@ typedef struct run_report {
     uint64_t temp_bytes;      /* written to temporary files, all levels */
     double spill_ms;          /* writing temporary files */
     uint64_t memory_bytes;    /* the library's budget for the data */
-    uint64_t resident_bytes;  /* the process before the data, subtracted from -S (0: no -S) */
+    int budget_given;         /* memory_bytes is -S's (else half of physical memory) */
+    uint64_t resident_bytes;  /* the process before the data (not counted in -S) */
+    uint64_t peak_bytes;      /* the process's peak resident memory (report_finish() sets it) */
     int warm_up;              /* prepare ran the kernels once (a device that compiles at launch) */
     const char *staging;      /* the host memory of the transfers */
     double gkeys_per_s;       /* n / kernel time */
@@ -48,7 +51,7 @@ typedef struct run_report {
     unsigned programs_built, programs_cached;
 } run_report;
 
-/* Fill the derived fields (rates) from the times. */
+/* Fill the derived fields: the rates, sort_ms (the rest of the total) and the peak memory. */
 void report_finish(run_report *r);
 /* Several lines for --stats. */
 void report_text(FILE *f, const run_report *r);

@@ -255,6 +255,7 @@ int segsort_run(clsort_context *ctx, const clsort_spec *spec, const seg_offsets 
     uint64_t budget = args->set->memory_bytes;
     if (!budget)
         budget = io_physical_memory() ? io_physical_memory() / 2 : (uint64_t)1 << 30;
+    const uint64_t given = budget;
     /* the library's pinned staging slots, where a batch's transfers would take them */
     const uint64_t widest = (budget / per) * (b.ks > b.vs ? b.ks : b.vs);
     const size_t pinned =
@@ -266,6 +267,7 @@ int segsort_run(clsort_context *ctx, const clsort_spec *spec, const seg_offsets 
         fit = args->batch_max;
     const size_t most = fit < 1 ? 1 : fit > SIZE_MAX / 2 / per ? SIZE_MAX / 2 / per : (size_t)fit;
     memset(stats, 0, sizeof *stats);
+    stats->memory_bytes = given;
     *written = 0;
     const uint64_t *off = segs->off;
     int rc = EXIT_OK;

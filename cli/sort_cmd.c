@@ -48,7 +48,7 @@ typedef struct sort_job {
     unique_filter unique;            /* -u: what the sink keeps */
     double t_read;                   /* when reading began: the end-to-end time starts there */
     clsort_stream_settings set;      /* -S, -T, --parallel, --batch-size */
-    uint64_t resident;               /* bytes the process held before the data (with -S) */
+    uint64_t resident;               /* bytes the process held before the data */
     int merging;                     /* the library reports a merge into a run file */
     seg_offsets segs;                /* --segments */
     uint64_t seg_out;                /* and the records written (fewer with --top) */
@@ -303,9 +303,9 @@ static int plan_device(sort_job *j)
     return check_limit(j);
 }
 
-/* -S: the budget the library gets is what the process may still use once the device is open and
- * its programs are ready (the OpenCL driver's own memory is not the data's); -T, --parallel,
- * --batch-size as given. */
+/* -S: the memory for the data, as sort(1)'s buffer: what the process holds besides (the OpenCL
+ * driver, the programs) is not counted; -T, --parallel, --batch-size as given. What the process
+ * holds before the data is measured for the report. */
 static int plan_budget(sort_job *j)
 {
     const sort_args *a = &j->a;
@@ -315,8 +315,10 @@ static int plan_budget(sort_job *j)
     set->n_temp_dirs = a->n_temp_dirs;
     set->threads = (unsigned)a->parallel;
     set->fan_in = (unsigned)a->batch_size;
-    if (!a->buffer_size && !a->buffer_percent)
+    if (!a->buffer_size && !a->buffer_percent) {
+        j->resident = io_resident_bytes();
         return EXIT_OK;
+    }
     uint64_t budget = a->buffer_size;
     if (a->buffer_percent) {
         const uint64_t phys = io_physical_memory();
@@ -326,23 +328,23 @@ static int plan_budget(sort_job *j)
             return EXIT_USAGE;
         }
         budget = phys / 100 * a->buffer_percent;
+        if (budget < SORT_MIN_BUFFER) {
+            msg_error("-S %u%% is %.2f MiB, too small: the data need at least %llu MiB; give at "
+                      "least -S %lluMi", a->buffer_percent, (double)budget / 1048576,
+                      (unsigned long long)(SORT_MIN_BUFFER >> 20),
+                      (unsigned long long)(SORT_MIN_BUFFER >> 20));
+            return EXIT_USAGE;
+        }
     }
-    /* the programs built (and, where kernels compile at first launch, run once) before measuring */
+    /* the programs built (and, where kernels compile at first launch, run once) before measuring
+     * what the process holds besides the data */
     clsort_status st = clsort_reserve(j->ctx, &j->spec, 1024);
     if (st != CLSORT_OK) {
         msg_lib_error("cannot prepare the device", st, clsort_error_detail(j->ctx));
         return exit_for_status(st);
     }
     j->resident = io_resident_bytes();
-    const uint64_t least = j->resident + (4u << 20);
-    if (budget < least) {
-        msg_error("-S %.1f MiB is too small: clsort already holds %.1f MiB (the OpenCL driver "
-                  "included) and needs a few MiB for the data; give at least -S %lluMi",
-                  (double)budget / 1048576, (double)j->resident / 1048576,
-                  (unsigned long long)((least + (1u << 20) - 1) >> 20));
-        return EXIT_USAGE;
-    }
-    set->memory_bytes = budget - j->resident;
+    set->memory_bytes = budget;
     return EXIT_OK;
 }
 
@@ -682,12 +684,11 @@ static void fill_report(sort_job *j)
     r->merged_on_device = s->merged_on_device;
     r->temp_bytes = s->temp_bytes;
     r->spill_ms = s->spill_ms;
-    r->memory_bytes = s->memory_bytes;
+    r->memory_bytes = s->memory_bytes ? s->memory_bytes : j->set.memory_bytes; /* --top: -S */
+    r->budget_given = a->buffer_size || a->buffer_percent;
     r->resident_bytes = j->resident;
     r->warm_up = s->warmed_up;
     r->staging = s->staging;
-    /* the device's share of the stream: what was neither reading nor writing */
-    r->sort_ms = s->total_ms - s->read_ms - s->write_ms;
     r->programs_built = s->programs_built;
     r->programs_cached = s->programs_cached;
     report_finish(r);

@@ -7,9 +7,12 @@
 
 mkdir runs runs2 out
 
-# -S far too small names the least it takes: what clsort holds before any data (the OpenCL driver
-# included), plus a few MiB. The tests give the data about 4 MiB more than that, less than every
-# input here (on a GPU the device's buffers do not count in -S, so inputs of 8 MiB would fit).
+# -S is the memory for the data, as sort(1)'s buffer (what the process holds besides, the OpenCL
+# driver's included, does not count), with sort(1)'s sizes: K (the default for a bare number), M, G,
+# ... are powers of 1024, b bytes, N% of physical memory; Ki, Mi, ... the same. Far too small, it
+# names the least it takes (a few MiB). The tests give the data about 4 MiB more than that, less
+# than every input here (on a GPU the device's buffers do not count in -S, so inputs of 8 MiB would
+# fit).
 "$CLSORT" gen -n 1000 -o tiny.bin || exit 2
 least=$(least_of -i tiny.bin -o tiny.out)
 if [ -z "$least" ]; then
@@ -18,6 +21,25 @@ if [ -z "$least" ]; then
 fi
 ok "-S 1Mi refused, at least ${least}Mi"
 S=$((least + 4))Mi
+phys=$($PYTHON -c 'import os; print(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))')
+for size in "64M|67108864" "64m|67108864" "65536|67108864" "65536K|67108864" "64Mi|67108864" \
+            "67108864b|67108864" "1G|1073741824" "1g|1073741824" "1Gi|1073741824" "1T|1099511627776" \
+            "1E|1152921504606846976" "10%|$((phys / 100 * 10))"; do
+    check "-S ${size%%|*}" "$CLSORT" -i tiny.bin -o tiny.out -S "${size%%|*}" --stats-json s.json
+    check "-S ${size%%|*}: ${size#*|} bytes for the data" $PYTHON -c '
+import json, sys; r = json.load(open("s.json")); sys.exit(r["memory_bytes"] != int(sys.argv[1]))' \
+        "${size#*|}"
+done
+for size in "1M|-S 1.00 MiB is too small: the data need at least 4 MiB; give at least -S 4Mi" \
+            "1024|-S 1.00 MiB is too small" "4194303b|-S 4.00 MiB is too small" \
+            "0|'0' is not a memory size" "0x100000|'0x100000' is not a memory size" \
+            "1Z|'1Z' is not a memory size" "1KiB|'1KiB' is not a memory size" \
+            "16E|'16E' is too large" "0%|'0%' is not a memory size" "101%|'101%' is not a memory size"; do
+    run_clsort -i tiny.bin -o out/x -S "${size%%|*}"
+    expect_status "-S ${size%%|*}" 1
+    expect_message "-S ${size%%|*}" "${size#*|}"
+done
+expect_only out "-S refused"
 
 # spilled NAME JSON: the --stats-json report says runs went to temporary files
 spilled() {
@@ -86,22 +108,27 @@ same_as_memory "i64 kv descending, merged on the host" -n 700k --type i64 --kv -
 same_as_memory "f32 bits, merged on the host" -n 3M --type f32 -- --type f32 --bits 4:28
 unset CLSORT_DEVICE_MERGE
 
-# the budget holds: peak resident memory within -S plus 64 MiB
+# the budget holds: peak resident memory within what clsort held before the data, -S and 64 MiB;
+# the report's peak is the one measured from outside
 "$CLSORT" gen -n 16M --type u32 -o big.bin -f || exit 2
 $PYTHON - "$CLSORT" "$S" <<'PY' > rss.txt
-import resource, subprocess, sys
+import json, resource, subprocess, sys
 clsort, s = sys.argv[1:]
-subprocess.run([clsort, "-i", "big.bin", "-o", "big.out", "-S", s, "-T", "runs"], check=True)
+subprocess.run([clsort, "-i", "big.bin", "-o", "big.out", "-S", s, "-T", "runs", "--stats-json",
+                "rss.json"], check=True)
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-print(peak)
+r = json.load(open("rss.json"))
+print(peak, r["resident_bytes"], r["peak_resident_bytes"])
 PY
-peak=$(cat rss.txt)
+read -r peak before reported < rss.txt
 budget=$(( ${S%Mi} * 1048576 ))
-if [ -n "$peak" ] && [ "$peak" -le $((budget + 64 * 1048576)) ]; then
-    ok "peak RSS $((peak / 1048576)) MiB within -S $S + 64 MiB"
+if [ -n "$peak" ] && [ "$peak" -le $((before + budget + 64 * 1048576)) ]; then
+    ok "peak RSS $((peak / 1048576)) MiB within $((before / 1048576)) MiB before the data + -S $S + 64 MiB"
 else
-    not_ok "peak RSS ${peak:-?} bytes over -S $S + 64 MiB"
+    not_ok "peak RSS ${peak:-?} bytes over ${before:-?} before the data + -S $S + 64 MiB"
 fi
+check "--stats-json peak_resident_bytes: the peak ($reported, $peak)" \
+    test "${reported:-0}" -le "$peak" -a "${reported:-0}" -ge "${before:-1}"
 
 # -T that cannot take files: before anything is read, named, nothing left
 for bad in missing-dir tiny.bin; do

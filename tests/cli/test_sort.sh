@@ -142,9 +142,42 @@ run_clsort -i keys.bin -o s.bin
 check "quiet by default" test ! -s err.txt
 run_clsort -i keys.bin -o s.bin --stats
 expect_status "--stats" 0
-for word in "sorted $N" algorithm device kernels "end to end" GKey/s; do
+for word in "sorted $N" algorithm device "end to end" GKey/s "budget for the data"; do
     expect_message "--stats: $word" "$word"
 done
+# the report's lines are true: end to end is the sum of the four lines above it; host-radix runs on
+# the host's threads (no kernels, no pinned memory); the memory used beside the budget (the default
+# budget, half of physical memory, is not what a small sort uses)
+stats_sum() {
+    $PYTHON - "$1" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+ms = {k: float(v) for k, v in re.findall(r'^  (read|sort|write|commit|end to end) +([0-9.]+) ms', t, re.M)}
+assert set(ms) == {'read', 'sort', 'write', 'commit', 'end to end'}, ms
+parts = ms['read'] + ms['sort'] + ms['write'] + ms['commit']
+assert abs(parts - ms['end to end']) <= 0.005, (parts, ms)
+used, before, budget = map(float, re.search(
+    r'^  memory +([0-9.]+) MiB resident at most \(the whole process, ([0-9.]+) MiB of it before the '
+    r'data\); budget for the data ([0-9.]+) MiB', t, re.M).groups())
+assert 0 < before <= used, (before, used)
+assert budget > 0, budget
+PY
+}
+for algo in host-radix radix8 bitonic; do
+    "$CLSORT" -i keys.bin -o s.bin --stats --algo $algo 2>stats.txt
+    check "--stats --algo $algo: the lines add up, memory used and budget" stats_sum stats.txt
+    cp stats.txt err.txt
+    if [ $algo = host-radix ]; then
+        expect_message "--stats --algo $algo: host threads" "host sort"
+        expect_message "--stats --algo $algo: host threads" "(on the host's threads, not in device kernels)"
+        check "--stats --algo $algo: no kernels, no pinned memory" sh -c '! grep -Eq "kernels  |pinned" stats.txt'
+    else
+        expect_message "--stats --algo $algo: kernels" "  kernels  "
+    fi
+done
+"$CLSORT" -i keys.bin -o s.bin --stats -S 64M 2>stats.txt
+check "--stats -S 64M: the lines add up" stats_sum stats.txt
+check "--stats -S 64M: budget 64.0 MiB (-S)" grep -q "budget for the data 64.0 MiB (-S)" stats.txt
 run_clsort -i keys.bin -o s.bin -v
 expect_message "-v: summary line" "GKey/s"
 run_clsort -i keys.bin -o s.bin --stats-json stats.json
