@@ -558,7 +558,7 @@ static int check_check_args(uint64_t seen)
     return EXIT_OK;
 }
 
-/* -u keeps the first of equal keys: the sort must be stable wherever equal keys can differ. */
+/* -u with --segment: one record per key of the whole output cannot be kept segment by segment. */
 static int check_unique_args(const sort_args *a)
 {
     if (a->segment && !a->check) {
@@ -566,16 +566,62 @@ static int check_unique_args(const sort_args *a)
                   "whole sorted output");
         return EXIT_USAGE;
     }
-    const int seen_order = a->layout.kv || a->layout.values || a->bits.given;
-    if (!a->check && seen_order &&
-        (a->algorithm == CLSORT_ALGO_BITONIC || a->algorithm == CLSORT_ALGO_ODDEVEN)) {
-        msg_error("-u keeps the first record of equal keys, but %s is not stable (with values or "
-                  "--bits, equal keys differ): use radix8, radix4 or auto",
-                  clsort_algorithm_name((clsort_algorithm)a->algorithm));
-        return EXIT_USAGE;
-    }
     return EXIT_OK;
 }
+
+/* The comparison sorts; every other algorithm is stable. */
+static int unstable(int algorithm)
+{
+    return algorithm == CLSORT_ALGO_BITONIC || algorithm == CLSORT_ALGO_ODDEVEN;
+}
+
+/* The rule for every option whose result depends on the order of equal keys: with an algorithm that
+ * is not stable it is refused, the stable ones named, rather than answered in some order of ties.
+ * --index-out writes each key's input position, so its ties always differ; -u keeps the first of
+ * equal keys, which differ where values come with them or --bits leaves bits out of the order;
+ * records by a key field carry the rest of the record. --top of keys is a stable select (or a
+ * stable sort) whatever the algorithm. */
+static int check_stable_args(const sort_args *a)
+{
+    if (a->check || !unstable(a->algorithm))
+        return EXIT_OK;
+    const char *opt = NULL, *why = NULL;
+    if (a->record_size || a->bytes_key) {
+        opt = "records by a key field";
+        why = "are sorted by stable passes over their keys";
+    } else if (a->top) { /* its select is stable whatever the algorithm */
+        return EXIT_OK;
+    } else if (a->index_out) {
+        opt = "--index-out";
+        why = "writes each key's input position: equal keys must keep their input order";
+    } else if (a->unique && (a->layout.kv || a->layout.values || a->bits.given)) {
+        opt = "-u";
+        why = "keeps the first record of equal keys (with values or --bits, equal keys differ)";
+    }
+    if (!opt)
+        return EXIT_OK;
+    char names[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < 256; i++) { /* the library's algorithms, numbered from 0 without gaps */
+        const char *name = clsort_algorithm_name((clsort_algorithm)i);
+        clsort_algorithm back;
+        if (!name || !*name || clsort_algorithm_from_name(name, &back) != CLSORT_OK ||
+            (int)back != i)
+            break;
+        if (unstable(i))
+            continue;
+        const int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", name);
+        if (w < 0 || (size_t)w >= sizeof names - used)
+            break;
+        used += (size_t)w;
+    }
+    msg_error("%s %s, but %s is not stable: use a stable algorithm (%s)", opt, why,
+              clsort_algorithm_name((clsort_algorithm)a->algorithm), names);
+    return EXIT_USAGE;
+}
+
+/* The largest record (and key, and key offset) taken. */
+#define MAX_RECORD_SIZE ((uint64_t)1 << 30)
 
 /* Records sorted by a key field: --record-size R, --key-offset O, --type bytes with --key-size K
  * (sort and merge). The records carry their own data: options for values are refused with them, and
@@ -601,6 +647,19 @@ static int check_fields_args(sort_args *a, uint64_t seen)
     }
     if (!GIVEN(seen, R_RECORD_SIZE) && !a->bytes_key)
         return EXIT_OK;
+    /* the sizes bounded before any sum or product of them: a record is held whole, several times
+     * (the run, its sorted copy, a merge block, the last record written) */
+    static const struct { unsigned char row; const char *name; } sizes[] = {
+        {R_RECORD_SIZE, "--record-size"}, {R_KEY_OFFSET, "--key-offset"}, {R_KEY_SIZE, "--key-size"},
+    };
+    const uint64_t *value[] = {&a->record_size, &a->key_offset, &a->key_size};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (GIVEN(seen, sizes[i].row) && *value[i] > MAX_RECORD_SIZE) {
+            msg_error("%s %llu is too large: records (and their keys) of at most %llu bytes "
+                      "(1 GiB)", sizes[i].name, (unsigned long long)*value[i],
+                      (unsigned long long)MAX_RECORD_SIZE);
+            return EXIT_USAGE;
+        }
     const uint64_t ks = a->bytes_key ? a->key_size : clsort_key_type_size(a->layout.type);
     if (!GIVEN(seen, R_RECORD_SIZE))
         a->record_size = a->key_offset + ks; /* keys of bytes alone */
@@ -629,21 +688,11 @@ static int check_fields_args(sort_args *a, uint64_t seen)
         msg_error("--bits with --type bytes: a key of bytes is compared whole");
         return EXIT_USAGE;
     }
-    if (a->algorithm == CLSORT_ALGO_BITONIC || a->algorithm == CLSORT_ALGO_ODDEVEN) {
-        msg_error("records are sorted by stable passes over their keys; %s is not stable: use "
-                  "radix8, radix4 or auto", clsort_algorithm_name((clsort_algorithm)a->algorithm));
-        return EXIT_USAGE;
-    }
-    if ((uint64_t)(size_t)a->record_size != a->record_size) {
-        msg_error("--record-size %llu is too large for this machine",
-                  (unsigned long long)a->record_size);
-        return EXIT_USAGE;
-    }
     return EXIT_OK;
 }
 
-/* --top K: K records of at least one; the options that need the whole sorted output refused
- * (with --segments, K records of each segment: their positions are written too). */
+/* --top K: K records of at least one (fewer where the input has fewer); the options that need the
+ * whole sorted output refused. */
 static int check_top_args(const sort_args *a, uint64_t seen)
 {
     if (a->top == 0) {
@@ -655,10 +704,9 @@ static int check_top_args(const sort_args *a, uint64_t seen)
         {R_UNIQUE, "-u", "-u filters the whole sorted output"},
         {R_SEGMENT, "--segment", "--top takes the first records of the whole input"},
         {R_VERIFY, "--verify", "--verify checks a whole sorted output"},
-        {R_INDEX_OUT, "--index-out", "the positions are those of a whole sorted output"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (GIVEN(seen, no[i].row) && !(a->segments && no[i].row == R_INDEX_OUT)) {
+        if (GIVEN(seen, no[i].row)) {
             msg_error("options --top and %s are incompatible: %s", no[i].name, no[i].why);
             return EXIT_USAGE;
         }
@@ -695,6 +743,8 @@ static int check_sort_args(sort_args *a, uint64_t seen)
     if (a->check && check_check_args(seen) != EXIT_OK)
         return EXIT_USAGE;
     if (a->unique && check_unique_args(a) != EXIT_OK)
+        return EXIT_USAGE;
+    if (check_stable_args(a) != EXIT_OK)
         return EXIT_USAGE;
     if (a->buffer_size && a->buffer_size < SORT_MIN_BUFFER) {
         msg_error("-S %.2f MiB is too small: the data need at least %llu MiB; give at least -S "

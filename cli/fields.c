@@ -27,7 +27,8 @@ typedef struct fields_job {
     size_t front;            /* --top: room for the records kept, before the run read */
     int with_pos;            /* --index-out */
     unsigned char *buf;      /* the run being read: buf_cap records allocated */
-    uint64_t *pos;           /* and its positions */
+    uint64_t *pos;           /* and its positions (front + buf_cap of them, for --top's sorts) */
+    uint64_t *kept_pos, *next_pos; /* --top --index-out: the input positions of the records kept */
     size_t buf_cap;
     uint64_t fingerprint;    /* of the input, for --verify */
     clsort_stats *stats;
@@ -77,19 +78,19 @@ static int plan_runs(fields_job *j, uint64_t *memory)
 
 /* --top K: the K records kept at the front of the buffer, and blocks of records read behind them
  * (the records of a block: what the budget sorts at once less K, at most 2^24; at least K, so
- * that each sort takes in as many new records as it keeps). */
-static int plan_top(fields_job *j, uint64_t *memory)
+ * that each sort takes in as many new records as it keeps). A K over half of what the budget
+ * sorts at once (or over the input, where its size is known) is a whole sort instead, of which
+ * the first K records are written: *whole set. */
+static int plan_top(fields_job *j, uint64_t *memory, int *whole)
 {
     const uint64_t k = j->f->top;
     uint64_t cost;
     const uint64_t budget = plan_budget(j, &cost), fit = budget / cost;
     uint64_t block = fit > k ? fit - k : 0;
-    if (block < k || k > SIZE_MAX / j->rs / 2) {
-        msg_error("--top %llu: the %.1f MiB left for the data (-S less what clsort holds) sort "
-                  "%llu records of %zu bytes at once: expected K at most half of that, or a larger "
-                  "-S", (unsigned long long)k, (double)budget / 1048576, (unsigned long long)fit,
-                  j->rs);
-        return EXIT_USAGE;
+    const input_file *in = j->in;
+    if (block < k || k > SIZE_MAX / j->rs / 2 || (in->is_regular && k >= in->size / j->rs)) {
+        *whole = 1;
+        return plan_runs(j, memory);
     }
     block = block < ((uint64_t)1 << 24) ? block : (uint64_t)1 << 24;
     if (settings()->record_run && settings()->record_run < block)
@@ -111,7 +112,7 @@ static int grow(fields_job *j, size_t want)
             io_prefault(b + (j->front + j->buf_cap) * j->rs, (want - j->buf_cap) * j->rs,
                         settings()->prefault == 1);
     }
-    uint64_t *p = j->with_pos && b ? realloc(j->pos, want * sizeof *p) : j->pos;
+    uint64_t *p = j->with_pos && b ? realloc(j->pos, (j->front + want) * sizeof *p) : j->pos;
     if (!b || (j->with_pos && !p)) {
         msg_error("out of memory reading %s: a run of %zu records of %zu bytes", j->in->name, want,
                   j->rs);
@@ -239,13 +240,22 @@ static int sort_runs(fields_job *j)
 
 /* --top K: each run sorted behind the records kept, which end at the front (the first K of the
  * stable sort of the input before it, fewer at first), so that on ties they, the earlier input,
- * stay first; the first K of the sort are kept. The K written once the input ends. */
+ * stay first; the first K of the sort are kept, with their input positions for --index-out. The
+ * K (or all there are, from a shorter input) written once the input ends. */
 static int top_runs(fields_job *j)
 {
     const size_t k = j->front;
     size_t kept = 0, m;
     uint64_t n = 0;
     int rc = EXIT_OK, ended = 0;
+    if (j->with_pos) {
+        j->kept_pos = malloc(k * sizeof *j->kept_pos);
+        j->next_pos = malloc(k * sizeof *j->next_pos);
+        if (!j->kept_pos || !j->next_pos) {
+            msg_error("out of memory for the positions of --top %zu records", k);
+            return EXIT_DEVICE;
+        }
+    }
     while (rc == EXIT_OK && !ended && (rc = read_run(j, &m, &ended)) == EXIT_OK && m) {
         progress_phase("sort", 0);
         unsigned char *recs = j->buf + (k - kept) * j->rs;
@@ -253,20 +263,24 @@ static int top_runs(fields_job *j)
             break;
         const size_t keep = kept + m < k ? kept + m : k;
         memmove(j->buf + (k - keep) * j->rs, recs, keep * j->rs);
+        for (size_t i = 0; j->with_pos && i < keep; i++) { /* a kept record's, or the run's */
+            const uint64_t p = j->pos[i];
+            j->next_pos[i] = p < kept ? j->kept_pos[p] : n + (p - kept);
+        }
+        if (j->with_pos) {
+            uint64_t *t = j->kept_pos;
+            j->kept_pos = j->next_pos;
+            j->next_pos = t;
+        }
         kept = keep;
         n += m;
         if (!ended)
             progress_phase("read", j->in->is_regular ? j->in->size : 0);
     }
     j->stats->n = n;
-    if (rc == EXIT_OK && n < k) { /* the words of the keys' --top */
-        msg_error("--top %zu: the input has %llu records: expected K <= %llu", k,
-                  (unsigned long long)n, (unsigned long long)n);
-        rc = EXIT_USAGE;
-    }
     const double t = now_ms();
     if (rc == EXIT_OK)
-        rc = rec_out_put(&j->w, j->buf, NULL, k);
+        rc = rec_out_put(&j->w, j->buf + (k - kept) * j->rs, j->kept_pos, kept);
     j->write_ms += now_ms() - t;
     return rc;
 }
@@ -282,7 +296,8 @@ int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args 
     const char *const *dirs = f->n_temp_dirs ? f->temp_dirs : env_tmp[0] ? env_tmp : tmp;
     memset(stats, 0, sizeof *stats);
     uint64_t memory = 0;
-    int rc = f->top ? plan_top(&j, &memory) : plan_runs(&j, &memory);
+    int whole = !f->top;
+    int rc = whole ? plan_runs(&j, &memory) : plan_top(&j, &memory, &whole);
     rec_runs_init(&j.runs, f->key, j.rs, j.with_pos, memory, dirs,
                   f->n_temp_dirs ? f->n_temp_dirs : 1);
     for (size_t i = 0; rc == EXIT_OK && i < f->n_temp_dirs; i++) {
@@ -292,9 +307,10 @@ int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args 
     }
     if (rc == EXIT_OK)
         rc = rec_out_start(&j.w, f->key, j.rs, out, index, f->unique, f->verify);
+    j.w.limit = f->top;
     if (rc == EXIT_OK) {
         progress_phase("read", in->is_regular ? in->size : 0);
-        rc = f->top ? top_runs(&j) : sort_runs(&j);
+        rc = whole ? sort_runs(&j) : top_runs(&j);
     }
     const double t = now_ms();
     if (rc == EXIT_OK)
@@ -306,12 +322,14 @@ int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args 
     stats->runs_spilled = j.runs.spilled;
     stats->merge_levels = j.runs.levels;
     stats->temp_bytes = j.runs.temp_bytes;
-    stats->memory_bytes = f->top ? memory : 2 * memory;
+    stats->memory_bytes = whole ? 2 * memory : memory;
     stats->total_ms = now_ms() - t0;
     stats->gkeys_per_s = stats->kernel_ms > 0 ? (double)stats->n / stats->kernel_ms / 1e6 : 0;
     rec_runs_free(&j.runs);
     rec_out_free(&j.w);
     free(j.buf);
     free(j.pos);
+    free(j.kept_pos);
+    free(j.next_pos);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "layout.h"
 #include "cli.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* What differs between the commands: the option that keeps values apart, and the messages' words.
@@ -81,9 +82,16 @@ int layout_check_sizes(const layout_args *l, const char *kname, uint64_t kbytes,
     const char *tn = clsort_key_type_name(l->type);
     const size_t ks = layout_key_size(l), vs = l->value_size, rs = layout_record_size(l);
     if (kknown && kbytes % rs) {
+        /* the other value size, where it fits: --kv takes 4-byte values unless told */
+        const size_t other = vs == 4 ? 8 : 4;
+        char hint[96] = "";
+        if (l->kv && kbytes % (ks + other) == 0)
+            snprintf(hint, sizeof hint, "; it is a whole number of %zu-byte records (%s key + "
+                     "%zu-byte value): give --value-size %zu", ks + other, tn, other, other);
         if (l->kv)
             msg_error("%s: %llu bytes is not a multiple of the %zu-byte record size "
-                      "(%s key + %zu-byte value)", kname, (unsigned long long)kbytes, rs, tn, vs);
+                      "(%s key + %zu-byte value)%s", kname, (unsigned long long)kbytes, rs, tn, vs,
+                      hint);
         else
             msg_error("%s: %llu bytes is not a multiple of the %zu-byte key size (%s keys)", kname,
                       (unsigned long long)kbytes, ks, tn);

@@ -93,6 +93,10 @@ static int put_stretch(rec_out *w, const unsigned char *recs, const uint64_t *po
 
 int rec_out_put(rec_out *w, const unsigned char *recs, const uint64_t *pos, size_t m)
 {
+    if (w->limit && m > w->limit - w->written) /* --top: the records written are those given */
+        m = (size_t)(w->limit - w->written);
+    if (!m)
+        return EXIT_OK;
     if (!w->unique && !w->verify && m >= w->cap) { /* a large block as it is */
         w->seen += m;
         w->written += m;

@@ -25,14 +25,17 @@ typedef struct rec_out {
     uint64_t last;            /* its order */
     unsigned char *last_rec;  /* and a copy of it */
     uint64_t seen, written;   /* records given, records written */
+    uint64_t limit;           /* --top: records written at most, the rest dropped (not with -u or
+                                 --verify); 0: all */
     uint64_t sum;             /* fingerprint of the records given (--verify) */
 } rec_out;
 
 /* Returns an exit status; rec_out_free() is needed whatever it returns. */
 int rec_out_start(rec_out *w, const rec_key *key, size_t rs, output_file *out, output_file *index,
                   int unique, int verify);
-/* The next m records in sorted order, and their input positions (NULL without an index). Returns an
- * exit status: a write that failed, or --verify finding two records out of order. */
+/* The next m records in sorted order, and their input positions (NULL without an index); past the
+ * limit, dropped. Returns an exit status: a write that failed, or --verify finding two records out
+ * of order. */
 int rec_out_put(rec_out *w, const unsigned char *recs, const uint64_t *pos, size_t m);
 /* The block written; with --verify, the records given checked against the input's fingerprint (and
  * the result said). Returns an exit status. */

@@ -52,6 +52,8 @@ typedef struct sort_job {
     int merging;                     /* the library reports a merge into a run file */
     seg_offsets segs;                /* --segments */
     uint64_t seg_out;                /* and the records written (fewer with --top) */
+    uint64_t limit;                  /* --top by a whole sort: the records the sink writes at most */
+    uint64_t top_out;                /* --top: the records written */
     rec_key key;                     /* records by a key field: the key */
     uint64_t fields_out;             /* and the records written */
     run_report rep;
@@ -148,6 +150,13 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
 static int sink_write(void *user, const void *keys, const void *values, size_t m)
 {
     sort_job *j = user;
+    if (j->limit) { /* --top: the first records only, the rest of the sorted output dropped */
+        if (m > j->limit - j->top_out)
+            m = (size_t)(j->limit - j->top_out);
+        j->top_out += m;
+        if (!m)
+            return 0;
+    }
     if (!j->writing) {
         j->writing = 1;
         progress_phase("write", j->kin.got + (j->have_vin ? j->vin.got : 0));
@@ -296,6 +305,12 @@ static int plan_device(sort_job *j)
     job_spec(j, &j->spec);
     size_t max_n;
     st = clsort_max_keys(j->ctx, &j->spec, &max_n);
+    if (st == CLSORT_OK && j->a.segments) {
+        /* an empty call: the library's refusal of segments (an algorithm that does not sort them)
+         * before any input is read, a pipe's included */
+        const uint64_t none = 0;
+        st = clsort_sort_segments(j->ctx, &j->spec, NULL, NULL, 0, &none, 0, NULL);
+    }
     if (st != CLSORT_OK) {
         msg_lib_error("cannot sort this way", st, clsort_error_detail(j->ctx));
         return exit_for_status(st);
@@ -469,7 +484,9 @@ static int sort_stream(sort_job *j)
  * kept come first and are the earlier input, so ties keep their input order and the result is the
  * first K records of the stable sort, for an input of any size. A block is what -S allows (a third
  * of the budget, for the block, its split and the result), else 2^24 records, and at most what
- * one device run takes beside the K.
+ * one device run takes beside the K. An input of fewer than K records gives them all, sorted; a K
+ * that leaves no room for blocks (or that a regular file does not exceed) is a whole sort instead,
+ * of which the first K records are written.
  */
 typedef struct top_buffers {
     unsigned char *keys, *values; /* the K kept records, then the block */
@@ -486,7 +503,7 @@ static void top_free(top_buffers *b)
     free(b->out_values);
 }
 
-/* Records per block. */
+/* Records per block; 0: a whole sort instead. */
 static int top_block(sort_job *j, uint64_t k, size_t *block)
 {
     const uint64_t rs = j->ks + j->vs;
@@ -501,12 +518,10 @@ static int top_block(sort_job *j, uint64_t k, size_t *block)
     }
     if (max_n > UINT32_MAX)
         max_n = UINT32_MAX;
-    if (k >= max_n || b < 1024) {
-        msg_error("--top %llu: the device takes %llu records at once and -S leaves room for %llu: "
-                  "expected K well below both",
-                  (unsigned long long)k, (unsigned long long)max_n, (unsigned long long)b);
-        return EXIT_USAGE;
-    }
+    *block = 0;
+    if (k > max_n / 2 || b < 1024 ||
+        (j->kin.is_regular && k >= j->kin.size / layout_record_size(&j->a.layout)))
+        return EXIT_OK;
     if (b > max_n - k)
         b = max_n - k;
     *block = (size_t)b;
@@ -543,12 +558,22 @@ static int top_read(sort_job *j, top_buffers *b, size_t at, size_t max, size_t *
 /* The top k of the `have` records kept and read, moved to the front. */
 static int top_take(sort_job *j, top_buffers *b, size_t have, size_t k)
 {
+    clsort_stats s;
     clsort_status st = clsort_top(j->ctx, &j->spec, b->keys, j->vs ? b->values : NULL, have, k,
-                                  b->out_keys, j->vs ? b->out_values : NULL, &j->stats);
+                                  b->out_keys, j->vs ? b->out_values : NULL, &s);
     if (st != CLSORT_OK) {
         msg_lib_error("top-k failed", st, clsort_error_detail(j->ctx));
         return exit_for_status(st);
     }
+    /* the report: every select's device time, each a run */
+    clsort_stats *t = &j->stats;
+    t->algorithm = s.algorithm;
+    t->kernel_ms += s.kernel_ms;
+    t->upload_ms += s.upload_ms;
+    t->download_ms += s.download_ms;
+    t->programs_built += s.programs_built;
+    t->programs_cached += s.programs_cached;
+    t->runs++;
     memcpy(b->keys, b->out_keys, k * j->ks);
     if (j->vs)
         memcpy(b->values, b->out_values, k * j->vs);
@@ -574,6 +599,13 @@ static int top_stream(sort_job *j)
     int rc = top_block(j, k64, &block);
     if (rc != EXIT_OK)
         return rc;
+    j->limit = k64; /* the sink writes the first K records */
+    if (!block) {
+        /* --top is the first K of the stable sort, whatever --algo says (as its select is) */
+        if (j->spec.algorithm == CLSORT_ALGO_BITONIC || j->spec.algorithm == CLSORT_ALGO_ODDEVEN)
+            j->spec.algorithm = CLSORT_ALGO_AUTO;
+        return sort_stream(j);
+    }
     const size_t k = (size_t)k64, cap = k + block, rs = j->ks + j->vs;
     top_buffers b = {
         malloc(cap * j->ks), j->vs ? malloc(cap * j->vs) : NULL,
@@ -594,7 +626,10 @@ static int top_stream(sort_job *j)
     int taken = 0;
     for (;;) {
         size_t got;
-        if ((rc = top_read(j, &b, have, cap - have, &got)) != EXIT_OK)
+        const double t = now_ms();
+        rc = top_read(j, &b, have, cap - have, &got);
+        j->stats.read_ms += now_ms() - t;
+        if (rc != EXIT_OK)
             break;
         n += got;
         have += got;
@@ -609,13 +644,12 @@ static int top_stream(sort_job *j)
         if (!got)
             break;
     }
-    if (rc == EXIT_OK && n < k64) {
-        msg_error("--top %llu: the input has %llu records: expected K <= %llu",
-                  (unsigned long long)k64, (unsigned long long)n, (unsigned long long)n);
-        rc = EXIT_USAGE;
-    }
-    if (rc == EXIT_OK)
-        rc = top_write(j, &b, k);
+    if (rc == EXIT_OK && have < k && have) /* fewer than K in all: every one, sorted */
+        rc = top_take(j, &b, have, have);
+    const double t = now_ms();
+    if (rc == EXIT_OK && (have = have < k ? have : k))
+        rc = top_write(j, &b, have);
+    j->stats.write_ms = now_ms() - t;
     j->stats.n = n;
     top_free(&b);
     return rc;
@@ -653,7 +687,7 @@ static void fill_report(sort_job *j)
     r->n_out = a->record_size ? j->fields_out
                : a->segments  ? j->seg_out
                : a->unique    ? j->unique.out
-               : a->top       ? a->top
+               : a->top       ? j->top_out
                               : s->n;
     r->algorithm = s->algorithm ? s->algorithm : clsort_algorithm_name(j->spec.algorithm);
     r->device = clsort_device_name(j->ctx);

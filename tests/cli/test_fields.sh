@@ -74,6 +74,24 @@ expect_message "records with an unstable algorithm" "bitonic is not stable"
 run_clsort merge --type bytes --key-size 10 --kv gensort.in -o out/x
 expect_status "merge --type bytes --kv" 1
 expect_message "merge --type bytes --kv" "--kv does not apply to records sorted by a key field"
+# sizes too large for any memory: refused at once, naming the option (they went on to "out of
+# memory", exit 2); a key offset that would wrap the record size around
+for bad in "--record-size 18446744073709551615 -t u64|--record-size 18446744073709551615 is too large" \
+           "--record-size 1073741825|--record-size 1073741825 is too large" \
+           "--type bytes --key-size 2 --key-offset 18446744073709551615|--key-offset 18446744073709551615 is too large" \
+           "--record-size 100 --type bytes --key-size 4294967296|--key-size 4294967296 is too large"; do
+    # shellcheck disable=SC2086
+    run_clsort ${bad%%|*} -i /dev/null -o out/x
+    expect_status "${bad%%|*}" 1
+    expect_message "${bad%%|*}" "${bad#*|}"
+    # shellcheck disable=SC2086
+    run_clsort merge ${bad%%|*} empty.in -o out/x
+    expect_status "merge ${bad%%|*}" 1
+    expect_message "merge ${bad%%|*}" "${bad#*|}"
+done
+run_clsort merge --record-size 9223372036854775808 gensort.in -o out/x
+expect_status "merge --record-size 2^63" 1
+expect_message "merge --record-size 2^63" "--record-size 9223372036854775808 is too large: records (and their keys) of at most 1073741824 bytes"
 expect_only out "refused records"
 same_file "the input intact" gensort.copy gensort.in
 

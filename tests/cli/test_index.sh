@@ -3,7 +3,7 @@
 # their positions as values writes it, bit for bit: every key type (floats with ±0.0, NaNs with
 # payloads, infinities), both orders, --bits, -u (the position of the record kept), in memory, in
 # runs merged in memory (CLSORT_CHUNK_KEYS), in runs spilled to files (-S), from stdin; empty input;
-# refused combinations leave nothing.
+# refused combinations (an algorithm that is not stable among them) leave nothing.
 . "$(dirname "$0")/lib.sh" "$@"
 
 N=3000
@@ -39,7 +39,7 @@ for c in "${cases[@]}"; do
 done
 run_batch refs.txt
 
-# runs spilled to temporary files (-S: what clsort holds, plus 8 MiB), with --verify
+# runs spilled to temporary files (-S: the least it takes, plus 8 MiB), with --verify
 mkdir runs
 "$CLSORT" gen -n 1000 -o tiny.bin || exit 2
 "$CLSORT" -i tiny.bin -o tiny.out -S 1Mi 2>err.txt
@@ -75,7 +75,26 @@ expect_message "-c --index-out" "options -c and --index-out are incompatible"
 run_clsort -i in0.bin -o out/x --index-out in0.bin
 expect_status "--index-out over the input" 1
 expect_message "--index-out over the input" "--index-out"
+# the algorithms that are not stable: the positions of equal keys would come in any order (here
+# decreasing ones came out, exit 0); refused like -u, the stable algorithms named
+"$CLSORT" gen -n 5000 --dist few:5 --seed 2 -o few.bin || exit 2
+for algo in bitonic oddeven; do
+    for extra in "" "-u" "--desc --bits 0:8"; do
+        # shellcheck disable=SC2086
+        run_clsort --algo $algo $extra -i few.bin -o out/x --index-out out/y
+        expect_status "--index-out --algo $algo $extra" 1
+        expect_message "--index-out --algo $algo $extra" "--index-out writes each key's input position"
+        expect_message "--index-out --algo $algo $extra" "$algo is not stable: use a stable algorithm (auto,"
+    done
+done
+for algo in radix4 radix8 radix8-rts host-radix; do
+    check "--index-out --algo $algo: few keys" "$CLSORT" --algo $algo -i few.bin -o few.$algo \
+        --index-out few.$algo.pos
+    echo "tsort few.bin few.$algo --value-size 8 --values pos.bin few.$algo.pos" >> few.txt
+done
 expect_only out "refused --index-out"
 same_file "the input intact" in0.copy in0.bin
+"$CLSORT" gen -n 5000 --value-size 8 --values-out pos.bin -o /dev/null -f || exit 2
+run_batch few.txt
 
 finish

@@ -101,4 +101,25 @@ run_clsort -i e.bin -o e.k --values e.bin --values-out e.v
 expect_status "--values empty" 0
 check "--values empty: empty outputs" test -f e.k -a ! -s e.k -a -f e.v -a ! -s e.v
 
+# --kv takes 4-byte values unless told: a file of 64-bit keys with 8-byte values (not a whole
+# number of 12-byte records) is refused with the value size that fits it named, from a file and
+# from stdin; where no value size fits, no hint
+mkdir out
+"$CLSORT" gen -n 100 --type u64 --value-size 8 -o p64.bin || exit 2
+run_clsort --kv -t u64 -i p64.bin -o out/x
+expect_status "--kv -t u64 of 16-byte records" 1
+expect_message "--kv -t u64 of 16-byte records" "p64.bin: 1600 bytes is not a multiple of the 12-byte record size (u64 key + 4-byte value); it is a whole number of 16-byte records (u64 key + 8-byte value): give --value-size 8"
+"$CLSORT" --kv -t u64 -o out/x < p64.bin 2>err.txt
+status=$?
+expect_status "--kv -t u64 of 16-byte records, stdin" 1
+expect_message "--kv -t u64 of 16-byte records, stdin" "give --value-size 8"
+head -c 1599 p64.bin > odd.bin
+run_clsort --kv -t u64 -i odd.bin -o out/x
+expect_status "--kv -t u64 of 1599 bytes" 1
+if grep -q -- "--value-size" err.txt; then not_ok "1599 bytes: no value size fits, none named"
+else ok "1599 bytes: no value size named"; fi
+check "-t u64 --value-size 8 --kv: sorted" "$CLSORT" --kv -t u64 --value-size 8 -i p64.bin -o p64.out
+check "-t u64 --value-size 8 --kv: the reference" $CHECK tsort p64.bin p64.out --type u64 --value-size 8
+expect_only out "refused --kv"
+
 finish

@@ -282,8 +282,19 @@ for opt in "--segment 100" "-u"; do
     expect_status "--segments with $opt" 1
     expect_message "--segments with $opt" "incompatible"
 done
-run_clsort --segments mix.off --algo bitonic -i keys.bin -o bad/out.bin
-expect_status "--segments --algo bitonic" 1
-expect_message "--segments --algo bitonic" "does not sort segments given by offsets"
+# the algorithms that do not sort segments: refused before any input is read, from a file, from
+# stdin on a file (whose offset would move) and from a pipe (whose bytes would be gone)
+size=$(stat -c %s keys.bin)
+for algo in bitonic oddeven radix4 radix-hybrid; do
+    run_clsort --segments mix.off --algo $algo -i keys.bin -o bad/out.bin
+    expect_status "--segments --algo $algo" 1
+    expect_message "--segments --algo $algo" "$algo does not sort segments given by offsets"
+    left=$( { "$CLSORT" --segments mix.off --algo $algo -o bad/out.bin 2>err.txt; wc -c; } < keys.bin)
+    if [ "$left" = "$size" ]; then ok "--segments --algo $algo: stdin left unread"
+    else not_ok "--segments --algo $algo: $left of $size bytes of stdin left"; fi
+    left=$(cat keys.bin | { "$CLSORT" --segments mix.off --algo $algo -o bad/out.bin 2>err.txt; wc -c; })
+    if [ "$left" = "$size" ]; then ok "--segments --algo $algo: a pipe left unread"
+    else not_ok "--segments --algo $algo: $left of $size bytes of the pipe left"; fi
+done
 expect_only bad "refusals: no output" size.off first.off decreasing.off past.off last.off
 finish
