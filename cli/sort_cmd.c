@@ -271,7 +271,8 @@ static void job_spec(const sort_job *j, clsort_spec *spec)
 static int check_limit(const sort_job *j)
 {
     const clsort_spec *spec = &j->spec;
-    if (spec->algorithm != CLSORT_ALGO_ODDEVEN || spec->allow_quadratic || !j->kin.is_regular)
+    if (spec->algorithm != CLSORT_ALGO_ODDEVEN || spec->allow_quadratic || !j->kin.is_regular ||
+        (j->a.top && !j->a.segments)) /* --top takes its own select, or a stable sort */
         return EXIT_OK;
     const uint64_t n = j->kin.size / layout_record_size(&j->a.layout);
     const uint64_t seg = spec->segment && spec->segment < n ? spec->segment : n;

@@ -105,6 +105,16 @@ for k in 10 100000; do
     check "--top $k --index-out -S 4M: blocks" grep -Eq '"runs": *([2-9]|[1-9][0-9])' few.$k.json
     echo "tsort few.bin few.$k.bin --top $k --desc --value-size 8 --values pos.bin few.$k.pos" >> refs.txt
 done
+# the algorithm does not change the result (the select is stable, and so is the whole sort taken
+# for a K the blocks cannot hold): not refused, not limited to oddeven's size, with --index-out too
+"$CLSORT" gen -n 70000 --dist few:50 --seed 4 -o many.bin || exit 2
+for algo in oddeven bitonic; do
+    for k in 5 70000; do
+        check "--top $k --algo $algo --index-out" "$CLSORT" --top $k --algo $algo -i many.bin \
+            -o many.$algo.$k --index-out many.$algo.$k.pos
+        echo "tsort many.bin many.$algo.$k --top $k --value-size 8 --values pos.bin many.$algo.$k.pos" >> refs.txt
+    done
+done
 run_batch refs.txt
 
 # refusals: exit 1, --top named, no output
