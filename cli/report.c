@@ -75,10 +75,10 @@ void report_text(FILE *f, const run_report *r)
             r->prepare_ms, r->warm_up ? ", first launch of the kernels: this device compiles them then"
                                       : "");
     if (host)
-        fprintf(f, "  upload      %10.3f ms   (into the buffers the host's threads sort, overlapping "
-                   "the read)\n", r->upload_ms);
+        fprintf(f, "  upload      %10.3f ms   (into the buffers the host's threads sort, during "
+                   "the read or the sort)\n", r->upload_ms);
     else
-        fprintf(f, "  upload      %10.3f ms   (device time,%s%s overlapping the read)\n",
+        fprintf(f, "  upload      %10.3f ms   (device time,%s%s during the read or the sort)\n",
                 r->upload_ms, r->staging ? r->staging : "", r->staging ? " memory," : "");
     if (host)
         fprintf(f, "  host sort   %10.3f ms   %8.4f GKey/s (%u run%s on the host's threads)\n",
@@ -86,7 +86,7 @@ void report_text(FILE *f, const run_report *r)
     else
         fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s (%u run%s; device time)\n", r->kernel_ms,
                 r->gkeys_per_s, r->runs, r->runs == 1 ? "" : "s");
-    fprintf(f, "  download    %10.3f ms   (%s, overlapping the write)\n", r->download_ms,
+    fprintf(f, "  download    %10.3f ms   (%s, during the sort or the write)\n", r->download_ms,
             host ? "out of the buffers" : "device time");
     if (r->runs_spilled)
         fprintf(f, "  spill       %10.3f ms   (in sort: %u run%s, %.1f MiB, to temporary files)\n",
