@@ -129,11 +129,13 @@ static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, siz
                                size_t *chunk);
 
 /* A device that compiles each kernel when it first launches (PoCL) would do so in the first timed
- * sort: sort up to 2^16 keys of varied bits (equal keys would skip the radix passes) with the same
- * spec once, so that the kernels a sort of n keys launches are compiled now. */
+ * sort: sort up to 2^16 keys of varied bits (equal keys would skip the radix passes; fewer for
+ * odd-even, enough for its kernels) with the same spec once, so that the kernels a sort of n keys
+ * launches are compiled now. */
 static clsort_status warm_up(clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
-    const size_t m = n < 65536 ? n : 65536, ks = clsort_key_size(spec->key_type);
+    const size_t most = clsort_dispatch_warm_n(ctx, spec);
+    const size_t m = n < most ? n : most, ks = clsort_key_size(spec->key_type);
     if (m < 2)
         return CLSORT_OK;
     unsigned char *k = malloc(m * ks), *v = spec->value_size ? calloc(m, spec->value_size) : NULL;

@@ -690,7 +690,10 @@ CLSORT_API void clsort_stream_settings_default(clsort_stream_settings *settings)
  * source->n says the input needs temporary files, each directory is checked first (that a file can
  * be made there, that it has the space, that the file-size limit, `ulimit -f`, allows a run: ignore
  * SIGXFSZ so that a file that reaches the limit fails with EFBIG instead of ending the process). On
- * an error the sink may have received part of the output: the caller discards it.
+ * an error the sink may have received part of the output: the caller discards it. An algorithm's
+ * size limit (::CLSORT_ODDEVEN_MAX_KEYS) applies to the records the source gives, not to source->n
+ * (a hint) or to the buffers: more are refused with ::CLSORT_ERROR_LIMIT as soon as they are read,
+ * before any is sorted or written.
  *
  * @param settings  memory budget, temporary directories, threads; NULL for the defaults
  * @param stats     receives measurements (read_ms, write_ms, runs, ... included); may be NULL

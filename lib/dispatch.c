@@ -25,7 +25,12 @@ typedef struct clsort_family {
     unsigned key_types;   /* bit per clsort_key_type it sorts */
     unsigned value_sizes; /* bit per value size in bytes */
     size_t (*scratch)(const clsort_context *, const clsort_spec *, size_t n); /* NULL: in place */
-    clsort_status (*check)(clsort_context *, const clsort_spec *, size_t n);  /* NULL: no limit */
+    /* NULL: no limit; else the limit on n (more: the input holds more than n) and the largest n it
+     * lets pass */
+    clsort_status (*check)(clsort_context *, const clsort_spec *, size_t n, int more);
+    size_t (*max_n)(const clsort_spec *);
+    /* keys a warm-up sort takes to launch every kernel of larger sorts; NULL: 2^16 */
+    size_t (*warm_n)(clsort_context *, const clsort_spec *);
     clsort_status (*enqueue)(clsort_context *, clsort_job *);
     clsort_algorithm (*variant)(const clsort_context *, const clsort_spec *, size_t n); /* NULL: as asked */
     /* What `auto` runs when it picks the family (0: never), for whole arrays and for segments of
@@ -117,6 +122,8 @@ static const clsort_family families[] = {
         .key_types = ALL_KEY_TYPES,
         .value_sizes = ALL_VALUE_SIZES,
         .check = clsort_oddeven_check,
+        .max_n = clsort_oddeven_max_n,
+        .warm_n = clsort_oddeven_warm_n, /* its sorts grow as n^2: 2^16 keys took seconds on PoCL */
         .enqueue = clsort_oddeven_enqueue,
     },
 };
@@ -234,7 +241,25 @@ clsort_status clsort_dispatch_check_spec(clsort_context *ctx, const clsort_spec 
 clsort_status clsort_dispatch_check_limits(clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     const clsort_family *f = family_of(resolve(ctx, spec));
-    return f->check ? f->check(ctx, spec, n) : CLSORT_OK;
+    return f->check ? f->check(ctx, spec, n, 0) : CLSORT_OK;
+}
+
+size_t clsort_dispatch_max_n(const clsort_context *ctx, const clsort_spec *spec)
+{
+    const clsort_family *f = family_of(resolve(ctx, spec));
+    return f->max_n ? f->max_n(spec) : SIZE_MAX;
+}
+
+size_t clsort_dispatch_warm_n(clsort_context *ctx, const clsort_spec *spec)
+{
+    const clsort_family *f = family_of(resolve(ctx, spec));
+    return f->warm_n ? f->warm_n(ctx, spec) : 65536;
+}
+
+clsort_status clsort_dispatch_refuse_past_limit(clsort_context *ctx, const clsort_spec *spec)
+{
+    const clsort_family *f = family_of(resolve(ctx, spec));
+    return f->check && f->max_n ? f->check(ctx, spec, f->max_n(spec), 1) : CLSORT_OK;
 }
 
 double clsort_dispatch_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)

@@ -680,14 +680,26 @@ size_t clsort_host_radix_scratch(const clsort_context *ctx, const clsort_spec *s
 /* ---- bitonic.c, oddeven.c ---- */
 clsort_status clsort_bitonic_enqueue(clsort_context *ctx, clsort_job *job);
 clsort_status clsort_oddeven_enqueue(clsort_context *ctx, clsort_job *job);
-/* The odd-even limit (CLSORT_ERROR_LIMIT) for n keys, checked before any work. */
-clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* The most keys odd-even takes in one array: SIZE_MAX where the segments (or allow_quadratic)
+ * keep it within its limit, else CLSORT_ODDEVEN_MAX_KEYS. */
+size_t clsort_oddeven_max_n(const clsort_spec *spec);
+/* The odd-even limit (CLSORT_ERROR_LIMIT) for n keys, checked before any work; more: n is what was
+ * read of an input that holds more (the detail says so). */
+clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec, size_t n, int more);
+/* Keys enough for a warm-up sort to launch every odd-even kernel (one past a tile: the block form). */
+size_t clsort_oddeven_warm_n(clsort_context *ctx, const clsort_spec *spec);
 
 /* ==== dispatch.c ==== */
 /* Unknown types, value sizes and algorithms, bit ranges and segments a family does not sort. */
 clsort_status clsort_dispatch_check_spec(clsort_context *ctx, const clsort_spec *spec);
 /* Limits that depend on n, checked before any work. */
 clsort_status clsort_dispatch_check_limits(clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* The most keys one array of this spec may hold under those limits (SIZE_MAX: none), and the
+ * refusal of an input found to hold more than that while it is read (its size not known before). */
+size_t clsort_dispatch_max_n(const clsort_context *ctx, const clsort_spec *spec);
+/* Keys enough for a warm-up sort (clsort_reserve()) to launch the kernels any larger sort does. */
+size_t clsort_dispatch_warm_n(clsort_context *ctx, const clsort_spec *spec);
+clsort_status clsort_dispatch_refuse_past_limit(clsort_context *ctx, const clsort_spec *spec);
 /* Bytes of device scratch a sort of n keys of this spec takes, its data buffers apart. */
 double clsort_dispatch_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* Would n keys fit? with_data: the key and value buffers are allocated by us too. */

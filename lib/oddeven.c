@@ -10,16 +10,31 @@
  */
 #include "internal.h"
 
-clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec, size_t n)
+size_t clsort_oddeven_max_n(const clsort_spec *spec)
+{
+    return spec->allow_quadratic || (spec->segment && spec->segment <= CLSORT_ODDEVEN_MAX_KEYS)
+               ? SIZE_MAX
+               : CLSORT_ODDEVEN_MAX_KEYS;
+}
+
+clsort_status clsort_oddeven_check(clsort_context *ctx, const clsort_spec *spec, size_t n, int more)
 {
     const size_t seg = clsort_segment_length(spec, n);
-    if (seg > CLSORT_ODDEVEN_MAX_KEYS && !spec->allow_quadratic)
+    if ((seg > CLSORT_ODDEVEN_MAX_KEYS || more) && !spec->allow_quadratic)
         return clsort_fail(ctx, CLSORT_ERROR_LIMIT,
                            "oddeven sorts at most %d keys per array or segment (its cost grows as n^2); "
-                           "%s has %zu: use radix8 (or bitonic), or allow it explicitly "
+                           "%s has %s%zu: use radix8 (or bitonic), or allow it explicitly "
                            "(allow_quadratic, clsort --force)",
-                           CLSORT_ODDEVEN_MAX_KEYS, spec->segment ? "a segment" : "the input", seg);
+                           CLSORT_ODDEVEN_MAX_KEYS, spec->segment ? "a segment" : "the input",
+                           more ? "more than " : "", seg);
     return CLSORT_OK;
+}
+
+size_t clsort_oddeven_warm_n(clsort_context *ctx, const clsort_spec *spec)
+{
+    clsort_tile_shape s;
+    return clsort_tile_shape_for(ctx, spec, CLSORT_SHAPE_ODDEVEN, &s) == CLSORT_OK ? s.tile + 1
+                                                                                   : 2;
 }
 
 /* oddeven_block's own arguments, after the common ones (keys, values, n, seg_len) up to at. */

@@ -133,6 +133,10 @@ static clsort_status fill_run(stream *s, size_t *n)
             size_t room = *n < s->run_limit ? s->run_limit - *n : s->run_limit;
             if ((st = read_ahead(s, room < s->chunk ? room : s->chunk)) != CLSORT_OK)
                 return st;
+            /* more records than the algorithm takes (odd-even's limit): refused once read, as
+             * a sort of them all would have been before any work */
+            if (s->ahead > s->max_n - s->total)
+                return clsort_dispatch_refuse_past_limit(s->ctx, s->spec);
         }
         if (s->eof || *n == s->run_limit)
             return CLSORT_OK;
@@ -264,11 +268,16 @@ static clsort_status plan(stream *s, uint64_t n_hint)
         const uint64_t runs = (n_hint + max_n - 1) / max_n;
         s->run_limit = (size_t)((n_hint + runs - 1) / runs);
     }
-    /* the first device buffers: the whole input when its size is known, else room to grow from */
+    /* the first device buffers: the whole input when its size is known, else room to grow from;
+     * never more than the algorithm takes, which the input is checked against as it is read (the
+     * hint is only a hint, and the buffers' size is not the input's) */
     s->cap = n_hint != CLSORT_SIZE_UNKNOWN ? (size_t)(n_hint < s->run_limit ? n_hint : s->run_limit)
                                            : 16 * s->chunk;
     if (s->cap > s->run_limit)
         s->cap = s->run_limit;
+    s->max_n = clsort_dispatch_max_n(s->ctx, s->spec);
+    if (s->cap > s->max_n)
+        s->cap = s->max_n;
     if (s->cap < 1)
         s->cap = 1;
     return CLSORT_OK;

@@ -50,6 +50,7 @@ typedef struct stream {
     clsort_records rec;    /* ... split and joined by these kernels */
     size_t chunk;          /* records per slot */
     size_t run_limit;      /* records per run */
+    size_t max_n;          /* records the algorithm takes in all (odd-even's limit; else SIZE_MAX) */
     slot slots[SLOTS];
     unsigned next_slot;
     size_t ahead;          /* records read into slots[next_slot] but not yet uploaded */

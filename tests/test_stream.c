@@ -257,6 +257,54 @@ static void test_callback_errors(void **state)
     clsort_close(&ctx);
 }
 
+/* Odd-even's limit (CLSORT_ODDEVEN_MAX_KEYS) applies to the records the source gives, not to the
+ * staging buffers' capacity or to the size hint: an input of unknown size under the limit is sorted
+ * (it was refused as if it held 16 staging chunks), and one that gives more is refused once read
+ * past it, with nothing written. */
+static void test_oddeven_limit(void **state)
+{
+    (void)state;
+    clsort_context *ctx = NULL; /* the default staging: chunks of 2^21 keys */
+    assert_int_equal(clsort_open(&ctx, NULL), CLSORT_OK);
+    const size_t big = CLSORT_ODDEVEN_MAX_KEYS + 1;
+    uint32_t *k = malloc(big * 4), *out = malloc(big * 4), *ref = malloc(big * 4);
+    test_fill_keys(k, big, DIST_UNIFORM, 17);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = CLSORT_ALGO_ODDEVEN;
+    static const struct { size_t n; uint64_t hint; } ok_cases[] = {
+        { 0, CLSORT_SIZE_UNKNOWN }, { 2, CLSORT_SIZE_UNKNOWN }, { 1000, CLSORT_SIZE_UNKNOWN },
+        { 1000, 100000 }, /* a hint past the limit: only a hint */
+    };
+    for (size_t c = 0; c < sizeof ok_cases / sizeof ok_cases[0]; c++) {
+        const size_t n = ok_cases[c].n;
+        feed f = { k, NULL, n, 0, 0, SIZE_MAX, 0, 0, 0, 0, 0 };
+        drain d = { out, NULL, 0, big, SIZE_MAX, 0 };
+        clsort_source src = { feed_read, &f, ok_cases[c].hint, 0 };
+        clsort_sink dst = { drain_write, &d, 0 };
+        clsort_status st = clsort_sort_stream(ctx, &spec, &src, &dst, NULL, NULL);
+        if (st != CLSORT_OK)
+            fail_msg("oddeven, %zu keys: %s", n, clsort_error_detail(ctx));
+        assert_int_equal(d.n, n);
+        memcpy(ref, k, n * 4);
+        test_reference_sort(ref, NULL, n);
+        assert_memory_equal(out, ref, n * 4);
+    }
+    for (int known = 0; known < 2; known++) {
+        feed f = { k, NULL, big, 0, 0, SIZE_MAX, 0, 0, 0, 0, 0 };
+        drain d = { out, NULL, 0, big, SIZE_MAX, 0 };
+        clsort_source src = { feed_read, &f, known ? big : CLSORT_SIZE_UNKNOWN, 0 };
+        clsort_sink dst = { drain_write, &d, 0 };
+        assert_int_equal(clsort_sort_stream(ctx, &spec, &src, &dst, NULL, NULL), CLSORT_ERROR_LIMIT);
+        assert_non_null(strstr(clsort_error_detail(ctx), "the input has more than 65536"));
+        assert_int_equal(d.n, 0);
+    }
+    free(k);
+    free(out);
+    free(ref);
+    clsort_close(&ctx);
+}
+
 /* Under a small memory budget: runs in temporary files (some kept in memory first), merged by
  * 1 to 3 threads, in levels when the fan-in is below the run count. */
 static void spill_cases(clsort_context *ctx);
@@ -338,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_one_run),
         cmocka_unit_test(test_segments),
         cmocka_unit_test(test_callback_errors),
+        cmocka_unit_test(test_oddeven_limit),
         cmocka_unit_test(test_spill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
