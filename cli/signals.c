@@ -3,10 +3,11 @@
  *
  * SIGINT, SIGTERM, SIGHUP and SIGPIPE are blocked in the main thread before the device starts any
  * thread of its own (PoCL runs a pool of them), so every thread inherits the mask and only one thread
- * here ever takes these signals, with sigwait(). It removes the temporary names under the same lock
- * that output_commit() holds while it renames, so a signal lands before a commit or after it, never
- * between two renames of one commit; one that arrives while the lock is held ends clsort as the
- * holder lets go. Owns: the signal thread, the table of named temporaries.
+ * here ever takes these signals, through a signalfd (sigwait() where there is none). It removes the
+ * temporary names under the same lock that output_commit() holds while it renames, so a signal lands
+ * before a commit or after it, never between two renames of one commit; one that arrives while the
+ * lock is held ends clsort as the holder lets go. Owns: the signal thread, the table of named
+ * temporaries.
  * Calls: progress (to clear the line), nothing else.
  */
 #include "signals.h"
@@ -15,10 +16,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_NAMES 8
@@ -35,7 +39,8 @@ static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static sigset_t handled;
 static int installed;
 static int hold_depth;        /* signals_hold() calls not yet released (under the lock) */
-static _Atomic int caught;    /* a signal the thread took while the lock was held */
+static int sigfd = -1;        /* a signalfd of the handled signals, where the system gives one */
+static _Atomic int caught;    /* without one: a signal the thread took while the lock was held */
 static int pipe_default; /* SIGPIPE had its default action when clsort started */
 
 static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
@@ -59,15 +64,42 @@ static void die_locked(int sig)
     _exit(128 + sig);
 }
 
+/* A handled signal that is pending, taken; 0 when none is. Called with the lock held. */
+static int take_pending(void)
+{
+    if (sigfd >= 0) {
+        struct signalfd_siginfo si;
+        return read(sigfd, &si, sizeof si) == (ssize_t)sizeof si ? (int)si.ssi_signo : 0;
+    }
+    const struct timespec now = { 0, 0 };
+    const int sig = sigtimedwait(&handled, NULL, &now);
+    return sig > 0 ? sig : 0;
+}
+
+/* With a signalfd the thread only waits for a signal to be pending and takes it under the lock, so
+ * that a signal that comes during a commit is still pending when the commit ends and the holder
+ * takes it there (signals_release): it cannot be in this thread's hands, unseen, while the main
+ * thread goes on to exit 0. Without one, sigwait() takes it and `caught` says so, a few
+ * instructions later. */
 static void *signal_thread(void *arg)
 {
     (void)arg;
     for (;;) {
         int sig = 0;
+        if (sigfd >= 0) {
+            struct pollfd p = { sigfd, POLLIN, 0 };
+            if (poll(&p, 1, -1) <= 0)
+                continue;
+            pthread_mutex_lock(&lock); /* waits for a commit in progress to finish */
+            if ((sig = take_pending()) != 0)
+                die_locked(sig);
+            pthread_mutex_unlock(&lock); /* none after all */
+            continue;
+        }
         if (sigwait(&handled, &sig) != 0)
             continue;
         caught = sig; /* the holder ends the process as it lets go (signals_release) */
-        pthread_mutex_lock(&lock); /* waits for a commit in progress to finish */
+        pthread_mutex_lock(&lock);
         die_locked(sig);
     }
     return NULL;
@@ -89,6 +121,7 @@ void signals_install(void)
     sigset_t old;
     if (pthread_sigmask(SIG_BLOCK, &handled, &old) != 0)
         return;
+    sigfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
     pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -96,6 +129,9 @@ void signals_install(void)
     if (pthread_create(&t, &attr, signal_thread, NULL) != 0) {
         /* No thread to take them: leave the signals as they were rather than lose them. */
         pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (sigfd >= 0)
+            close(sigfd);
+        sigfd = -1;
     } else {
         installed = 1;
     }
@@ -141,8 +177,11 @@ void signals_release(void)
     /* A signal that came while the lock was held ends the process here, before anything else
      * happens: not at whatever point the signal thread gets the lock, which could be after the
      * main thread has gone on (or exited 0). */
-    if (--hold_depth == 0 && caught)
-        die_locked(caught);
+    if (--hold_depth == 0 && installed) {
+        const int sig = caught ? caught : take_pending();
+        if (sig)
+            die_locked(sig);
+    }
     pthread_mutex_unlock(&lock);
 }
 
