@@ -66,6 +66,21 @@ static const clsort_tuning table[] = {
         .radix = { .wg = 256, .items = 8, .hist_copies = 1 },
         .oddeven = { .wg = 256, .items = 16 },
     },
+    /* Intel's CPU runtime (intel-opencl-rt): work-groups go to a thread pool and their work-items
+     * run as SIMD lanes, yet the serial radix form is still its fastest (2^24 u32 keys on 2 cores,
+     * radix8 0.026 GKey/s serial against 0.005 with the work-group kernels), and the host's threads
+     * beat both (host-radix 0.06-0.16 GKey/s): auto takes host-radix, as on PoCL. Forward progress
+     * between work-groups holds there (stall-onesweep passes under `meson test --setup intel`),
+     * but look-back spins: 2^22 u32 pairs took 14 s with onesweep against 0.2 s with radix8 and
+     * 0.04 s with host-radix, so radix8 keeps reduce-then-scan. The measurements: bench/README.md. */
+    {
+        .match_vendor = "Intel",
+        .match_type = CL_DEVICE_TYPE_CPU,
+        .scan = { .wg = 64, .items = 16 },
+        .radix = { .wg = 16, .items = 64, .hist_copies = 1, .serial = 4 },
+        .oddeven = { .wg = 64, .items = 16 },
+        .bitonic = { .wg = 256, .items = 16 },
+    },
     /* CPU devices (PoCL and others): one work-group runs as a loop on one core, so small groups
      * with many keys each keep the per-barrier overhead low. Look-back is safe on PoCL but costs
      * more than it saves with a core or two spinning (at 2^24 on 2 cores onesweep took 7.2 s,
