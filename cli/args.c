@@ -747,10 +747,10 @@ static int check_sort_args(sort_args *a, uint64_t seen)
     if (check_stable_args(a) != EXIT_OK)
         return EXIT_USAGE;
     if (a->buffer_size && a->buffer_size < SORT_MIN_BUFFER) {
-        msg_error("-S %.2f MiB is too small: the data need at least %llu MiB; give at least -S "
-                  "%lluMi", (double)a->buffer_size / 1048576,
+        msg_error("-S of %llu bytes is too small: the data need at least %llu MiB (%llu bytes); "
+                  "give at least -S %lluMi", (unsigned long long)a->buffer_size,
                   (unsigned long long)(SORT_MIN_BUFFER >> 20),
-                  (unsigned long long)(SORT_MIN_BUFFER >> 20));
+                  (unsigned long long)SORT_MIN_BUFFER, (unsigned long long)(SORT_MIN_BUFFER >> 20));
         return EXIT_USAGE;
     }
     if (GIVEN(seen, R_PARALLEL) && (a->parallel < 1 || a->parallel > 256)) {

@@ -30,8 +30,9 @@ for size in "64M|67108864" "64m|67108864" "65536|67108864" "65536K|67108864" "64
 import json, sys; r = json.load(open("s.json")); sys.exit(r["memory_bytes"] != int(sys.argv[1]))' \
         "${size#*|}"
 done
-for size in "1M|-S 1.00 MiB is too small: the data need at least 4 MiB; give at least -S 4Mi" \
-            "1024|-S 1.00 MiB is too small" "4194303b|-S 4.00 MiB is too small" \
+for size in "1M|-S of 1048576 bytes is too small: the data need at least 4 MiB (4194304 bytes); give at least -S 4Mi" \
+            "1024|-S of 1048576 bytes is too small" "4194303b|-S of 4194303 bytes is too small" \
+            "4095K|-S of 4193280 bytes is too small" \
             "0|'0' is not a memory size" "0x100000|'0x100000' is not a memory size" \
             "1Z|'1Z' is not a memory size" "1KiB|'1KiB' is not a memory size" \
             "16E|'16E' is too large" "0%|'0%' is not a memory size" "101%|'101%' is not a memory size"; do
