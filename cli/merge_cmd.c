@@ -95,7 +95,16 @@ static int open_files(merge_job *j)
         j->in[i].hint = "merge takes sorted inputs (sort it first, with the same options)";
     }
     j->have_out = 1;
-    return output_open(&j->out, output, a->s.common.force);
+    int rc = output_open(&j->out, output, a->s.common.force);
+    /* -o may name an input: a new file replaces it once the merge is done. Not a descriptor open
+     * on one (/dev/stdout appending to it): that would write into the input. */
+    for (size_t i = 0; rc == EXIT_OK && j->out.direct && i < k; i++)
+        if (output_names_input(&j->out, &j->in[i].in)) {
+            msg_error("-o %s names the input %s: refusing to write into an input", j->out.name,
+                      j->in[i].in.name);
+            rc = EXIT_USAGE;
+        }
+    return rc;
 }
 
 static int flush_out(merge_job *j)

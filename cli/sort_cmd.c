@@ -365,9 +365,10 @@ static int plan_budget(sort_job *j)
 }
 
 /* No output may write over an input (compared by device and inode, so that other spellings and
- * links are caught), except -o over the key input and --values-out over the values input: that is
- * sorting in place. Values over the keys, keys over the values, anything over the offsets of
- * --segments or a report over any input would lose it. */
+ * links are caught), except -o over the key input and --values-out over the values input where a
+ * new file replaces it: that is sorting in place. Values over the keys, keys over the values,
+ * anything over the offsets of --segments, a report over any input, or a descriptor open on an
+ * input (written into, not replaced) would lose it. */
 static int check_outputs_spare_inputs(const sort_job *j)
 {
     const struct { const output_file *out; const char *opt; int have; } outs[] = {
@@ -382,7 +383,8 @@ static int check_outputs_spare_inputs(const sort_job *j)
     };
     for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
         for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
-            if (!outs[o].have || !ins[i].have || (o == i && o < 2) /* in place */ ||
+            if (!outs[o].have || !ins[i].have ||
+                (o == i && o < 2 && !outs[o].out->direct) /* in place, through a new file */ ||
                 !output_names_input(outs[o].out, ins[i].in))
                 continue;
             msg_error("%s %s names the input %s%s: refusing to write over an input",

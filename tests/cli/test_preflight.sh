@@ -158,6 +158,25 @@ run_clsort -i keys.bin -o /dev/null --index-out /dev/null
 expect_status "-o /dev/null and --index-out /dev/null" 0
 rm -f both.bin
 
+# in place means a new file replacing the input: not a descriptor open on it, which would write
+# into the input (sort, and merge, whose -o may otherwise name an input)
+cp keys.bin precious.bin
+"$CLSORT" -i precious.bin -o /dev/stdout >> precious.bin 2>err.txt
+status=$?
+expect_status "-o /dev/stdout appending to the key input" 1
+expect_message "-o /dev/stdout appending to the key input: said" "names the input -i precious.bin"
+same_file "-o /dev/stdout appending to the key input: untouched" precious.bin keys.bin
+"$CLSORT" -i keys.bin -o sorted.tmp 2>err.txt || not_ok "sort for merge"
+cp sorted.tmp merged.bin
+"$CLSORT" merge merged.bin sorted.tmp -o /dev/stdout >> merged.bin 2>err.txt
+status=$?
+expect_status "merge -o /dev/stdout appending to an input" 1
+expect_message "merge -o /dev/stdout appending to an input: said" "names the input merged.bin"
+same_file "merge -o /dev/stdout appending to an input: untouched" merged.bin sorted.tmp
+run_clsort merge merged.bin sorted.tmp -o merged.bin
+expect_status "merge -o naming an input (replaced once merged)" 0
+rm -f precious.bin sorted.tmp merged.bin
+
 # sorting in place stays allowed: -o over the keys, --values-out over the values
 cp keys.bin inplace.bin
 run_clsort -i inplace.bin -o ./inplace.bin
