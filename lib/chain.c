@@ -155,6 +155,8 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, size_t global, siz
 static cl_int fill_by_write(clsort_context *ctx, cl_mem buf, cl_uint pattern, size_t bytes,
                             cl_uint n, const cl_event *w, cl_event *ev)
 {
+    if (bytes % sizeof pattern)
+        return CL_INVALID_VALUE; /* as clEnqueueFillBuffer says */
     cl_uint *data = malloc(bytes ? bytes : 1);
     if (!data)
         return CL_OUT_OF_HOST_MEMORY;

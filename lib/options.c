@@ -100,14 +100,20 @@ int clsort_opts_check_extra(const char *extra, char *why, size_t size)
                      "library does not use", (int)len, opt);
             return -1;
         }
-        if (opt[0] != '-' || (opt[1] != 'D' && opt[1] != 'U'))
+        /* -DNAME, -D NAME, and clang's long spellings --define-macro[=]NAME (-U alike) */
+        static const char *const longs[] = { "--define-macro", "--undefine-macro" };
+        size_t prefix = opt[0] == '-' && (opt[1] == 'D' || opt[1] == 'U') ? 2 : 0;
+        for (int i = 0; i < 2 && !prefix; i++)
+            if (!strncmp(opt, longs[i], strlen(longs[i])))
+                prefix = strlen(longs[i]) + (opt[strlen(longs[i])] == '=');
+        if (!prefix)
             continue;
-        const char *name = opt + 2;
-        if (len == 2) { /* -D NAME: the name is the next word */
+        const char *name = opt + prefix;
+        if (len == prefix) { /* the name is the next word */
             name = p + strspn(p, " \t\n");
             p = name + strcspn(name, " \t\n");
         }
-        const size_t name_len = strcspn(name, "= \t\n");
+        const size_t name_len = strcspn(name, "=( \t\n"); /* NAME(args) too */
         if (is_library_macro(name, name_len)) {
             snprintf(why, size, "'%.*s' changes %.*s, a macro the library sets; accepted: "
                      "compiler options such as -w or -cl-mad-enable, and -D of names the library "

@@ -978,7 +978,9 @@ static void test_build_options_every_macro(void **state)
         "RANGE_BEGIN", "REC_T", "RS", "RW", "SERIAL", "USE_PTX", "VALUE_T", "VARSEG", "VW",
         "WG_ANY", "WHOLE", "WIDE", "WORD", "WORDS", "PACK_RANKS", "RANK_PAD", "SEG_PAD", "SEG_WARP",
     };
-    static const char *const forms[] = { "-D%s=0", "-D%s", "-w -D %s=2", "-U%s" };
+    static const char *const forms[] = { "-D%s=0", "-D%s", "-w -D %s=2", "-U%s", "-D%s(x)=x",
+                                         "--define-macro=%s=1", "--define-macro %s",
+                                         "--undefine-macro=%s" };
     char opt[64], detail[2048], want[96];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
