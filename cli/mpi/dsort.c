@@ -3,12 +3,15 @@
  * sort, the splitters and the write (see dsort.h).
  */
 #include "dsort.h"
+#include "msignals.h"
 #include "../cli.h"
 #include "../prefault.h"
 
 #include <mpi.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,14 +56,24 @@ int dsort_agree(job *j)
     j->code = code;
     j->stopped = 1;
     if (j->rank == 0) {
-        if (j->tmp[0])
-            unlink(j->tmp);
+        mout_close(j); /* the temporary output goes first: nothing is renamed after a failure */
         char safe[4096];
         mpi_sanitize(safe, sizeof safe, j->err);
         fprintf(stderr, "clsort-mpi: rank %d of %d: %s\n", first, j->size, safe);
     }
-    j->tmp[0] = '\0';
     return code;
+}
+
+void dsort_launcher_gone(job *j)
+{
+    dsort_fail(j, 128 + SIGHUP, "the process that started this rank (pid %ld, mpirun or its "
+               "daemon) has ended: the output is not replaced", msig_launcher());
+}
+
+void dsort_test_stop(job *j, int point)
+{
+    if (j->stop_rank == j->rank && j->stop_at == point)
+        raise(SIGSTOP);
 }
 
 static const char *mpi_error_text(int rc, char *buf)
@@ -79,8 +92,10 @@ int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
     while (len > 0) {
         int piece = (int)(len < j->piece_bytes ? len : j->piece_bytes), got = 0;
         MPI_Status status;
+        errno = 0;
         int rc = write ? MPI_File_write_at(f, (MPI_Offset)off, buf, piece, MPI_BYTE, &status)
                        : MPI_File_read_at(f, (MPI_Offset)off, buf, piece, MPI_BYTE, &status);
+        const int e = errno; /* MPI-IO (OMPIO) returns a short write of a full disk as success */
         if (rc != MPI_SUCCESS) {
             dsort_fail(j, EXIT_IO, "%s: cannot %s %d bytes at offset %llu: %s", name,
                        write ? "write" : "read", piece, (unsigned long long)off,
@@ -88,9 +103,15 @@ int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
             return -1;
         }
         MPI_Get_count(&status, MPI_BYTE, &got);
+        if (got <= 0 && write) {
+            dsort_fail(j, EXIT_IO, "%s: cannot write %d bytes at offset %llu: %s", name, piece,
+                       (unsigned long long)off,
+                       e ? strerror(e) : "nothing written (a full disk, or a file size limit?)");
+            return -1;
+        }
         if (got <= 0) {
-            dsort_fail(j, EXIT_IO, "%s: %s at offset %llu (the file changed while it was read?)",
-                       name, write ? "nothing written" : "end of file", (unsigned long long)off);
+            dsort_fail(j, EXIT_IO, "%s: end of file at offset %llu (the file changed while it was "
+                       "read?)", name, (unsigned long long)off);
             return -1;
         }
         off += (uint64_t)got;
@@ -390,89 +411,112 @@ void dsort_sample(job *j)
     free(all);
 }
 
-/* Rank 0: a new, empty temporary file beside the output, with the mode the output will have. */
-static void make_temp(job *j)
-{
-    const char *out = j->a->output, *slash = strrchr(out, '/');
-    struct stat st;
-    mode_t mode;
-    if (stat(out, &st) == 0) {
-        if (!S_ISREG(st.st_mode)) {
-            dsort_fail(j, EXIT_USAGE, "%s: not a regular file (the output is renamed into place)",
-                       out);
-            return;
-        }
-        mode = st.st_mode & 07777; /* a replaced file keeps its mode */
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    int len = slash ? (int)(slash - out) + 1 : 0;
-    if (snprintf(j->tmp, sizeof j->tmp, "%.*s.%s.clsort-mpi-XXXXXX", len, out,
-                 slash ? slash + 1 : out) >= (int)sizeof j->tmp) {
-        j->tmp[0] = '\0';
-        dsort_fail(j, EXIT_USAGE, "%s: the output's name is too long", out);
-        return;
-    }
-    int fd = mkstemp(j->tmp);
-    if (fd < 0) {
-        dsort_fail(j, EXIT_IO, "cannot create a temporary file in %s%.*s: %s", len ? "" : "./",
-                   len ? len : 0, out, strerror(errno));
-        j->tmp[0] = '\0';
-        return;
-    }
-    if (fchmod(fd, mode) != 0)
-        dsort_fail(j, EXIT_IO, "%s: cannot set its mode: %s", j->tmp, strerror(errno));
-    close(fd);
-}
-
 /* This rank's part at record `first` of the output: from memory, or merged from the received
  * pieces' file straight into it. */
 static void write_part(job *j, MPI_File f, uint64_t first)
 {
     if (!j->ext_recv) {
-        dsort_file_io(j, f, j->tmp, 1, first * j->rs, j->out, j->out_n * j->rs);
+        dsort_file_io(j, f, j->a->output, 1, first * j->rs, j->out, j->out_n * j->rs);
         return;
     }
     const double t0 = MPI_Wtime();
-    ext_merge_into(j, f, j->tmp, first);
+    ext_merge_into(j, f, j->a->output, first);
     j->merge_ms = (MPI_Wtime() - t0) * 1e3;
+}
+
+/* Whether path opens the file (dev, ino) here: rank 0's nameless file, by /proc. Checked before it is
+ * opened for writing, and again once open: a rank in another PID namespace would find another
+ * process there. */
+static int opens_same(const char *path, uint64_t dev, uint64_t ino)
+{
+    struct stat a, b;
+    if (stat(path, &a) != 0 || !S_ISREG(a.st_mode) || a.st_dev != dev || a.st_ino != ino)
+        return 0;
+    const int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    const int same = fstat(fd, &b) == 0 && b.st_dev == dev && b.st_ino == ino;
+    close(fd);
+    return same;
+}
+
+/* The temporary output every rank writes: rank 0's nameless file where every rank is on its host and
+ * opens it by /proc, else a named one. Returns an exit status, agreed. */
+static int temp_output(job *j, int *sync)
+{
+    const int shared = j->local_size == j->size && !j->named_temp;
+    uint64_t info[4] = {0}; /* nameless, its device and inode, whether the output replaces a file */
+    if (j->rank == 0) {
+        mout_prepare(j, shared);
+        struct stat st;
+        if (!j->code && j->dest.nameless && fstat(j->dest.fd, &st) == 0)
+            info[0] = 1, info[1] = (uint64_t)st.st_dev, info[2] = (uint64_t)st.st_ino;
+        else if (!j->code && j->dest.nameless)
+            mout_name(j); /* cannot happen: fstat of an open file */
+        info[3] = (uint64_t)j->dest.exists;
+    }
+    MPI_Bcast(info, 4, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(j->dest.path, (int)sizeof j->dest.path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    j->dest.path[sizeof j->dest.path - 1] = '\0';
+    *sync = (int)info[3];
+    int code = dsort_agree(j);
+    if (code || !info[0])
+        return code;
+    int mine = opens_same(j->dest.path, info[1], info[2]), all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all)
+        return 0;
+    if (j->rank == 0)
+        mout_name(j);
+    MPI_Bcast(j->dest.path, (int)sizeof j->dest.path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    j->dest.path[sizeof j->dest.path - 1] = '\0';
+    return dsort_agree(j);
 }
 
 int dsort_write(job *j)
 {
     uint64_t first = 0;
     MPI_Exscan(&j->out_n, &first, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (j->rank == 0) {
+    if (j->rank == 0)
         first = 0; /* MPI_Exscan leaves rank 0's result undefined */
-        make_temp(j);
-    }
-    MPI_Bcast(j->tmp, (int)sizeof j->tmp, MPI_CHAR, 0, MPI_COMM_WORLD);
-    int code = dsort_agree(j);
+    int sync = 0, code = temp_output(j, &sync);
     if (code)
         return code;
     MPI_File f;
     char text[MPI_MAX_ERROR_STRING];
-    int rc = MPI_File_open(MPI_COMM_WORLD, j->tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &f);
+    const char *name = j->a->output;
+    int rc = MPI_File_open(MPI_COMM_WORLD, j->dest.path, MPI_MODE_WRONLY, MPI_INFO_NULL, &f);
     if (rc != MPI_SUCCESS) {
-        dsort_fail(j, EXIT_IO, "%s: cannot open for writing: %s", j->tmp, mpi_error_text(rc, text));
+        dsort_fail(j, EXIT_IO, "%s: cannot open its temporary file for writing: %s", name,
+                   mpi_error_text(rc, text));
     } else {
         if (!dsort_injected(j, PH_WRITE))
             write_part(j, f, first);
+        /* a file that replaces another is on disk before the rename: every rank's part, wherever
+         * it was written from (MPI_File_sync is collective: every rank calls it) */
+        if (sync && (rc = MPI_File_sync(f)) != MPI_SUCCESS)
+            dsort_fail(j, EXIT_IO, "%s: cannot sync: %s", name, mpi_error_text(rc, text));
         rc = MPI_File_close(&f);
         if (rc != MPI_SUCCESS)
-            dsort_fail(j, EXIT_IO, "%s: cannot close: %s", j->tmp, mpi_error_text(rc, text));
+            dsort_fail(j, EXIT_IO, "%s: cannot close its temporary file: %s", name,
+                       mpi_error_text(rc, text));
     }
+    dsort_test_stop(j, STOP_WRITTEN);
     if ((code = dsort_agree(j)))
         return code;
-    /* every rank wrote its part: only now does the output appear, whole */
-    if (j->rank == 0) {
-        if (rename(j->tmp, j->a->output) != 0)
-            dsort_fail(j, EXIT_IO, "cannot rename %s to %s: %s", j->tmp, j->a->output,
-                       strerror(errno));
-        else
-            j->tmp[0] = '\0';
-    }
+    if (j->rank == 0)
+        mout_finish(j);
+    /* The vote: every rank's status, right before the rename. A rank ended by a signal before it
+     * never votes, and the others wait here until mpirun ends them. A rank that mpirun has begun
+     * to end (SIGCONT) waits for the SIGTERM that follows; one whose mpirun is gone votes no. */
+    msig_wait_launcher_quiet();
+    if (msig_launcher_gone())
+        dsort_launcher_gone(j);
+    if ((code = dsort_agree(j)))
+        return code;
+    if (j->rank == 0)
+        mout_commit(j);
+    else
+        dsort_test_stop(j, STOP_COMMIT);
     return dsort_agree(j);
 }

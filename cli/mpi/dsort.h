@@ -7,7 +7,8 @@
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
  *   dsort_merge     the received pieces merged: a stable sort on the device, or on the host's
  *                   threads (merge.c)
- *   dsort_write     each rank's part written at its offset into a temporary file, renamed into place
+ *   dsort_write     each rank's part written at its offset into a temporary file (outfile.h), put
+ *                   in place by rank 0 once every rank voted for it
  * Records compare as (clsort_key_order(), input position). A rank's sorted slice is stable, so a
  * record's (order, rank, index in the sorted slice) compares the same way and needs no positions:
  * that triple is what the sample and the splitters carry.
@@ -22,6 +23,7 @@
 #define CLSORT_DSORT_H
 
 #include "mpi_args.h"
+#include "outfile.h"
 
 #include <mpi.h>
 
@@ -33,6 +35,10 @@
 #define MERGED_ON_DEVICE UINT_MAX
 
 enum { PH_READ, PH_SORT, PH_SAMPLE, PH_EXCHANGE, PH_MERGE, PH_WRITE, N_PHASES };
+/* Testing (CLSORT_MPI_TEST_STOP): where a rank may stop itself, besides a phase's start: its part
+ * written and the temporary file closed, before the vote; and in the commit (rank 0: signals held,
+ * just before the rename; another rank: once the vote passed). */
+enum { STOP_WRITTEN = N_PHASES, STOP_COMMIT, N_STOPS };
 
 typedef struct job {
     const mpi_args *a;
@@ -61,11 +67,14 @@ typedef struct job {
     unsigned runs_spilled;     /* runs the external sorts wrote to temporary files */
     clsort_context *ctx;
     char device[128];
-    char tmp[PATH_MAX];        /* the temporary output (rank 0 made it), "" when none */
+    mpi_output dest;           /* rank 0: the output and its temporary file */
     double ms[N_PHASES];
     double device_ms[2][3];    /* the local sort's and the device merge's kernels, upload, download */
     int fail_rank;             /* testing: this rank fails at fail_phase (-1: none) */
     int fail_phase;
+    int stop_rank;             /* testing: this rank stops itself (SIGSTOP) at stop_at (-1: none) */
+    int stop_at;               /* a phase, STOP_WRITTEN or STOP_COMMIT */
+    int named_temp;            /* testing: a named temporary output, as ranks on several hosts get */
     int code;                  /* this rank's first error (an exit status), 0 for none */
     char err[1024];
     int stopped;               /* the ranks agreed that one failed */
@@ -74,10 +83,15 @@ typedef struct job {
 /* Record this rank's first error: its exit status and message. */
 void dsort_fail(job *j, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Collective: 0 when no rank failed; else the first failing rank's status, its message printed by
- * rank 0 and the temporary output removed. */
+ * rank 0 and the temporary output removed. A rank ended by a signal never reaches it: no rank
+ * passes it then (they are ended by mpirun). */
 int dsort_agree(job *j);
 /* Testing: whether this rank is to fail at this phase (CLSORT_MPI_FAIL_RANK); records the error. */
 int dsort_injected(job *j, int phase);
+/* Records that the rank's parent (mpirun, its daemon) has ended: status 128 + SIGHUP. */
+void dsort_launcher_gone(job *j);
+/* Testing: this rank stops itself (SIGSTOP) if CLSORT_MPI_TEST_STOP names it and this point. */
+void dsort_test_stop(job *j, int point);
 
 /* Reads or writes len bytes at off of an MPI file in pieces of at most piece_bytes; 0 or -1 with
  * the error recorded (name: the file's, for it). */
@@ -99,7 +113,7 @@ void dsort_local(job *j);
 void dsort_sample(job *j);
 void dsort_exchange(job *j);
 void dsort_merge(job *j);
-/* Returns once the output is renamed into place, or with the error recorded; collective inside. */
+/* Returns once the output is in place, or with the error recorded; collective inside. */
 int dsort_write(job *j);
 
 /* external.c */

@@ -39,8 +39,8 @@ int ext_temp(job *j, const char *what, uint64_t bytes, const char **dir_out)
     struct statvfs v;
     const uint64_t avail = statvfs(dir, &v) == 0 ? (uint64_t)v.f_bavail * v.f_frsize : UINT64_MAX;
     if (bytes > avail) {
-        dsort_fail(j, EXIT_IO, "not enough space in %s for %s: %.1f MiB needed, %.1f MiB free",
-                   dir, what, (double)bytes / 1048576, (double)avail / 1048576);
+        dsort_fail(j, EXIT_IO, "not enough space in %s for %s: %.1f MiB needed, %.1f MiB free (%s)",
+                   dir, what, (double)bytes / 1048576, (double)avail / 1048576, strerror(ENOSPC));
         return -1;
     }
     const int fd = clsort_nameless_file(dir);

@@ -3,6 +3,7 @@
  * its own (or a share of one): see dsort.h for the steps and clsort-mpi(1) for the use.
  */
 #include "dsort.h"
+#include "msignals.h"
 #include "../cli.h"
 
 #include <mpi.h>
@@ -16,35 +17,43 @@
 static const char *phase_label[N_PHASES] = {"read", "local sort", "sample", "exchange", "merge",
                                             "write"};
 
-/* The testing variables, the same on every rank: CLSORT_MPI_FAIL_RANK=R[:PHASE] and
- * CLSORT_MPI_PIECE_BYTES=N. Returns an exit status. */
+/* A rank and a point of the run, "RANK" or "RANK:POINT" (points: names[0 .. n-1]), of a testing
+ * variable; *point keeps its default without ":POINT". Returns 0, or -1 when v is none of those. */
+static int rank_and_point(const char *v, int size, const char *const *names, int n, int *rank,
+                          int *point)
+{
+    char *end;
+    long r = strtol(v, &end, 10);
+    if (end == v || r < 0 || r >= size || (*end && *end != ':'))
+        return -1;
+    if (*end == ':') {
+        int found = -1;
+        for (int i = 0; i < n; i++)
+            if (strcmp(end + 1, names[i]) == 0)
+                found = i;
+        if (found < 0)
+            return -1;
+        *point = found;
+    }
+    *rank = (int)r;
+    return 0;
+}
+
+/* The testing variables, the same on every rank: CLSORT_MPI_FAIL_RANK=R[:PHASE],
+ * CLSORT_MPI_PIECE_BYTES=N, CLSORT_MPI_TEST_STOP=R:POINT and CLSORT_MPI_TEST_NAMED=1. Returns an exit
+ * status. */
 static int read_environment(job *j)
 {
-    static const char *names[N_PHASES] = {"read", "sort", "sample", "exchange", "merge", "write"};
-    j->fail_rank = -1;
+    static const char *const names[N_STOPS] = {"read", "sort", "sample", "exchange", "merge",
+                                                "write", "written", "commit"};
+    j->fail_rank = j->stop_rank = -1;
     j->fail_phase = PH_WRITE;
     j->piece_bytes = 1u << 30; /* MPI counts are ints: messages and file accesses of 1 GiB */
     const char *v = getenv("CLSORT_MPI_FAIL_RANK");
-    if (v && *v) {
-        char *end;
-        long r = strtol(v, &end, 10);
-        int ok = end != v && r >= 0 && r < j->size;
-        if (ok && *end == ':') {
-            ok = 0;
-            for (int ph = 0; ph < N_PHASES; ph++)
-                if (strcmp(end + 1, names[ph]) == 0) {
-                    j->fail_phase = ph;
-                    ok = 1;
-                }
-        } else if (*end) {
-            ok = 0;
-        }
-        if (!ok) {
-            msg_error("CLSORT_MPI_FAIL_RANK='%s': expected RANK (0 to %d) or RANK:PHASE (read, "
-                      "sort, sample, exchange, merge, write)", v, j->size - 1);
-            return EXIT_USAGE;
-        }
-        j->fail_rank = (int)r;
+    if (v && *v && rank_and_point(v, j->size, names, N_PHASES, &j->fail_rank, &j->fail_phase)) {
+        msg_error("CLSORT_MPI_FAIL_RANK='%s': expected RANK (0 to %d) or RANK:PHASE (read, "
+                  "sort, sample, exchange, merge, write)", v, j->size - 1);
+        return EXIT_USAGE;
     }
     v = getenv("CLSORT_MPI_PIECE_BYTES");
     if (v && *v) {
@@ -56,6 +65,20 @@ static int read_environment(job *j)
         }
         j->piece_bytes = b;
     }
+    v = getenv("CLSORT_MPI_TEST_STOP");
+    j->stop_at = -1;
+    if (v && *v &&
+        (rank_and_point(v, j->size, names, N_STOPS, &j->stop_rank, &j->stop_at) || j->stop_at < 0)) {
+        msg_error("CLSORT_MPI_TEST_STOP='%s': expected RANK:POINT, RANK 0 to %d, POINT a phase "
+                  "(read, sort, sample, exchange, merge, write), written or commit", v, j->size - 1);
+        return EXIT_USAGE;
+    }
+    v = getenv("CLSORT_MPI_TEST_NAMED");
+    if (v && *v && strcmp(v, "0") && strcmp(v, "1")) {
+        msg_error("CLSORT_MPI_TEST_NAMED='%s': expected 0 or 1", v);
+        return EXIT_USAGE;
+    }
+    j->named_temp = v && !strcmp(v, "1");
     return EXIT_OK;
 }
 
@@ -128,18 +151,25 @@ static int run(job *j)
 {
     void (*steps[])(job *) = {dsort_read, dsort_local, dsort_sample, dsort_exchange, dsort_merge};
     int code;
+    /* the output checked before any work, its nameless temporary file opened */
+    if (j->rank == 0)
+        mout_open(j);
+    if ((code = dsort_agree(j)))
+        return code;
     double t0 = MPI_Wtime();
     dsort_open(j); /* the device's opening counts to the local sort, as it did before -S */
     j->ms[PH_SORT] = (MPI_Wtime() - t0) * 1e3;
     if ((code = dsort_agree(j)))
         return code;
     for (int ph = 0; ph < PH_WRITE; ph++) {
+        dsort_test_stop(j, ph);
         t0 = MPI_Wtime();
         steps[ph](j);
         j->ms[ph] += (MPI_Wtime() - t0) * 1e3;
         if ((code = dsort_agree(j)))
             return code;
     }
+    dsort_test_stop(j, PH_WRITE);
     t0 = MPI_Wtime();
     code = dsort_write(j);
     /* a merge that streams into the output is the merge's time, not the write's */
@@ -152,9 +182,12 @@ static int run(job *j)
 
 int main(int argc, char **argv)
 {
+    /* before MPI and the device start threads, so that every thread has the signals blocked */
+    msig_install();
     MPI_Init(&argc, &argv);
     static job j;
     j.sorted_fd = j.recv_fd = -1;
+    j.dest.dirfd = j.dest.fd = j.dest.old_fd = j.dest.slot = -1;
     /* a temporary file that reaches the file-size limit fails with EFBIG, reported, rather than
      * ending the rank */
     signal(SIGXFSZ, SIG_IGN);
@@ -181,6 +214,8 @@ int main(int argc, char **argv)
         j.threads = a.parallel ? a.parallel : default_threads(&j);
         code = run(&j);
     }
+    if (j.rank == 0)
+        mout_close(&j); /* whatever ended the run: a temporary name that is left goes */
     if (j.out != j.recv)
         free(j.out);
     free(j.recv);

@@ -1,0 +1,154 @@
+/*
+ * clsort-mpi's signal thread and its table of temporary names (see msignals.h); clsort's own
+ * (cli/signals.c) works the same way.
+ */
+#include "msignals.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_NAMES 4
+
+typedef struct temp_name {
+    int used;
+    int dirfd;
+    char name[256];
+} temp_name;
+
+static temp_name names[MAX_NAMES];
+/* recursive: the commit holds it while it names its temporary file */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static sigset_t handled;
+static pid_t launcher;            /* the parent when the rank started */
+static long long last_cont = -1;  /* ms (CLOCK_MONOTONIC) of its last SIGCONT; -1 none */
+enum { QUIET_MS = 3000 };
+
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+#define N_SIGNALS ((int)(sizeof signals / sizeof signals[0]))
+
+static void *signal_thread(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        siginfo_t info;
+        const int sig = sigwaitinfo(&handled, &info);
+        if (sig < 0)
+            continue;
+        if (sig == SIGCONT) {
+            /* the launcher's first step in ending the job (its stop and resume too, from a
+             * scheduler that suspends jobs): noted, not an end */
+            if (info.si_code == SI_USER && info.si_pid == launcher)
+                __atomic_store_n(&last_cont, now_ms(), __ATOMIC_SEQ_CST);
+            continue;
+        }
+        pthread_mutex_lock(&lock); /* waits for a rename in progress to finish */
+        for (int i = 0; i < MAX_NAMES; i++)
+            if (names[i].used)
+                unlinkat(names[i].dirfd, names[i].name, 0);
+        _exit(128 + sig); /* quietly, as the signal itself would have ended the rank */
+    }
+    return NULL;
+}
+
+int msig_install(void)
+{
+    launcher = getppid();
+    sigemptyset(&handled);
+    /* blocked, SIGCONT still resumes a stopped rank: only its notice comes here */
+    sigaddset(&handled, SIGCONT);
+    for (int i = 0; i < N_SIGNALS; i++) {
+        struct sigaction old;
+        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue; /* e.g. nohup: it stays ignored */
+        sigaddset(&handled, signals[i]);
+    }
+    sigset_t old;
+    if (pthread_sigmask(SIG_BLOCK, &handled, &old) != 0)
+        return -1;
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, signal_thread, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        /* no thread to take them: leave the signals as they were rather than lose them */
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+int msig_add_name(int dirfd, const char *name)
+{
+    if (strlen(name) >= sizeof names[0].name)
+        return -1;
+    pthread_mutex_lock(&lock);
+    int slot = -1;
+    for (int i = 0; i < MAX_NAMES && slot < 0; i++)
+        if (!names[i].used) {
+            slot = i;
+            names[i].dirfd = dirfd;
+            snprintf(names[i].name, sizeof names[i].name, "%s", name);
+            names[i].used = 1;
+        }
+    pthread_mutex_unlock(&lock);
+    return slot;
+}
+
+void msig_drop_name(int slot, int remove)
+{
+    if (slot < 0 || slot >= MAX_NAMES)
+        return;
+    pthread_mutex_lock(&lock);
+    if (names[slot].used && remove)
+        unlinkat(names[slot].dirfd, names[slot].name, 0);
+    names[slot].used = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+int msig_launcher_recent(void)
+{
+    const long long t = __atomic_load_n(&last_cont, __ATOMIC_SEQ_CST);
+    return t >= 0 && now_ms() - t < QUIET_MS;
+}
+
+void msig_wait_launcher_quiet(void)
+{
+    while (msig_launcher_recent()) {
+        const struct timespec step = {0, 50 * 1000000};
+        nanosleep(&step, NULL);
+    }
+}
+
+long msig_launcher(void)
+{
+    return (long)launcher;
+}
+
+int msig_launcher_gone(void)
+{
+    return getppid() != launcher;
+}
+
+void msig_hold(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void msig_release(void)
+{
+    pthread_mutex_unlock(&lock);
+}
