@@ -537,8 +537,7 @@ static int bench_run(bench *b)
     progress_phase("bench: opening the device", 0);
     clsort_status st = clsort_open(&b->ctx, a->common.device);
     if (st != CLSORT_OK) {
-        msg_lib_error("cannot open an OpenCL device", st, clsort_last_error_detail());
-        return exit_for_status(st);
+        return open_failed(st, clsort_last_error_detail());
     }
     b->device = clsort_device_name(b->ctx);
     find_driver(b);

@@ -51,6 +51,9 @@ size_t utf8_printable(const unsigned char *p);
 void msg_lib_error(const char *what, int status, const char *detail);
 /* Exit status for a library status code. */
 int exit_for_status(int status);
+/* clsort_open() failed: say why (a bad CLSORT_* setting is the user's input, exit 1; no device with
+ * too few file descriptors to load a driver says so) and return the exit status. */
+int open_failed(int status, const char *detail);
 
 /* Standard streams that were closed when clsort started (they are then held open on /dev/null, so that
  * no file clsort opens takes their place). */

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 int g_verbosity = 1;
@@ -150,6 +151,24 @@ int exit_for_status(int status)
     default:
         return EXIT_DEVICE;
     }
+}
+
+int open_failed(int status, const char *detail)
+{
+    /* The tool passes clsort_open() valid arguments: an invalid one can only be a setting read
+     * from the environment (CLSORT_BUILD_OPTIONS, CLSORT_*_TUNING, ...). */
+    if (status == CLSORT_ERROR_INVALID_ARGUMENT) {
+        msg_lib_error("a CLSORT_* setting in the environment is invalid", status, detail);
+        return EXIT_USAGE;
+    }
+    msg_lib_error("cannot open an OpenCL device", status, detail);
+    struct rlimit rl;
+    if (status == CLSORT_ERROR_NO_DEVICE && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+        rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 64)
+        msg_error("the process may open only %llu files (ulimit -n): too few for an OpenCL driver "
+                  "to load, which can look like no platform installed",
+                  (unsigned long long)rl.rlim_cur);
+    return exit_for_status(status);
 }
 
 const char *input_display_name(const char *path)

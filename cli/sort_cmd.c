@@ -297,8 +297,7 @@ static int plan_device(sort_job *j)
     double t = now_ms();
     clsort_status st = clsort_open(&j->ctx, j->a.common.device);
     if (st != CLSORT_OK) {
-        msg_lib_error("cannot open an OpenCL device", st, clsort_last_error_detail());
-        return exit_for_status(st);
+        return open_failed(st, clsort_last_error_detail());
     }
     j->rep.open_ms = now_ms() - t;
     msg_info("device: %s", clsort_device_name(j->ctx));

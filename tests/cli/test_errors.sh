@@ -62,6 +62,12 @@ CLSORT_DEVICE=no-such-device-xyz "$CLSORT" -i in/keys.bin -o out/x.bin 2>err.txt
 status=$?
 expect_status "CLSORT_DEVICE matching nothing" 2
 expect_only out "CLSORT_DEVICE matching nothing"
+# a setting the library refuses is the user's input (exit 1), not a missing device
+CLSORT_BUILD_OPTIONS=-DVW=0 "$CLSORT" -i in/keys.bin -o out/x.bin 2>err.txt
+status=$?
+expect_status "CLSORT_BUILD_OPTIONS redefining a library macro" 1
+expect_message "CLSORT_BUILD_OPTIONS redefining a library macro" "CLSORT_BUILD_OPTIONS='-DVW=0'"
+expect_only out "CLSORT_BUILD_OPTIONS redefining a library macro"
 
 # errors writing: the output's directory is missing, or the output is a directory
 run_clsort -i in/keys.bin -o nodir/x.bin
