@@ -32,7 +32,7 @@ for l in $log2n; do
     for rt in pocl intel; do
       echo "== file to file, 2^$l u32 keys, $rt, --algo $a"
       $rt python3 bench/filebench.py --clsort "$clsort" --input "$dir/k$l.bin" --dir "$dir" \
-        --reps "$reps" --no-cupy -- --algo "$a" | tail -n 4
+        --reps "$reps" --no-cupy -- --algo "$a" | grep -E "^(floor|clsort|  )"
     done
   done
   rm -f "$dir/k$l.bin"
