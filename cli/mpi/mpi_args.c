@@ -76,7 +76,8 @@ static void help(void)
            "\n"
            "Exit status: 0 sorted; 1 invalid usage or input; 2 device, library or memory\n"
            "error; 3 I/O error. Every rank exits with the first failing rank's status,\n"
-           "which rank 0 prints. See clsort-mpi(1).\n");
+           "which rank 0 prints; 128+N: a rank ended by signal N (130 SIGINT, 143 SIGTERM),\n"
+           "no temporary file left, the old output kept. See clsort-mpi(1).\n");
 }
 
 enum { O_INPUT = 1, O_OUTPUT, O_TYPE, O_KV, O_VALUE_SIZE, O_DESC, O_REVERSE, O_BITS, O_DEVICE,
