@@ -45,6 +45,9 @@ int dsort_agree(job *j)
 {
     if (j->stopped)
         return j->code; /* agreed already: every rank knows */
+    const int sig = msig_taken();
+    if (sig) /* the signal thread is ending this rank: it votes no meanwhile */
+        dsort_fail(j, 128 + sig, "ended by signal %d (%s)", sig, strsignal(sig));
     int mine = j->code ? j->rank : j->size, first;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first == j->size)

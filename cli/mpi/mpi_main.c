@@ -216,6 +216,12 @@ int main(int argc, char **argv)
     }
     if (j.rank == 0)
         mout_close(&j); /* whatever ended the run: a temporary name that is left goes */
+    /* a signal that came during the commit, or after it: the rank ends as it says, as clsort does
+     * (the signal thread is ending it already; this exit is the same) */
+    msig_sync();
+    const int sig = msig_taken();
+    if (sig)
+        _exit(128 + sig);
     if (j.out != j.recv)
         free(j.out);
     free(j.recv);

@@ -5,7 +5,8 @@
  * handlers that the OpenCL compiler (LLVM) installs never see them, and they delayed a rank's end by
  * seconds, long enough for it to rename its output after mpirun had returned.
  * A rank that takes a signal ends at once, so it never votes for the commit (dsort_write), and no
- * rank can pass the vote without it. The commit's rename runs with signals held off (msig_hold): a
+ * rank can pass the vote without it; a signal that came while the rank went on to vote (the signal
+ * thread had not run yet, or the rank was stopped) makes it vote no (msig_taken). The commit's rename runs with signals held off (msig_hold): a
  * signal lands before it, and removes the temporary file, or after it.
  * mpirun (Open MPI's ORTE and PRRTE, PMIx) ends a job by sending each rank SIGCONT, then SIGTERM a
  * second later (odls_base_sigkill_timeout), then SIGKILL; ranks that went on for that second put a
@@ -28,10 +29,18 @@ int msig_add_name(int dirfd, const char *name);
 /* Forget a slot; remove: also unlink the name now. */
 void msig_drop_name(int slot, int remove);
 
-/* Waits until 3 s have passed since the last SIGCONT from the rank's parent (returns at once when
- * none came). */
+/* Returns once the signal thread has taken every signal sent to the rank before the call (a
+ * real-time marker, SIGRTMAX, is sent and waited for: see msignals.c). */
+void msig_sync(void);
+/* The signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE) that is ending the rank: taken by the signal thread
+ * or pending; 0 when none. */
+int msig_taken(void);
+
+/* Waits until 3 s have passed since the last SIGCONT from the rank's parent, every signal sent
+ * before each look taken first (msig_sync); returns at once when none came, or when a signal is
+ * ending the rank. */
 void msig_wait_launcher_quiet(void);
-/* Whether a SIGCONT from the parent came less than 3 s ago. */
+/* Whether a SIGCONT from the parent, as the signal thread has noted them, came less than 3 s ago. */
 int msig_launcher_recent(void);
 /* The rank's parent when it started (mpirun or its daemon), and whether it has ended since. */
 long msig_launcher(void);

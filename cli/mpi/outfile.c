@@ -443,11 +443,15 @@ void mout_commit(job *j)
     for (;;) {
         msig_wait_launcher_quiet();
         msig_hold();
+        msig_sync();
         if (!msig_launcher_recent())
             break;
         msig_release();
     }
-    if (msig_launcher_gone())
+    const int sig = msig_taken();
+    if (sig) /* a signal came since the vote: it ends the rank once released, with no rename */
+        dsort_fail(j, 128 + sig, "ended by signal %d (%s)", sig, strsignal(sig));
+    else if (msig_launcher_gone())
         dsort_launcher_gone(j);
     else
         replace(j);
