@@ -147,6 +147,14 @@ void dsort_read(job *j)
     else if (!S_ISREG(st.st_mode))
         dsort_fail(j, EXIT_USAGE, "%s: not a regular file (every rank reads its own part of it)",
                    in);
+    else {
+        /* the system's reason, which MPI-IO's error text does not give */
+        const int fd = open(in, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+            dsort_fail(j, EXIT_USAGE, "%s: cannot open: %s", in, strerror(errno));
+        else
+            close(fd);
+    }
     if (dsort_agree(j))
         return;
     MPI_File f;
