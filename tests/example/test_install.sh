@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install into a scratch directory (DESTDIR), check what is installed, build the README's example with
-# `pkg-config --cflags --libs clsort` against the installed tree and run it.
+# Install into a scratch directory (DESTDIR), check what is installed, build the example program of
+# lib/README.md with `pkg-config --cflags --libs clsort` against the installed tree and run it.
 # Arguments: MESON BUILD_DIR SOURCE_DIR SCRATCH_DIR CC
 set -u
 MESON=$1 BUILD=$2 SOURCE=$3 SCRATCH=$4 CC=${5:-cc}
@@ -19,8 +19,8 @@ mkdir -p "$SCRATCH"
 cd "$SCRATCH" || exit 2
 DEST=$SCRATCH/dest
 
-# the README holds example.c as it is
-check "README shows tests/example/example.c verbatim" $PYTHON - "$SOURCE/README.md" \
+# lib/README.md holds example.c as it is
+check "lib/README.md shows tests/example/example.c verbatim" $PYTHON - "$SOURCE/lib/README.md" \
     "$SOURCE/tests/example/example.c" <<'PY'
 import sys
 readme, example = open(sys.argv[1]).read().split('\n'), open(sys.argv[2]).read()
@@ -30,7 +30,7 @@ begin = next(i for i in range(start, len(readme)) if readme[i].strip() == '```c'
 end = next(i for i in range(begin, len(readme)) if readme[i].strip() == '```')
 block = '\n'.join(readme[begin:end]) + '\n'
 if block != example:
-    sys.exit('the README block differs from example.c')
+    sys.exit('the block in lib/README.md differs from example.c')
 PY
 
 check "meson install --destdir" "$MESON" install -C "$BUILD" --no-rebuild --destdir "$DEST"
@@ -45,7 +45,7 @@ check "installed: libclsort(3)" test -n "$(find "$DEST" -path '*/man3/libclsort.
 [ -n "$pc" ] || { echo "$checks checks, $failures failed"; exit 1; }
 libdir=$(dirname "$(find "$DEST" -name 'libclsort.so' | head -1)")
 
-# the example, built as the README says, against the installed tree
+# the example, built as lib/README.md says, against the installed tree
 export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$DEST
 flags=$(pkg-config --cflags --libs clsort)
 echo "pkg-config --cflags --libs clsort: $flags"
