@@ -155,6 +155,10 @@ void mout_open(job *j)
     int exists = 0;
     if (resolve(j, &st, &exists) != 0)
         return;
+    if (exists && S_ISDIR(st.st_mode)) {
+        dsort_fail(j, EXIT_IO, "%s: is a directory", j->a->output);
+        return;
+    }
     if (exists && !S_ISREG(st.st_mode)) {
         dsort_fail(j, EXIT_USAGE, "%s: not a regular file (the output is renamed into place)",
                    j->a->output);

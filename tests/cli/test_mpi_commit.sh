@@ -276,6 +276,12 @@ fi
 run_mpi 2 -i keys.bin -o missing/o.bin
 expect_status "-o in a missing directory" 3
 expect_message "-o in a missing directory" "missing/o.bin: cannot open: directory 'missing': No such file or directory"
+run_mpi 2 -i keys.bin -o out
+expect_status "-o a directory" 3
+expect_message "-o a directory" "out: is a directory"
+run_mpi 2 -i keys.bin -o /dev/null
+expect_status "-o /dev/null" 1
+expect_message "-o /dev/null" "/dev/null: not a regular file (the output is renamed into place)"
 cp old.orig out/o.bin
 
 # in_ns SETUP ARGS...: run ARGS in a private mount namespace after the shell commands SETUP
