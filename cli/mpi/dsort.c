@@ -237,21 +237,10 @@ static void pick_device(job *j, char *id, size_t cap)
         snprintf(id, cap, "%s", list[gpus[(size_t)j->local_rank % n_gpu]].id);
 }
 
-/* Bytes the process holds now (resident), as clsort measures it for -S. */
-static uint64_t resident_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "re");
-    unsigned long long size = 0, resident = 0;
-    int ok = f && fscanf(f, "%llu %llu", &size, &resident) == 2;
-    if (f)
-        fclose(f);
-    return ok ? resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
-}
-
-/* -S as clsort applies it: what the rank may still take once its device is open and its programs
- * built (the OpenCL driver's memory is not the data's). Without -S, half of physical memory (the
- * library's default) shared by the host's ranks. Returns the budget in bytes (0 after a failure) and
- * sets *least to the least -S this rank needs (0 where it failed before measuring). */
+/* -S as clsort applies it: the memory for the rank's data, what the process holds besides (the
+ * OpenCL driver, MPI, the programs) not counted. Without -S, half of physical memory (the library's
+ * default) shared by the host's ranks. Returns the budget in bytes (0 after a failure) and sets
+ * *least to the least -S a rank needs (0 where it failed first). */
 static uint64_t plan_budget(job *j, const clsort_spec *spec, uint64_t *least)
 {
     const uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -272,7 +261,7 @@ static uint64_t plan_budget(job *j, const clsort_spec *spec, uint64_t *least)
                    clsort_status_string(st), st, clsort_error_detail(j->ctx));
         return 0;
     }
-    *least = resident_bytes() + (4u << 20);
+    *least = 4u << 20;
     return budget;
 }
 
@@ -287,14 +276,12 @@ static void report_least(job *j, uint64_t budget, uint64_t least)
     if (j->code)
         return;
     if (budget < most) {
-        const uint64_t resident = least - (4u << 20);
-        dsort_fail(j, EXIT_USAGE, "-S %.1f MiB is too small: this rank already holds %.1f MiB "
-                   "(the OpenCL driver and MPI included) and the ranks need a few MiB for the data; "
-                   "give at least -S %lluMi", (double)budget / 1048576, (double)resident / 1048576,
+        dsort_fail(j, EXIT_USAGE, "-S %.2f MiB is too small: the ranks need a few MiB for the data; "
+                   "give at least -S %lluMi", (double)budget / 1048576,
                    (most + (1u << 20) - 1) >> 20);
         return;
     }
-    j->budget = budget - (least - (4u << 20));
+    j->budget = budget;
 }
 
 void dsort_open(job *j)

@@ -125,8 +125,8 @@ done
 rm -f mt.bin mt.ref mt.out
 
 # shares larger than -S: sorted in runs in temporary files (-T), exchanged and merged from files.
-# -S far too small names the least every rank takes (the OpenCL driver and MPI included); a few MiB
-# more leaves each rank a data budget of a few MiB, below its share of these inputs.
+# -S far too small names the least every rank takes for its data (what the OpenCL driver and MPI
+# hold is not counted, as with clsort); a few MiB more is a data budget below each rank's share.
 mkdir runs
 run_mpi 2 -i two.bin -o small.out -S 1Mi
 expect_status "-S 1Mi" 1
@@ -144,8 +144,7 @@ least_mpi() {
 # P, records a rank, gen options, sort options, distribution, whether every rank's runs go to
 # files (the first: slices sorted in runs that may fit memory). A rank sorts in runs where its
 # slice's sort takes more than the budget: keys alone are sorted in place (R bytes a record), records
-# take 2R + 32. 4000000 u32 keys take 15 MiB, well above the 7 MiB or so the least -S + 3 leaves
-# (what a rank holds varies by a few MiB from run to run)
+# take 2R + 32. 4000000 u32 keys take 15 MiB, well above the 7 MiB the least -S + 3 gives
 exts=("2|4000000|-t u32|-t u32 -r|few:2|0"
       "1|4000000|-t u32|-t u32|uniform|1"
       "2|2000000|-t f64|-t f64 --desc|few:3|1"
