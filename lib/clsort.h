@@ -46,8 +46,12 @@ extern "C" {
  * - `CLSORT_DEVICE`: device selection used when clsort_open() is given NULL (same syntax).
  * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
  * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
- * - `CLSORT_BUILD_OPTIONS`: extra compiler options appended to every OpenCL program build; options
- *   that define or undefine a macro the library sets, or add include files, are refused.
+ * - `CLSORT_BUILD_OPTIONS`: extra compiler options appended to every OpenCL program build, words
+ *   separated by white space. Refused (CLSORT_ERROR_INVALID_ARGUMENT from the open): options that
+ *   define or undefine a macro the library sets, in any spelling (-DNAME, -D NAME, -D=NAME, -UNAME,
+ *   --define-macro...); options that bring in files or pass words on to another stage (-I,
+ *   -include, -imacros, @FILE, -Xclang, -Wp,); and any quote (' or ") or backslash, which the
+ *   accepted options (compiler options such as -w, -D of other names with plain values) never need.
  * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks,
  *   clsort_sort_segments() in batches of at most N keys and N segments, and clsort_sort_stream() in
  *   runs of at most N.

@@ -197,7 +197,8 @@ void clsort_opts_init(clsort_opts *b);
 void clsort_opts_add_macro(clsort_opts *b, clsort_opt_macro m, unsigned long long value);
 void clsort_opts_add_macro_text(clsort_opts *b, clsort_opt_macro m, const char *value);
 /* Check the user's extra build options: non-zero, with the reason in why, when one defines or
- * undefines a macro the library sets (or -I / -include). */
+ * undefines a macro the library sets in any spelling, brings in files or passes words on to another
+ * stage (-I, -include, @FILE, -Xclang, -Wp,), or holds a quote or backslash anywhere. */
 int clsort_opts_check_extra(const char *extra, char *why, size_t size);
 
 /* ---- tuning.c: per-device parameters, vendor -> device -> default ---- */

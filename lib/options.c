@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,19 +86,68 @@ static int is_library_macro(const char *name, size_t len)
     return 0;
 }
 
+/* The front end's separators: OpenCL implementations split the options at blanks, and some at any
+ * white space (\v, \f and \r too), so every isspace() character ends a word here. */
+static size_t blank_len(const char *p)
+{
+    size_t n = 0;
+    while (p[n] && isspace((unsigned char)p[n]))
+        n++;
+    return n;
+}
+
+static size_t word_len(const char *p)
+{
+    size_t n = 0;
+    while (p[n] && !isspace((unsigned char)p[n]))
+        n++;
+    return n;
+}
+
+/* The macro a -D or -U names: after any '=' (PoCL reads -D=NAME as -DNAME), the identifier's
+ * characters; the compiler takes the name up to the first other character (-DNAME;, -DNAME(x),
+ * -DNAME,X all define NAME). */
+static size_t macro_name(const char *name, const char **start)
+{
+    while (*name == '=')
+        name++;
+    *start = name;
+    size_t n = 0;
+    while (isalnum((unsigned char)name[n]) || name[n] == '_')
+        n++;
+    return n;
+}
+
+#define ACCEPTED "accepted: compiler options such as -w or -cl-mad-enable, and -D of names the " \
+                 "library does not use"
+
 int clsort_opts_check_extra(const char *extra, char *why, size_t size)
 {
+    /* Quotes and backslashes are never needed by what is accepted, and each front end reads them
+     * its own way (PoCL takes -D"NAME"=1 as -DNAME=1): refused wherever they are. */
+    const size_t quote = strcspn(extra, "'\"\\");
+    if (extra[quote]) {
+        snprintf(why, size, "the %s at byte %zu is refused: quotes and backslashes are never "
+                 "needed by the options the library accepts, and compilers read them differently; "
+                 ACCEPTED " (plain words separated by white space)",
+                 extra[quote] == '\\' ? "backslash" : "quote", quote + 1);
+        return -1;
+    }
     const char *p = extra;
     while (*p) {
-        const size_t skip = strspn(p, " \t\n"), len = strcspn(p + skip, " \t\n");
-        const char *opt = p + skip;
+        const char *opt = p + blank_len(p);
+        const size_t len = word_len(opt);
         p = opt + len;
         if (!len)
             break;
-        if (opt[0] == '-' && (opt[1] == 'I' || opt[1] == 'i')) {
-            snprintf(why, size, "'%.*s' is refused: the kernels are the library's own sources; "
-                     "accepted: compiler options such as -w or -cl-mad-enable, and -D of names the "
-                     "library does not use", (int)len, opt);
+        /* Include files and directories (-I, -include, -imacros, --include-directory...), response
+         * files (@FILE), and options that pass words on to another stage (-Xclang, -Xpreprocessor,
+         * -Wp,): each could bring in definitions that the words here do not show. */
+        if ((opt[0] == '-' && (opt[1] == 'I' || opt[1] == 'i' || opt[1] == 'X')) ||
+            !strncmp(opt, "--include", 9) || !strncmp(opt, "--imacros", 9) ||
+            !strncmp(opt, "-Wp,", 4) || opt[0] == '@') {
+            snprintf(why, size, "'%.*s' is refused: the kernels are the library's own sources, "
+                     "and the options given must say all they define; " ACCEPTED, (int)len, opt);
             return -1;
         }
         /* -DNAME, -D NAME, and clang's long spellings --define-macro[=]NAME (-U alike) */
@@ -105,19 +155,19 @@ int clsort_opts_check_extra(const char *extra, char *why, size_t size)
         size_t prefix = opt[0] == '-' && (opt[1] == 'D' || opt[1] == 'U') ? 2 : 0;
         for (int i = 0; i < 2 && !prefix; i++)
             if (!strncmp(opt, longs[i], strlen(longs[i])))
-                prefix = strlen(longs[i]) + (opt[strlen(longs[i])] == '=');
+                prefix = strlen(longs[i]);
         if (!prefix)
             continue;
-        const char *name = opt + prefix;
-        if (len == prefix) { /* the name is the next word */
-            name = p + strspn(p, " \t\n");
-            p = name + strcspn(name, " \t\n");
+        const char *name;
+        size_t name_len = macro_name(opt + prefix, &name);
+        if (name == p) { /* the name is the next word (-D NAME, -D =NAME, -D= NAME) */
+            const char *next = p + blank_len(p);
+            p = next + word_len(next);
+            name_len = macro_name(next, &name);
         }
-        const size_t name_len = strcspn(name, "=( \t\n"); /* NAME(args) too */
         if (is_library_macro(name, name_len)) {
-            snprintf(why, size, "'%.*s' changes %.*s, a macro the library sets; accepted: "
-                     "compiler options such as -w or -cl-mad-enable, and -D of names the library "
-                     "does not use", (int)(p - opt), opt, (int)name_len, name);
+            snprintf(why, size, "'%.*s' changes %.*s, a macro the library sets; " ACCEPTED,
+                     (int)(p - opt), opt, (int)name_len, name);
             return -1;
         }
     }

@@ -993,12 +993,42 @@ static void test_build_options_every_macro(void **state)
                 !strstr(detail, "accepted"))
                 fail_msg("CLSORT_BUILD_OPTIONS='%s': unclear detail: %s", opt, detail);
         }
+    /* Spellings the compiler front end reads as one of those names: quotes it strips (-D"VW"=0
+     * sorted pairs wrong with exit 0, -D"KW"=2 crashed), separators other than blanks (\v, \f, \r
+     * escaped a check that split at space, tab and newline only), -D=NAME (PoCL defines NAME), and
+     * a name followed by what ends an identifier. */
+    static const char *const spelt[] = {
+        "-D\"VW\"=0", "-D\"KW\"=2", "-D'VW'=0", "-DV\"W\"=0", "-D\\VW=0", "-D V\\W=0",
+        "-w\v-DVW=0", "-w\f-DVW=0", "-w\r-DVW=0", "-w\v-D\vKW=2", "-D\fVW", "-D=VW", "-D=KW=2",
+        "-D =VW", "-D= VW", "-U=VW", "-DVW;", "-DVW,KW", "-DVW#", "-D  VW",
+        "--define-macro\vVW=0", "-DX=\"a b\"", "-DX='1'",
+        "@/dev/null", "-Xclang -DVW=0", "-Xpreprocessor -DVW=0", "-Wp,-DVW=0", "-imacros /dev/null",
+        "--include-directory=/tmp", "--include=/dev/null", "--imacros=/dev/null",
+    };
+    for (size_t i = 0; i < sizeof spelt / sizeof spelt[0]; i++) {
+        if (open_with("CLSORT_BUILD_OPTIONS", spelt[i], detail, sizeof detail) !=
+            CLSORT_ERROR_INVALID_ARGUMENT)
+            fail_msg("CLSORT_BUILD_OPTIONS='%s' accepted", spelt[i]);
+        const int quoted = strpbrk(spelt[i], "'\"\\") != NULL;
+        if (!strstr(detail, "CLSORT_BUILD_OPTIONS") || !strstr(detail, "accepted") ||
+            (quoted && !strstr(detail, "quotes and backslashes are never needed")) ||
+            (!quoted && !strstr(detail, "is refused") && !strstr(detail, "a macro the library sets")))
+            fail_msg("CLSORT_BUILD_OPTIONS='%s': unclear detail: %s", spelt[i], detail);
+    }
     /* (names that only start like one of the library's are not its) */
     static const char *const good[] = { "-DSTALL_TILE=1", "-DONE_DIGIT_COPY=0",
-                                        "-DVW2=1 -DKWX -D F_=1" };
+                                        "-DVW2=1 -DKWX -D F_=1", "-D=VW2" };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         if (open_with("CLSORT_BUILD_OPTIONS", good[i], detail, sizeof detail) != CLSORT_OK)
             fail_msg("CLSORT_BUILD_OPTIONS='%s' refused: %s", good[i], detail);
+    /* (any white space separates words: not refused, though PoCL's own parser refuses \v) */
+    setenv("CLSORT_BUILD_OPTIONS", "-w\v-DVW2=1\f-cl-mad-enable\r", 1);
+    clsort_context *ctx = NULL;
+    const clsort_status st = clsort_open(&ctx, NULL);
+    unsetenv("CLSORT_BUILD_OPTIONS");
+    clsort_close(&ctx);
+    if (st != CLSORT_OK)
+        fail_msg("CLSORT_BUILD_OPTIONS with \\v, \\f and \\r refused: %s", clsort_last_error_detail());
 }
 
 int main(void)
