@@ -45,12 +45,15 @@ static int out_error(const output_file *out, const char *what)
 }
 
 /* ---------------------------------------------------------------------------------------------------
- * Outputs that are open descriptors: /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N
+ * Outputs that are open descriptors: /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N, /proc/<our PID>/fd/N, given or reached through symbolic links
  */
 
 /* The descriptor a path names, or -1 when it names none of these forms. */
 static int named_descriptor(const char *path)
 {
+    if (!strcmp(path, "/dev/stdin"))
+        return STDIN_FILENO;
     if (!strcmp(path, "/dev/stdout"))
         return STDOUT_FILENO;
     if (!strcmp(path, "/dev/stderr"))
@@ -75,8 +78,13 @@ static int named_descriptor(const char *path)
 static int open_descriptor(output_file *out, int fd, int force)
 {
     out->direct = 1;
-    if ((fd == STDOUT_FILENO && g_stdout_closed) || fcntl(fd, F_GETFL) < 0) {
+    int flags = fcntl(fd, F_GETFL);
+    if ((fd == STDOUT_FILENO && g_stdout_closed) || flags < 0) {
         msg_error("%s: descriptor %d is not open", out->name, fd);
+        return EXIT_IO;
+    }
+    if ((flags & O_ACCMODE) == O_RDONLY) { /* found now, not by the first write after the sort */
+        msg_error("%s: descriptor %d is open for reading only", out->name, fd);
         return EXIT_IO;
     }
     if (!force && isatty(fd))
@@ -146,15 +154,22 @@ static int open_parent(output_file *out, const char *path)
 }
 
 /* Follow symbolic links at the end of the path, as `>` would, under the rule above. On return
- * out->dirfd/out->base name the file to replace (or to create) and *st holds what is there. */
-static int resolve_target(output_file *out, struct stat *st, int *exists)
+ * out->dirfd/out->base name the file to replace (or to create) and *st holds what is there; or, where
+ * the path or a link on the way is one of the names of an open descriptor (/dev/stdout, a link to it,
+ * ../dev/fd/1), *fd is that descriptor, to be written directly as if that name had been given. */
+static int resolve_target(output_file *out, struct stat *st, int *exists, int *fd)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s", out->path);
     for (int hops = 0;; hops++) {
+        /* by the name as written, or with its directory resolved (/proc/self/fd: /proc/PID/fd) */
+        if ((*fd = named_descriptor(path)) >= 0)
+            return EXIT_OK;
         int rc = open_parent(out, path);
         if (rc != EXIT_OK)
             return rc;
+        if ((*fd = named_descriptor(out->target)) >= 0)
+            return EXIT_OK;
         if (fstatat(out->dirfd, out->base, st, AT_SYMLINK_NOFOLLOW) != 0) {
             if (errno != ENOENT)
                 return out_error(out, "cannot open");
@@ -336,13 +351,16 @@ int output_open(output_file *out, const char *path, int force)
         }
         return open_descriptor(out, STDOUT_FILENO, force);
     }
-    int fd = named_descriptor(path);
-    if (fd >= 0)
-        return open_descriptor(out, fd, force);
     struct stat st;
-    int exists = 0, rc = resolve_target(out, &st, &exists);
+    int exists = 0, fd = -1, rc = resolve_target(out, &st, &exists, &fd);
     if (rc != EXIT_OK)
         return rc;
+    if (fd >= 0) {
+        if (out->dirfd >= 0)
+            close(out->dirfd);
+        out->dirfd = -1;
+        return open_descriptor(out, fd, force);
+    }
     if (exists && S_ISDIR(st.st_mode)) {
         msg_error("%s: is a directory", out->name);
         return EXIT_IO;

@@ -133,6 +133,51 @@ run_clsort -i keys.bin -o /proc/self/fd/9
 expect_status "-o /proc/self/fd/9 not open" 3
 expect_message "-o /proc/self/fd/9 not open" "descriptor 9 is not open"
 
+# a symbolic link to one of those names is written as that name would be: directly, into a pipe too
+# (not a temporary file in /proc/PID/fd), with the same refusals
+ln -s /dev/stdout to-stdout
+ln -s /dev/fd/1 to-fd1
+ln -s ../../../../../../../../../../../../../../dev/fd/1 to-fd1-relative
+for link in to-stdout to-fd1 to-fd1-relative; do
+    "$CLSORT" -i keys.bin -o $link 2>err.txt | cat > piped.bin
+    status=${PIPESTATUS[0]}
+    expect_status "-o a link to a descriptor ($link) into a pipe" 0
+    same_file "-o $link into a pipe: sorted" piped.bin sorted.bin
+    check "-o $link: the link stays a link" test -L $link
+    cp keys.bin fd-input.bin
+    "$CLSORT" -i fd-input.bin -o $link 1<>fd-input.bin 2>err.txt
+    status=$?
+    expect_status "-o $link with stdout open on the input" 1
+    expect_message "-o $link with stdout open on the input: said" "names the input -i fd-input.bin"
+    same_file "-o $link with stdout open on the input: untouched" fd-input.bin keys.bin
+done
+cp keys.bin fd-input.bin
+"$CLSORT" -i fd-input.bin -o /dev/fd/1 1<>fd-input.bin 2>err.txt
+status=$?
+expect_status "-o /dev/fd/1 with stdout open on the input" 1
+same_file "-o /dev/fd/1 with stdout open on the input: untouched" fd-input.bin keys.bin
+# /dev/stdin is descriptor 0, as /dev/fd/0 is: open on the input it is refused (not an in-place
+# sort), and open for reading only it cannot be written
+for spelling in /dev/stdin /dev/fd/0; do
+    cp keys.bin fd-input.bin
+    "$CLSORT" -o $spelling 0<>fd-input.bin 2>err.txt
+    status=$?
+    expect_status "-o $spelling with stdin open on the input" 1
+    expect_message "-o $spelling with stdin open on the input: said" "names the input (stdin)"
+    same_file "-o $spelling with stdin open on the input: untouched" fd-input.bin keys.bin
+    "$CLSORT" -o $spelling < fd-input.bin 2>err.txt
+    status=$?
+    expect_status "-o $spelling, stdin read-only" 3
+    expect_message "-o $spelling, stdin read-only: said" "descriptor 0 is open for reading only"
+    same_file "-o $spelling, stdin read-only: untouched" fd-input.bin keys.bin
+    "$CLSORT" -i keys.bin -o $spelling 0<>fd0.bin 2>err.txt
+    status=$?
+    expect_status "-o $spelling, stdin open for writing" 0
+    same_file "-o $spelling, stdin open for writing: sorted" fd0.bin sorted.bin
+    rm -f fd0.bin
+done
+rm -f to-stdout to-fd1 to-fd1-relative fd-input.bin
+
 # --- a pair of outputs at the commit -------------------------------------------------------------
 # The values' output is swapped for a directory while clsort is stopped after reading: the commit
 # finds it before anything is put in place, and the keys' output keeps its old contents.
