@@ -1,23 +1,7 @@
 /*
  * clsort command-line tool: declarations shared by its files.
  *
- * Layers, calls going downwards only:
- *   main.c                      the command names
- *   sort_cmd.c gen_cmd.c        one file per subcommand: its steps, nothing else
- *   merge_cmd.c devices_cmd.c
- *   bench_cmd.c
- *   args.c (opt.c, layout.c)    options: one table of rows, the layout rules
- *   fields.c recruns.c recout.c records by a key field: runs, their merge, the output (-u, --verify)
- *   verify.c gen.c              the checks of --verify; generated keys
- *   sorted.c unique.c kmerge.c  inputs checked to be in order (-c, merge); the filter of -u; the
- *                               stable k-way merge of sorted sources
- *   reckey.c                    the order of a record's key on the host, for every layout
- *   io.c output.c signals.c     every file opened, read, written or renamed (inputs; outputs and
- *   tempfile.c                  their commit; the signal thread that removes temporary names;
- *                               the nameless run files of records)
- *   report.c plot.c help.c      what is printed
- *   msg.c progress.c            messages, the progress line and the clock; the environment
- *   settings.c                  variables, read once at start-up
+ * The layers, with what each file does and calls: cli/README.md, "Layers".
  * The library (clsort.h) is called from the subcommands and the helpers; no file here calls OpenCL.
  */
 #ifndef CLSORT_CLI_H

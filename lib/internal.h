@@ -1,25 +1,6 @@
 /*
- * Internal declarations of libclsort. Its layers, top down (calls flow downwards only; the sections
- * below go bottom up):
- *   entry points   api.c (sorts, argsort, segments, specs), top.c (top-k: entries and the radix
- *                  select over radix.c's sorts), fields.c (records by a key field: stable sorts
- *                  of its words carrying a permutation, the host's gather), context.c (open/close)
- *   host runs      stream.c (callbacks to callbacks; spill.c: runs in memory or in files,
- *                  runmerge.c: their parallel merge, runfile.c: temporary files), chunk.c (bigger
- *                  than the device: runs merged by runmerge.c), run.c (one device sort of host
- *                  arrays: upload, dispatch, read back)
- *   dispatch       dispatch.c: the table of algorithm families and their names, `auto`, checks,
- *                  the chain's ends
- *   families       segments.c (variable segments: a tile sort of the short ones, radix8-rts
- *                  for the long ones), radix.c (+ radix_shape.c, radix_onesweep.c, radix_rts.c;
- *                  radix.h), host_family.c (+ host_sort.c, host_radix.c; host_sort.h: the
- *                  host's threads on mapped buffers), bitonic.c, oddeven.c (+ compare.c, what
- *                  they share), keys.c (key
- *                  mapping), scan.c, index.c (an argsort's positions)
- *   helpers        chain.c (command chain, events, kernel arguments), buffers.c (buffers, kept
- *                  scratch, fault injection), program.c + cache.c (programs, disk cache),
- *                  options.c (-D builder), tuning.c, device.c, settings.c (the environment, read
- *                  once), status.c (error details)
+ * Internal declarations of libclsort, by file; the sections below go bottom up. The layers, with what
+ * each file does and calls: lib/README.md, "Layers".
  *
  * Not installed.
  */
