@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void clsort_spec_default(clsort_spec *spec)
 {
@@ -192,8 +193,19 @@ void clsort_scratch_info(const clsort_context *ctx, size_t *kept_bytes, unsigned
         *allocations = ctx ? ctx->allocations : 0;
 }
 
+/* The host's physical memory in bytes, or SIZE_MAX when the system does not say. */
+static size_t host_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || (unsigned long)pages > SIZE_MAX / (unsigned long)page)
+        return SIZE_MAX;
+    return (size_t)pages * (size_t)page;
+}
+
 /* More than the device takes at once (or than the chunk_keys setting, for tests): the run length
- * that fits, else 0 for one run. Segments are left to the device. */
+ * that fits, else 0 for one run. Segments are left to the device. Chunks are sorted in a host copy
+ * of the input (chunk.c): one that physical memory cannot hold is refused here, before anything is
+ * allocated, by clsort_sort() and clsort_reserve() alike. */
 static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, size_t n,
                                size_t *chunk)
 {
@@ -205,8 +217,18 @@ static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, siz
             return st;
         clsort_clear_detail(ctx);
     }
-    if (!(*chunk >= 2 && *chunk < n && !spec->segment))
+    if (!(*chunk >= 2 && *chunk < n && !spec->segment)) {
         *chunk = 0;
+        return CLSORT_OK;
+    }
+    const size_t per_key = clsort_key_size(spec->key_type) + spec->value_size, host = host_memory();
+    if (n > host / per_key) /* (check_sort has made sure that n * per_key fits a size_t) */
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%zu keys of %zu bytes (values included) are more than one device sort "
+                           "of %s takes (%zu): they would be sorted in chunks in a host copy of "
+                           "%.4g GB, and the host has %.4g GB of physical memory",
+                           n, per_key, ctx->display_name, *chunk, (double)n * per_key / 1e9,
+                           (double)host / 1e9);
     return CLSORT_OK;
 }
 

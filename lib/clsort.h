@@ -363,7 +363,8 @@ CLSORT_API void clsort_spec_default(clsort_spec *spec);
  * @param n      number of keys. More than one device sort takes (clsort_max_keys()) are sorted in
  *               chunks that fit, in a host copy of the input, and merged on the host (stable: on
  *               equal keys the earlier chunk comes first); the caller's arrays are written only once
- *               every chunk has sorted. Segmented sorts are not chunked.
+ *               every chunk has sorted. A copy larger than the host's physical memory is refused
+ *               with ::CLSORT_ERROR_TOO_LARGE. Segmented sorts are not chunked.
  * @param stats  receives measurements; may be NULL
  */
 CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
@@ -572,7 +573,12 @@ CLSORT_API clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec 
  * clsort_reserve() allocates now everything a sort of n keys of this spec needs (for clsort_sort()
  * and clsort_enqueue() alike) and builds its kernel programs, enqueuing nothing, so that the first
  * timed sort allocates and compiles nothing (CUB's temporary-storage query and allocation in one
- * call). More than one device sort takes reserves for the chunks clsort_sort() would sort.
+ * call). For n larger than one device sort takes (clsort_max_keys(), which clsort_enqueue() refuses
+ * past), it reserves for one of the chunks that clsort_sort() would sort, and nothing on the host:
+ * clsort_sort() allocates its host copy of the input at each such call. Such an n whose host copy
+ * (n times the key and value size) is more than the host's physical memory is refused with
+ * ::CLSORT_ERROR_TOO_LARGE (the detail gives both sizes), by clsort_reserve() and clsort_sort()
+ * alike, as is an n past what one sort takes where the spec has fixed segments (never chunked).
  * clsort_release_scratch() frees what the context keeps now (commands still using a buffer keep it
  * alive until they finish), the two 32 MiB pinned host slots that large transfers of host arrays
  * go through included (made by the first transfer of 512 MiB or more, see clsort_sort()); clsort_close() does too. clsort_scratch_info() tells how many bytes are

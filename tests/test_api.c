@@ -273,6 +273,24 @@ static void test_reserve_errors(void **state)
     spec.value_size = 8;
     assert_int_equal(clsort_reserve(ctx, &spec, SIZE_MAX / 8), CLSORT_ERROR_TOO_LARGE);
     assert_non_null(strstr(clsort_error_detail(ctx), "12 bytes"));
+    /* More keys than the device takes at once: clsort_sort() would sort them in chunks in a host
+     * copy that no host holds (2^40 u32 keys: 4.4 TB; SIZE_MAX / 8: an exabyte), so reserving
+     * for them is refused, naming both sizes (it returned CLSORT_OK with an empty detail), and
+     * clsort_sort() refuses them the same way before it allocates or reads anything. */
+    clsort_spec_default(&spec);
+    static const size_t huge[] = { (size_t)1 << 40, SIZE_MAX / 8 };
+    uint32_t one = 0;
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        if (clsort_reserve(ctx, &spec, huge[i]) != CLSORT_ERROR_TOO_LARGE)
+            fail_msg("clsort_reserve of %zu u32 keys: not refused as too large (detail: %s)",
+                     huge[i], clsort_error_detail(ctx));
+        const char *d = clsort_error_detail(ctx);
+        if (!strstr(d, "host copy") || !strstr(d, "physical memory") || !strstr(d, "chunks"))
+            fail_msg("clsort_reserve of %zu keys: unclear detail: %s", huge[i], d);
+        assert_int_equal(clsort_sort(ctx, &spec, &one, NULL, huge[i], NULL),
+                         CLSORT_ERROR_TOO_LARGE);
+        assert_non_null(strstr(clsort_error_detail(ctx), "physical memory"));
+    }
     /* The largest single sort of the device: its buffers' slack (an eighth more) is past the
      * largest allocation, so the exact sizes are taken, with no failure left in the detail. On
      * PoCL only, whose CPU buffers take address space, not memory, until written. */
