@@ -569,55 +569,36 @@ static int check_unique_args(const sort_args *a)
     return EXIT_OK;
 }
 
-/* The comparison sorts; every other algorithm is stable. */
-static int unstable(int algorithm)
+int algorithm_unstable(int algorithm)
 {
     return algorithm == CLSORT_ALGO_BITONIC || algorithm == CLSORT_ALGO_ODDEVEN;
 }
 
-/* The rule for every option whose result depends on the order of equal keys: with an algorithm that
- * is not stable it is refused, the stable ones named, rather than answered in some order of ties.
- * --index-out writes each key's input position, so its ties always differ; -u keeps the first of
- * equal keys, which differ where values come with them or --bits leaves bits out of the order;
- * records by a key field carry the rest of the record. --top of keys is a stable select (or a
- * stable sort) whatever the algorithm. */
-static int check_stable_args(const sort_args *a)
+/* The rule for every option whose result depends on the order of equal keys: it needs a stable
+ * algorithm (the sort refuses an unstable one, and suggests only stable ones, once the device is
+ * open: sort_cmd.c). --index-out writes each key's input position, so its ties always differ; -u
+ * keeps the first of equal keys, which differ where values come with them or --bits leaves bits out
+ * of the order; records by a key field carry the rest of the record. --top of keys is a stable select
+ * (or a stable sort) whatever the algorithm. */
+const char *sort_args_need_stable(const sort_args *a, const char **why)
 {
-    if (a->check || !unstable(a->algorithm))
-        return EXIT_OK;
-    const char *opt = NULL, *why = NULL;
+    if (a->check)
+        return NULL;
     if (a->record_size || a->bytes_key) {
-        opt = "records by a key field";
-        why = "are sorted by stable passes over their keys";
-    } else if (a->top) { /* its select is stable whatever the algorithm */
-        return EXIT_OK;
-    } else if (a->index_out) {
-        opt = "--index-out";
-        why = "writes each key's input position: equal keys must keep their input order";
-    } else if (a->unique && (a->layout.kv || a->layout.values || a->bits.given)) {
-        opt = "-u";
-        why = "keeps the first record of equal keys (with values or --bits, equal keys differ)";
+        *why = "are sorted by stable passes over their keys";
+        return "records by a key field";
     }
-    if (!opt)
-        return EXIT_OK;
-    char names[256] = "";
-    size_t used = 0;
-    for (int i = 0; i < 256; i++) { /* the library's algorithms, numbered from 0 without gaps */
-        const char *name = clsort_algorithm_name((clsort_algorithm)i);
-        clsort_algorithm back;
-        if (!name || !*name || clsort_algorithm_from_name(name, &back) != CLSORT_OK ||
-            (int)back != i)
-            break;
-        if (unstable(i))
-            continue;
-        const int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", name);
-        if (w < 0 || (size_t)w >= sizeof names - used)
-            break;
-        used += (size_t)w;
+    if (a->top) /* its select is stable whatever the algorithm */
+        return NULL;
+    if (a->index_out) {
+        *why = "writes each key's input position: equal keys must keep their input order";
+        return "--index-out";
     }
-    msg_error("%s %s, but %s is not stable: use a stable algorithm (%s)", opt, why,
-              clsort_algorithm_name((clsort_algorithm)a->algorithm), names);
-    return EXIT_USAGE;
+    if (a->unique && (a->layout.kv || a->layout.values || a->bits.given)) {
+        *why = "keeps the first record of equal keys (with values or --bits, equal keys differ)";
+        return "-u";
+    }
+    return NULL;
 }
 
 /* The largest record (and key, and key offset) taken. */
@@ -743,8 +724,6 @@ static int check_sort_args(sort_args *a, uint64_t seen)
     if (a->check && check_check_args(seen) != EXIT_OK)
         return EXIT_USAGE;
     if (a->unique && check_unique_args(a) != EXIT_OK)
-        return EXIT_USAGE;
-    if (check_stable_args(a) != EXIT_OK)
         return EXIT_USAGE;
     if (a->buffer_size && a->buffer_size < SORT_MIN_BUFFER) {
         msg_error("-S of %llu bytes is too small: the data need at least %llu MiB (%llu bytes); "

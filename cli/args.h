@@ -97,6 +97,11 @@ typedef struct bench_args {
     int no_reference;
 } bench_args;
 
+/* Whether the options need a stable algorithm: the option that does (and *why), else NULL. */
+const char *sort_args_need_stable(const sort_args *a, const char **why);
+/* The comparison sorts (bitonic, oddeven); every other algorithm is stable. */
+int algorithm_unstable(int algorithm);
+
 /* Each returns -1 to go on, or an exit status to end with (after --help, --version or an error).
  * argv[0] is the subcommand's name; first is the index of its first option. */
 int parse_sort_args(int argc, char **argv, int first, sort_args *a);

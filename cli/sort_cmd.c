@@ -289,8 +289,76 @@ static int check_limit(const sort_job *j)
     return exit_for_status(CLSORT_ERROR_LIMIT);
 }
 
+/* Whether the library sorts spec as j's options would ask it (--segments included), before any data. */
+static clsort_status library_takes(sort_job *j, const clsort_spec *spec)
+{
+    size_t max_n;
+    clsort_status st = clsort_max_keys(j->ctx, spec, &max_n);
+    if (st == CLSORT_OK && j->a.segments) {
+        /* an empty call: the library's refusal of segments (an algorithm that does not sort them)
+         * before any input is read, a pipe's included */
+        const uint64_t none = 0;
+        st = clsort_sort_segments(j->ctx, spec, NULL, NULL, 0, &none, 0, NULL);
+    }
+    return st;
+}
+
+/* The algorithms that sort j's combination, as names "auto, radix8, ...": those the library takes
+ * with every other option as given, and where an option needs stability only the stable ones, so
+ * that no name suggested is then refused for another reason. */
+static void algorithms_for(sort_job *j, int need_stable, char *names, size_t cap)
+{
+    size_t used = 0;
+    names[0] = '\0';
+    for (int i = 0; i < 256; i++) { /* the library's algorithms, numbered from 0 without gaps */
+        const char *name = clsort_algorithm_name((clsort_algorithm)i);
+        clsort_algorithm back;
+        if (!name || !*name || clsort_algorithm_from_name(name, &back) != CLSORT_OK ||
+            (int)back != i)
+            break;
+        clsort_spec alt = j->spec;
+        alt.algorithm = (clsort_algorithm)i;
+        if ((need_stable && algorithm_unstable(i)) || library_takes(j, &alt) != CLSORT_OK)
+            continue;
+        const int w = snprintf(names + used, cap - used, "%s%s", used ? ", " : "", name);
+        if (w < 0 || (size_t)w >= cap - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* A combination the library refuses: its explanation, with the algorithms to use instead chosen
+ * here (the library's own list cannot know which of them an option such as --index-out refuses). */
+static int refuse_combination(sort_job *j, clsort_status st, const char *need)
+{
+    char detail[1024], names[256];
+    snprintf(detail, sizeof detail, "%s", clsort_error_detail(j->ctx));
+    algorithms_for(j, need != NULL, names, sizeof names);
+    char *use = strstr(detail, ": use ");
+    if (use && *names) {
+        *use = '\0';
+        const size_t len = strlen(detail);
+        snprintf(detail + len, sizeof detail - len, ": use %s%s%s%s", names,
+                 need ? " (stable ones, for " : "", need ? need : "", need ? ")" : "");
+    }
+    msg_lib_error("cannot sort this way", st, detail);
+    return exit_for_status(st);
+}
+
+/* An option that needs stability with an algorithm that is not stable: refused rather than answered
+ * in some order of ties, with the stable algorithms that sort the rest of the combination. */
+static int refuse_unstable(sort_job *j, const char *opt, const char *why)
+{
+    char names[256];
+    algorithms_for(j, 1, names, sizeof names);
+    msg_error("%s %s, but %s is not stable: use a stable algorithm (%s)", opt, why,
+              clsort_algorithm_name(j->spec.algorithm), names);
+    return EXIT_USAGE;
+}
+
 /* Step 3: the device opened. The library checks the combination (algorithm, key type, order, bit
- * range, values, segments) before the data is read; a refusal is a usage error. */
+ * range, values, segments) before the data is read; a refusal is a usage error, as is an unstable
+ * algorithm for an option that needs a stable one. */
 static int plan_device(sort_job *j)
 {
     progress_phase("open", 0);
@@ -303,18 +371,16 @@ static int plan_device(sort_job *j)
     msg_info("device: %s", clsort_device_name(j->ctx));
     msg_info("program cache: %s", clsort_cache_info(j->ctx));
     job_spec(j, &j->spec);
-    size_t max_n;
-    st = clsort_max_keys(j->ctx, &j->spec, &max_n);
-    if (st == CLSORT_OK && j->a.segments) {
-        /* an empty call: the library's refusal of segments (an algorithm that does not sort them)
-         * before any input is read, a pipe's included */
-        const uint64_t none = 0;
-        st = clsort_sort_segments(j->ctx, &j->spec, NULL, NULL, 0, &none, 0, NULL);
-    }
+    const char *why = NULL, *need = sort_args_need_stable(&j->a, &why);
+    st = library_takes(j, &j->spec);
+    if (st == CLSORT_ERROR_UNSUPPORTED)
+        return refuse_combination(j, st, need);
     if (st != CLSORT_OK) {
         msg_lib_error("cannot sort this way", st, clsort_error_detail(j->ctx));
         return exit_for_status(st);
     }
+    if (need && algorithm_unstable(j->spec.algorithm))
+        return refuse_unstable(j, need, why);
     return check_limit(j);
 }
 

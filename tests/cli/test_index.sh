@@ -92,6 +92,31 @@ for algo in radix4 radix8 radix8-rts host-radix; do
         --index-out few.$algo.pos
     echo "tsort few.bin few.$algo --value-size 8 --values pos.bin few.$algo.pos" >> few.txt
 done
+# the algorithms a refusal names instead must each sort the same options: with --index-out only
+# stable ones, and only those that sort segments where --segment is given (radix4 and bitonic once
+# named alternatives that the other option then refused)
+named_algorithms() {
+    sed -n -e 's/.*: use \([a-z0-9, -]*\)\( (stable ones.*\)\{0,1\}$/\1/p' \
+        -e 's/.*use a stable algorithm (\([a-z0-9, -]*\)).*/\1/p' err.txt | sed 's/ or / /' | tr -d ','
+}
+for algo in radix4 bitonic oddeven onesweep radix-hybrid; do
+    run_clsort --algo $algo --segment 100 -i few.bin -o out/x --index-out out/y
+    expect_status "--index-out --segment 100 --algo $algo" 1
+    names=$(named_algorithms)
+    if [ -n "$names" ]; then ok "--index-out --segment 100 --algo $algo: algorithms named"
+    else not_ok "--index-out --segment 100 --algo $algo: no algorithms named"; fi
+    cp err.txt refusal.txt
+    for alt in $names; do
+        run_clsort --algo "$alt" --segment 100 -i few.bin -o few.seg --index-out few.seg.pos
+        expect_status "--index-out --segment 100 --algo $algo: the named $alt sorts it" 0
+    done
+    case " $names " in
+    *" bitonic "* | *" oddeven "* | *" radix4 "* | *" onesweep "*)
+        cp refusal.txt err.txt
+        not_ok "--index-out --segment 100 --algo $algo: names an algorithm that is refused: $names" ;;
+    esac
+done
+rm -f few.seg few.seg.pos refusal.txt
 expect_only out "refused --index-out"
 same_file "the input intact" in0.copy in0.bin
 "$CLSORT" gen -n 5000 --value-size 8 --values-out pos.bin -o /dev/null -f || exit 2
