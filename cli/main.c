@@ -4,7 +4,7 @@
  * This file dispatches to the subcommands; each lives in its own file (sort_cmd.c, merge_cmd.c,
  * gen_cmd.c, devices_cmd.c, bench_cmd.c). Owns the command names and the final flush of stdout;
  * calls the subcommands, help.c, msg.c (standard streams), io.c (set-up) and settings.c (the environment).
- * The layers are drawn in cli.h.
+ * The layers are drawn in cli/README.md.
  */
 #include "cli.h"
 #include "io.h"

@@ -5,7 +5,7 @@
  * why it cannot deadlock where look-back cannot). Three commands: the plan (bucket and wave layout,
  * computed on the device from the histogram's offsets, so nothing waits for the host) with the
  * clearing of the control words, the tickets' work decoded, and the sort of the buckets.
- * Calls: radix_shape.c, buffers.c, program.c, chain.c.
+ * Calls: buffers.c, program.c, chain.c (radix_shape.c calls it).
  */
 #include "radix.h"
 

@@ -118,7 +118,7 @@ static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_si
      * 7.603-7.612 / 7.576-7.599, skewed 7.531-7.572 / 7.529-7.531, nearly sorted 8.678-8.731 /
      * 8.661-8.707; u64 2^24 1.667-1.671 / 1.666-1.683, 2^27 12.842-12.854 / 12.769-12.801 (CUB
      * 12.954). Keys alone lose by it (u32 2^28 5.32-5.34 -> 5.39 with k = 2, 5.50 with k = 3; the
-     * README has the rest). */
+     * docs/performance.md has the rest). */
     if (value_size && s->digit_bits == 8)
         s->split = t->radix.large.pair_match_split;
     /* 4-bit digits: 16 counters per warp and 16 look-back chains per tile leave the tile's

@@ -34,7 +34,7 @@ static const clsort_tuning table[] = {
      * auto: on an H100 it took 6.89 ms for 2^28 u32 keys against onesweep's 5.33 (pairs 10.66
      * against 9.35, u64 keys at 2^27 11.04 against 8.64): a onesweep pass there moves 1.8 TB/s
      * where a copy moves 2.98, so it is not bound by memory traffic and passes over cache-resident
-     * buckets gain nothing (README). Variable segments: one launch for short and medium ones
+     * buckets gain nothing (docs/performance.md). Variable segments: one launch for short and medium ones
      * (lib/segments.c has the numbers). */
     {
         .match_vendor = "NVIDIA",
