@@ -57,6 +57,72 @@ clsort_status clsort_check_buffer(clsort_context *ctx, cl_mem m, const char *wha
                        count, what, size, count * size);
 }
 
+/* Where a buffer's bytes are: a CL_MEM_USE_HOST_PTR buffer's in host memory (space NULL), another's
+ * in its parent's, or its own when it is no sub-buffer; start is the first byte there. */
+typedef struct mem_place {
+    const void *space;
+    uintptr_t start;
+} mem_place;
+
+static cl_int place_of(cl_mem m, mem_place *p)
+{
+    cl_mem parent = NULL;
+    cl_mem_flags flags = 0;
+    cl_int err;
+    if ((err = clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL)) !=
+            CL_SUCCESS ||
+        (err = clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, NULL)) != CL_SUCCESS)
+        return err;
+    *p = (mem_place){ m, 0 };
+    if (flags & CL_MEM_USE_HOST_PTR) {
+        void *host = NULL;
+        if ((err = clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof host, &host, NULL)) != CL_SUCCESS)
+            return err;
+        *p = (mem_place){ NULL, (uintptr_t)host };
+    } else if (parent) {
+        size_t offset = 0;
+        if ((err = clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof offset, &offset, NULL)) != CL_SUCCESS)
+            return err;
+        *p = (mem_place){ parent, offset };
+    }
+    return CL_SUCCESS;
+}
+
+clsort_status clsort_check_roles(clsort_context *ctx, const char *fn, const clsort_role *roles,
+                                 int count)
+{
+    for (int i = 0; i < count; i++)
+        for (int j = i + 1; j < count; j++) {
+            const clsort_role *a = &roles[i], *b = &roles[j];
+            if (!a->m || !b->m || !a->bytes || !b->bytes || !(a->written || b->written))
+                continue;
+            const char *how = "are the same buffer";
+            if (a->m != b->m) {
+                mem_place pa, pb;
+                cl_int err;
+                if ((err = place_of(a->m, &pa)) != CL_SUCCESS ||
+                    (err = place_of(b->m, &pb)) != CL_SUCCESS)
+                    return clsort_fail(ctx, (clsort_status)err,
+                                       "%s: clGetMemObjectInfo of the %s or %s buffer failed: %s (%d)",
+                                       fn, a->name, b->name, clsort_status_string((clsort_status)err),
+                                       (int)err);
+                if (pa.space != pb.space || pa.start >= pb.start + b->bytes ||
+                    pb.start >= pa.start + a->bytes)
+                    continue;
+                how = pa.space ? "overlap (sub-buffers of one buffer)"
+                               : "overlap (CL_MEM_USE_HOST_PTR over the same host memory)";
+            }
+            return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "%s: the %s and %s buffers %s; the call writes %s, so each role "
+                               "needs memory of its own",
+                               fn, a->name, b->name, how,
+                               a->written && b->written ? "both"
+                               : a->written            ? a->name
+                                                       : b->name);
+        }
+    return CLSORT_OK;
+}
+
 clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n)
 {
     clsort_spec def;
@@ -120,6 +186,12 @@ clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, 
         (st = clsort_check_buffer(ctx, keys, "keys", n, clsort_key_size(spec->key_type))) !=
             CLSORT_OK ||
         (st = clsort_check_buffer(ctx, values, "values", n, spec->value_size)) != CLSORT_OK)
+        return st;
+    const clsort_role roles[] = {
+        { keys, "keys", n * clsort_key_size(spec->key_type), 1 },
+        { values, "values", n * spec->value_size, 1 },
+    };
+    if ((st = clsort_check_roles(ctx, "clsort_enqueue", roles, 2)) != CLSORT_OK)
         return st;
     /* The caller's buffers: the result ends in them (no swap), and nothing may block. */
     clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done };
@@ -310,6 +382,10 @@ clsort_status clsort_argsort_enqueue(clsort_context *ctx, const clsort_spec *spe
             CLSORT_OK ||
         (st = clsort_check_buffer(ctx, index, "index", n, index_size)) != CLSORT_OK)
         return st;
+    const clsort_role roles[] = { { keys, "keys", n * clsort_key_size(s.key_type), 1 },
+                                  { index, "index", n * index_size, 1 } };
+    if ((st = clsort_check_roles(ctx, "clsort_argsort_enqueue", roles, 2)) != CLSORT_OK)
+        return st;
     clsort_job job = { .spec = &s, .keys = keys, .values = index, .n = n, .no_event = !done,
                        .index_values = 1 };
     return enqueue_job(ctx, &job, n_wait, wait, done);
@@ -433,6 +509,13 @@ clsort_status clsort_enqueue_segments(clsort_context *ctx, const clsort_spec *sp
         (st = clsort_check_buffer(ctx, keys, "keys", n, clsort_key_size(spec->key_type))) !=
             CLSORT_OK ||
         (st = clsort_check_buffer(ctx, values, "values", n, spec->value_size)) != CLSORT_OK)
+        return st;
+    const clsort_role roles[] = {
+        { keys, "keys", n * clsort_key_size(spec->key_type), 1 },
+        { values, "values", n * spec->value_size, 1 },
+        { offsets, "offsets", (n_seg + 1) * sizeof(cl_ulong), 0 },
+    };
+    if ((st = clsort_check_roles(ctx, "clsort_enqueue_segments", roles, 3)) != CLSORT_OK)
         return st;
     clsort_varseg v = { .offsets = offsets, .n_seg = n_seg };
     clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done,

@@ -375,7 +375,12 @@ CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spe
  *
  * The keys (and values) are sorted in place. The buffers must hold at least n keys / n values
  * (CL_MEM_SIZE; smaller ones are refused with ::CLSORT_ERROR_INVALID_ARGUMENT, the detail naming
- * both sizes).
+ * both sizes). In this and every other call on device buffers, a buffer that the call writes must
+ * share no memory with another buffer of the call: the same cl_mem in two roles (keys and values,
+ * keys and index, keys or values and offsets, an output of clsort_top_enqueue() and anything else),
+ * sub-buffers of one buffer whose bytes in use overlap, or CL_MEM_USE_HOST_PTR buffers over the same
+ * host bytes are refused with ::CLSORT_ERROR_INVALID_ARGUMENT before anything is enqueued, the
+ * detail naming both roles.
  * Scratch buffers (see clsort_reserve()): on an in-order queue the context keeps them from one sort
  * to the next, so repeated sorts allocate nothing after the first; on an out-of-order queue they are
  * allocated for the call and released when its commands finish.
@@ -479,8 +484,10 @@ CLSORT_API clsort_status clsort_sort_records(clsort_context *ctx, const clsort_s
  *                   placed one after the other in input order)
  * @param k          records wanted: 1 <= k <= n, else ::CLSORT_ERROR_INVALID_ARGUMENT (the detail
  *                   names k and n)
- * @param out_keys   buffer of at least k keys, not @p keys: receives the result
- * @param out_values buffer of at least k values, not @p values, or NULL without values
+ * @param out_keys   buffer of at least k keys, sharing memory with no other buffer of the call:
+ *                   receives the result (@p keys and @p values, only read, may share a buffer)
+ * @param out_values buffer of at least k values, sharing memory with no other buffer of the call,
+ *                   or NULL without values
  * @param n_wait, wait, done   as for clsort_enqueue()
  */
 CLSORT_API clsort_status clsort_top_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,

@@ -146,6 +146,20 @@ const char *clsort_staging_name(int kind);
  * or count 0 passes. */
 clsort_status clsort_check_buffer(clsort_context *ctx, cl_mem m, const char *what, size_t count,
                                   size_t size);
+/* One of the caller's buffers in an enqueue: its role's name, the bytes the call uses from its
+ * start, and whether the call writes them. */
+typedef struct clsort_role {
+    cl_mem m;
+    const char *name;
+    size_t bytes;
+    int written;
+} clsort_role;
+/* No buffer that the call writes shares memory with another of its buffers (the same cl_mem twice,
+ * sub-buffers of one buffer whose used bytes overlap, or CL_MEM_USE_HOST_PTR buffers over the same
+ * host bytes), else CLSORT_ERROR_INVALID_ARGUMENT naming both roles: a sort would read what it has
+ * just written. NULL buffers and roles of 0 bytes pass. fn names the entry point. */
+clsort_status clsort_check_roles(clsort_context *ctx, const char *fn, const clsort_role *roles,
+                                 int count);
 
 /* ---- options.c: the -D option builder ---- */
 typedef struct clsort_opts {

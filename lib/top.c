@@ -280,6 +280,12 @@ clsort_status clsort_top_enqueue(clsort_context *ctx, const clsort_spec *spec, c
         (st = clsort_check_buffer(ctx, out_keys, "out_keys", k, ks)) != CLSORT_OK ||
         (st = clsort_check_buffer(ctx, out_values, "out_values", k, vs)) != CLSORT_OK)
         return st;
+    /* (keys and values are only read: they may share a buffer) */
+    const clsort_role roles[] = { { keys, "keys", n * ks, 0 }, { values, "values", n * vs, 0 },
+                                  { out_keys, "out_keys", k * ks, 1 },
+                                  { out_values, "out_values", k * vs, 1 } };
+    if ((st = clsort_check_roles(ctx, "clsort_top_enqueue", roles, 4)) != CLSORT_OK)
+        return st;
     st = run_chain(ctx, spec, keys, values, n, k, out_keys, out_values, n_wait, wait, !done);
     if (st != CLSORT_OK)
         return st;

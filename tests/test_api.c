@@ -260,6 +260,134 @@ static void test_enqueue_small_buffers(void **state)
     clReleaseMemObject(off);
 }
 
+/* The call fails with INVALID_ARGUMENT and a detail naming both roles. */
+static void expect_aliased(clsort_context *ctx, clsort_status st, const char *fn, const char *a,
+                           const char *b, const char *how)
+{
+    char want[160];
+    snprintf(want, sizeof want, "%s: the %s and %s buffers %s", fn, a, b, how);
+    if (st != CLSORT_ERROR_INVALID_ARGUMENT || !strstr(clsort_error_detail(ctx), want) ||
+        !strstr(clsort_error_detail(ctx), "needs memory of its own"))
+        fail_msg("%s with the %s and %s buffers sharing memory: status %d, detail '%s'", fn, a, b,
+                 (int)st, clsort_error_detail(ctx));
+}
+
+/* A buffer that one call writes cannot also be another of its buffers: clsort_enqueue() of keys
+ * and values in one buffer returned CLSORT_OK with garbage, and clsort_argsort_enqueue() of keys
+ * and index in one buffer gave keys 0 1 2 3. The same cl_mem twice, sub-buffers of one buffer
+ * whose bytes overlap, and CL_MEM_USE_HOST_PTR buffers over the same host memory are refused in
+ * every enqueue call, before anything is enqueued; sub-buffers side by side still sort. */
+static void test_enqueue_aliased(void **state)
+{
+    clsort_context *ctx = *state;
+    cl_context clctx;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &clctx, &q), CLSORT_OK);
+    enum { N = 1024 }; /* 4096 bytes of u32 keys */
+    static uint32_t k[3 * N], got[3 * N];
+    for (uint32_t i = 0; i < 3 * N; i++)
+        k[i] = (3 * N - i) * 2654435761u;
+    cl_int err;
+    cl_mem kb = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof k, k, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem ob = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 4 * N, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    const char *same = "are the same buffer";
+
+    spec.value_size = 4;
+    expect_aliased(ctx, clsort_enqueue(ctx, &spec, kb, kb, N, 0, NULL, NULL), "clsort_enqueue",
+                   "keys", "values", same);
+    expect_aliased(ctx, clsort_enqueue_segments(ctx, &spec, kb, kb, N, ob, 1, 0, NULL, NULL),
+                   "clsort_enqueue_segments", "keys", "values", same);
+    expect_aliased(ctx, clsort_top_enqueue(ctx, &spec, kb, ob, N, 5, ob, kb, 0, NULL, NULL),
+                   "clsort_top_enqueue", "keys", "out_values", same);
+    expect_aliased(ctx, clsort_top_enqueue(ctx, &spec, kb, ob, N, 5, ob, kb, 0, NULL, NULL),
+                   "clsort_top_enqueue", "keys", "out_values", same);
+    cl_mem ok2 = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 4 * N, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    expect_aliased(ctx, clsort_top_enqueue(ctx, &spec, kb, ok2, N, 5, ok2, ob, 0, NULL, NULL),
+                   "clsort_top_enqueue", "values", "out_keys", same);
+    expect_aliased(ctx, clsort_top_enqueue(ctx, &spec, kb, kb, N, 5, ob, ob, 0, NULL, NULL),
+                   "clsort_top_enqueue", "out_keys", "out_values", same);
+    spec.value_size = 0;
+    expect_aliased(ctx, clsort_argsort_enqueue(ctx, &spec, kb, kb, 4, 100, 0, NULL, NULL),
+                   "clsort_argsort_enqueue", "keys", "index", same);
+    expect_aliased(ctx, clsort_enqueue_segments(ctx, &spec, kb, NULL, N, kb, 1, 0, NULL, NULL),
+                   "clsort_enqueue_segments", "keys", "offsets", same);
+    /* (top-k only reads its inputs: keys and values may share a buffer) */
+    spec.value_size = 4;
+    assert_int_equal(clsort_top_enqueue(ctx, &spec, kb, kb, N, 5, ob, ok2, 0, NULL, NULL),
+                     CLSORT_OK);
+    assert_int_equal(clFinish(q), CL_SUCCESS);
+    spec.value_size = 0;
+
+    /* Sub-buffers at origins the device's alignment allows. */
+    cl_device_id dev;
+    cl_uint align_bits = 0;
+    assert_int_equal(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL), 0);
+    assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                                     &align_bits, NULL), 0);
+    if (align_bits / 8 <= 4 * N) {
+        /* bytes [0, 8N), [4N, 12N) and [8N, 12N): 2N, 2N and N keys */
+        const cl_buffer_region lo = { 0, 8 * N }, mid = { 4 * N, 8 * N }, hi = { 8 * N, 4 * N };
+        cl_mem a = clCreateSubBuffer(kb, 0, CL_BUFFER_CREATE_TYPE_REGION, &lo, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        cl_mem b = clCreateSubBuffer(kb, 0, CL_BUFFER_CREATE_TYPE_REGION, &mid, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        cl_mem c = clCreateSubBuffer(kb, 0, CL_BUFFER_CREATE_TYPE_REGION, &hi, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        const char *sub = "overlap (sub-buffers of one buffer)";
+        expect_aliased(ctx, clsort_argsort_enqueue(ctx, &spec, a, b, 4, 2 * N, 0, NULL, NULL),
+                       "clsort_argsort_enqueue", "keys", "index", sub);
+        expect_aliased(ctx, clsort_argsort_enqueue(ctx, &spec, b, a, 4, 2 * N, 0, NULL, NULL),
+                       "clsort_argsort_enqueue", "keys", "index", sub);
+        spec.value_size = 4;
+        expect_aliased(ctx, clsort_enqueue(ctx, &spec, a, b, 2 * N, 0, NULL, NULL),
+                       "clsort_enqueue", "keys", "values", sub);
+        /* the parent and a sub-buffer inside it */
+        expect_aliased(ctx, clsort_enqueue(ctx, &spec, kb, b, 2 * N, 0, NULL, NULL),
+                       "clsort_enqueue", "keys", "values", "overlap");
+        spec.value_size = 0; /* top-k's output inside its input */
+        expect_aliased(ctx, clsort_top_enqueue(ctx, &spec, kb, NULL, 3 * N, N, c, NULL, 0, NULL,
+                                               NULL),
+                       "clsort_top_enqueue", "keys", "out_keys", sub);
+        spec.value_size = 4;
+        assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL), 0);
+        assert_memory_equal(got, k, sizeof k); /* nothing refused touched the keys */
+        /* only the bytes used count: the first N keys of a end where b starts */
+        assert_int_equal(clsort_enqueue(ctx, &spec, a, b, N, 0, NULL, NULL), CLSORT_OK);
+        assert_int_equal(clEnqueueReadBuffer(q, kb, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL), 0);
+        for (uint32_t i = 0; i < N; i++) { /* keys k[0..N) sorted, their values k[N..2N) along */
+            if (i)
+                assert_true(got[i - 1] <= got[i]);
+            assert_int_equal(got[N + i], got[i] - (uint32_t)N * 2654435761u);
+        }
+        assert_memory_equal(got + 2 * N, k + 2 * N, 4 * N);
+        spec.value_size = 0;
+        clReleaseMemObject(a);
+        clReleaseMemObject(b);
+        clReleaseMemObject(c);
+    }
+
+    /* Two buffers over the same host memory. */
+    static uint32_t host[N] __attribute__((aligned(4096)));
+    cl_mem h1 = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, sizeof host, host, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem h2 = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, sizeof host / 2,
+                               host + N / 2 - 1, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    expect_aliased(ctx, clsort_argsort_enqueue(ctx, &spec, h1, h2, 4, N / 2, 0, NULL, NULL),
+                   "clsort_argsort_enqueue", "keys", "index",
+                   "overlap (CL_MEM_USE_HOST_PTR over the same host memory)");
+    clReleaseMemObject(h1);
+    clReleaseMemObject(h2);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(ob);
+    clReleaseMemObject(ok2);
+}
+
 /* clsort_reserve() reports what it could not do: more keys than the address space holds is an
  * error, not CLSORT_OK with a failure in the detail; and a reservation that succeeds leaves no
  * failure there (a larger allocation tried first and refused is not the call's error). */
@@ -1076,6 +1204,7 @@ int main(void)
         cmocka_unit_test(test_key_order_defaults),
         cmocka_unit_test(test_enqueue_small_buffers),
         cmocka_unit_test(test_reserve_errors),
+        cmocka_unit_test(test_enqueue_aliased),
     };
     int failed = cmocka_run_group_tests_name("api", plain, NULL, NULL);
     failed += cmocka_run_group_tests_name("api-context", with_ctx, open_default, close_default);
