@@ -70,24 +70,42 @@ void report_text(FILE *f, const run_report *r)
     fprintf(f, "  commit      %10.3f ms   (sync where needed, rename into place)\n", r->commit_ms);
     fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (read + sort + write + commit)\n",
             r->total_ms, r->total_gkeys_per_s);
-    /* parts of those lines, or overlapping them */
-    fprintf(f, "  prepare     %10.3f ms   (in sort: buffers, programs%s; before the read)\n",
-            r->prepare_ms, r->warm_up ? ", first launch of the kernels: this device compiles them then"
-                                      : "");
-    if (host)
-        fprintf(f, "  upload      %10.3f ms   (into the buffers the host's threads sort, during "
-                   "the read or the sort)\n", r->upload_ms);
+    /* parts of those lines, or overlapping them: each says what ran */
+    const int programs = r->programs_built + r->programs_cached > 0;
+    if (r->top_select)
+        fprintf(f, "  prepare     %10.3f ms   (nothing before the read: each select sets up its "
+                   "buffers within sort)\n", r->prepare_ms);
+    else if (host)
+        fprintf(f, "  prepare     %10.3f ms   (in sort: buffers%s%s, no kernels for the sort; "
+                   "before the read)\n", r->prepare_ms,
+                !programs ? "" : r->layout && !strcmp(r->layout, "kv")
+                                     ? ", programs that split and join the records" : ", programs",
+                r->trial_sort ? ", a trial sort on the host's threads" : "");
     else
-        fprintf(f, "  upload      %10.3f ms   (device time,%s%s during the read or the sort)\n",
-                r->upload_ms, r->staging ? r->staging : "", r->staging ? " memory," : "");
+        fprintf(f, "  prepare     %10.3f ms   (in sort: buffers, programs%s; before the read)\n",
+                r->prepare_ms, r->warm_up ? ", first launch of the kernels: this device compiles "
+                                            "them then" : "");
+    if (r->top_select)
+        fprintf(f, "  upload      %10.3f ms   (device time: each block read, within sort)\n",
+                r->upload_ms);
+    else if (host)
+        fprintf(f, "  upload      %10.3f ms   (copies from the staging buffers into the buffers "
+                   "the host's threads sort, during the read or the sort)\n", r->upload_ms);
+    else
+        fprintf(f, "  upload      %10.3f ms   (device time, from the staging buffers, during the read "
+                   "or the sort)\n", r->upload_ms);
     if (host)
         fprintf(f, "  host sort   %10.3f ms   %8.4f GKey/s (%u run%s on the host's threads)\n",
                 r->kernel_ms, r->gkeys_per_s, r->runs, r->runs == 1 ? "" : "s");
     else
         fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s (%u run%s; device time)\n", r->kernel_ms,
                 r->gkeys_per_s, r->runs, r->runs == 1 ? "" : "s");
-    fprintf(f, "  download    %10.3f ms   (%s, during the sort or the write)\n", r->download_ms,
-            host ? "out of the buffers" : "device time");
+    if (r->top_select)
+        fprintf(f, "  download    %10.3f ms   (device time: the records kept, read back after "
+                   "each select, within sort)\n", r->download_ms);
+    else
+        fprintf(f, "  download    %10.3f ms   (%s, during the sort or the write)\n", r->download_ms,
+                host ? "out of the buffers" : "device time");
     if (r->runs_spilled)
         fprintf(f, "  spill       %10.3f ms   (in sort: %u run%s, %.1f MiB, to temporary files)\n",
                 r->spill_ms, r->runs_spilled, r->runs_spilled == 1 ? "" : "s",

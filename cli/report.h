@@ -44,8 +44,12 @@ typedef struct run_report {
     int budget_given;         /* memory_bytes is -S's (else half of physical memory) */
     uint64_t resident_bytes;  /* the process before the data (not counted in -S) */
     uint64_t peak_bytes;      /* the process's peak resident memory (report_finish() sets it) */
-    int warm_up;              /* prepare ran the kernels once (a device that compiles at launch) */
+    int warm_up;              /* prepare launched the kernels once (a device that compiles at
+                                 launch); not host-radix, whose warm-up runs on the host's threads */
+    int trial_sort;           /* prepare ran one small sort first (the library's warm-up) */
     const char *staging;      /* the host memory of the transfers */
+    int top_select;           /* --top by selects over blocks (each select's transfers and
+                                 buffers are within the sort) */
     double gkeys_per_s;       /* n / kernel time */
     double total_gkeys_per_s; /* n / total time */
     unsigned programs_built, programs_cached;

@@ -54,6 +54,7 @@ typedef struct sort_job {
     uint64_t seg_out;                /* and the records written (fewer with --top) */
     uint64_t limit;                  /* --top by a whole sort: the records the sink writes at most */
     uint64_t top_out;                /* --top: the records written */
+    int top_selected;                /* --top by the library's select over blocks */
     rec_key key;                     /* records by a key field: the key */
     uint64_t fields_out;             /* and the records written */
     run_report rep;
@@ -634,6 +635,7 @@ static int top_take(sort_job *j, top_buffers *b, size_t have, size_t k)
         return exit_for_status(st);
     }
     /* the report: every select's device time, each a run */
+    j->top_selected = 1;
     clsort_stats *t = &j->stats;
     t->algorithm = s.algorithm;
     t->kernel_ms += s.kernel_ms;
@@ -789,8 +791,12 @@ static void fill_report(sort_job *j)
     r->memory_bytes = s->memory_bytes ? s->memory_bytes : j->set.memory_bytes; /* --top: -S */
     r->budget_given = a->buffer_size || a->buffer_percent;
     r->resident_bytes = j->resident;
-    r->warm_up = s->warmed_up;
+    /* host-radix launches no kernels: the library's warm-up is a sort on the host's threads */
+    const int host = r->algorithm && !strcmp(r->algorithm, "host-radix");
+    r->trial_sort = s->warmed_up;
+    r->warm_up = s->warmed_up && !host;
     r->staging = s->staging;
+    r->top_select = j->top_selected;
     r->programs_built = s->programs_built;
     r->programs_cached = s->programs_cached;
     report_finish(r);

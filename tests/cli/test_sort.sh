@@ -175,6 +175,27 @@ for algo in host-radix radix8 bitonic; do
         expect_message "--stats --algo $algo: kernels" "  kernels  "
     fi
 done
+# what each line says ran is what ran: host-radix launches no kernels (none compiled at a first
+# launch, JSON warm_up false); every comma is followed by a space ("device time,pinned" was not);
+# --top by selects transfers within the sort, where the download line says it falls
+"$CLSORT" -i keys.bin -o s.bin --stats --algo host-radix --stats-json host.json 2>stats.txt
+cp stats.txt err.txt
+check "--stats host-radix: no kernel launch in prepare" sh -c '! grep -q "^  prepare .*kernels:" stats.txt'
+check "--stats host-radix: prepare says the sort has no kernels" grep -q "^  prepare .*no kernels for the sort" stats.txt
+check "--stats-json host-radix: warm_up false" $PYTHON -c \
+    "import json,sys; sys.exit(json.load(open('host.json'))['warm_up'] is not False)"
+for algo in host-radix radix8 bitonic; do
+    "$CLSORT" -i keys.bin -o s.bin --stats --algo $algo 2>stats.txt
+    cp stats.txt err.txt
+    check "--stats --algo $algo: a space after every comma" sh -c '! grep -q ",[^ ]" stats.txt'
+done
+"$CLSORT" -i keys.bin -o s.bin --stats --top 10 2>stats.txt
+cp stats.txt err.txt
+check "--stats --top 10: the download said to be within the sort" \
+    grep -q "^  download .*read back after each select, within sort" stats.txt
+check "--stats --top 10: the upload said to be within the sort" grep -q "^  upload .*within sort" stats.txt
+check "--stats --top 10: nothing said prepared before the read" grep -q "^  prepare .*nothing before the read" stats.txt
+rm -f host.json
 "$CLSORT" -i keys.bin -o s.bin --stats -S 64M 2>stats.txt
 check "--stats -S 64M: the lines add up" stats_sum stats.txt
 check "--stats -S 64M: budget 64.0 MiB (-S)" grep -q "budget for the data 64.0 MiB (-S)" stats.txt
