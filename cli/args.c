@@ -101,6 +101,12 @@ static int set_check(parse_ctx *p, void *field, const char *arg)
                   "silent (see 'clsort --help')", arg);
         return EXIT_USAGE;
     }
+    /* sort(1) refuses -c with -C ("options '-cC' are incompatible"): the last one must not win */
+    if (*(int *)field && *(int *)field != (quiet ? 2 : 1)) {
+        msg_error("options -c and -C are incompatible: -c reports the first record out of order, "
+                  "-C (--check=quiet, --check=silent) says nothing; give one");
+        return EXIT_USAGE;
+    }
     *(int *)field = quiet ? 2 : 1;
     return -1;
 }

@@ -630,8 +630,22 @@ static void test_stop_in_commit(void)
         raise(SIGSTOP);
 }
 
+/* Another value is said once, at the first commit (when -q is known), as a malformed
+ * CLSORT_TEST_STOP_AFTER_READ is at the first read: a test that sets it wrong must not pass
+ * silently without the stop it meant. */
+static void test_stop_in_commit_checked(void)
+{
+    static int said;
+    const char *bad = settings()->stop_in_commit_bad;
+    if (bad && !said) {
+        said = 1;
+        msg_warn("CLSORT_TEST_STOP_IN_COMMIT='%s' is not 1 (or 0): ignored", bad);
+    }
+}
+
 int output_commit(output_file **outs, int n)
 {
+    test_stop_in_commit_checked();
     signals_hold();
     int rc = EXIT_OK, placed = 0, replaced = 0;
     /* every file to replace checked first, while nothing has changed */

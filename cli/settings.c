@@ -33,6 +33,8 @@ void settings_load(void)
     }
     const char *commit = getenv("CLSORT_TEST_STOP_IN_COMMIT");
     current.stop_in_commit = commit && !strcmp(commit, "1");
+    if (commit && *commit && !current.stop_in_commit && strcmp(commit, "0"))
+        current.stop_in_commit_bad = commit;
     const char *run = getenv("CLSORT_TEST_RECORD_RUN");
     if (run && !parse_count(run, &current.record_run))
         current.record_run = 0;

@@ -14,6 +14,7 @@ typedef struct cli_settings {
     const char *stop_after_read_bad; /* its value when it is not a byte count (then ignored) */
     /* CLSORT_TEST_STOP_IN_COMMIT=1: stop between the first and second replacement of a commit */
     int stop_in_commit;
+    const char *stop_in_commit_bad; /* its value when it is neither 1 nor 0 (then ignored) */
     /* CLSORT_TEST_RECORD_RUN=N: records by a key field are sorted in runs of at most N records */
     uint64_t record_run;
     /* CLSORT_TEST_SEGMENT_BATCH=N: --segments reads batches of at most N records, and sorts

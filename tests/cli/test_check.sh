@@ -142,6 +142,18 @@ for c in -c -C; do
     run_clsort $c --segments missing.off s0.bin
     expect_status "$c: missing offsets" 1
 done
+# -c and -C at once are refused as sort(1) refuses them (the last one did win, silently): every
+# spelling, either order; the same one twice is no conflict
+for pair in "-c -C" "-C -c" "-cC" "--check --check=quiet" "--check=silent -c" \
+        "--check=diagnose-first -C"; do
+    # shellcheck disable=SC2086
+    run_clsort $pair s0.bin
+    expect_status "$pair" 1
+    expect_message "$pair: both named" "options -c and -C are incompatible"
+done
+run_clsort -C --check=quiet s0.bin
+expect_status "-C --check=quiet: one way, given twice" 0
+check "-C --check=quiet: nothing said" test ! -s err.txt
 run_clsort -C -o out/x.bin s0.bin
 expect_status "-C with -o" 1
 expect_message "-C with -o" "are incompatible"

@@ -286,6 +286,24 @@ same_file "two replacements, the second fails: the first is new" pair/k.bin sort
 check "the values' other file is kept" test "$(cat pair/v.bin)" = "another file"
 expect_only pair "two replacements, the second fails: no temporary name" k.bin v.bin
 
+# A value of the hook other than 1 (or 0) is ignored with a warning, as a malformed
+# CLSORT_TEST_STOP_AFTER_READ is: a test that sets it wrong does not pass silently without its stop.
+for v in 2 abc 1x; do
+    CLSORT_TEST_STOP_IN_COMMIT=$v timeout -s KILL 60 "$CLSORT" -i keys.bin --values vals.bin \
+        -o pair/k.bin --values-out pair/v.bin 2>err.txt
+    status=$?
+    expect_status "CLSORT_TEST_STOP_IN_COMMIT=$v" 0
+    expect_message "CLSORT_TEST_STOP_IN_COMMIT=$v: said" \
+        "warning: CLSORT_TEST_STOP_IN_COMMIT='$v' is not 1 (or 0): ignored"
+    same_file "CLSORT_TEST_STOP_IN_COMMIT=$v: the keys sorted" pair/k.bin sorted-k.bin
+    same_file "CLSORT_TEST_STOP_IN_COMMIT=$v: the values sorted" pair/v.bin sorted-v.bin
+    rm -f pair/*
+done
+CLSORT_TEST_STOP_IN_COMMIT=0 run_clsort -i keys.bin -o pair/k.bin
+expect_status "CLSORT_TEST_STOP_IN_COMMIT=0" 0
+check "CLSORT_TEST_STOP_IN_COMMIT=0: nothing said" test ! -s err.txt
+rm -f pair/*
+
 # --- a crash leaves no temporary file ---------------------------------------------------------------
 mkdir crash
 CLSORT_TEST_STOP_AFTER_READ=1 "$CLSORT" -i keys.bin -o crash/out.bin 2>err.txt &
