@@ -337,7 +337,8 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
 }
 
 /* What an argsort asks: keys alone in the spec (the positions are the values), positions of 4 bytes
- * (n up to 2^32) or 8. */
+ * (n up to 2^32) or 8, and a stable algorithm: the positions of equal keys are the order the sort
+ * left them in, and an unstable one leaves them in any order. */
 static clsort_status check_argsort(clsort_context *ctx, const clsort_spec *spec, size_t index_size,
                                    size_t n)
 {
@@ -353,6 +354,13 @@ static clsort_status check_argsort(clsort_context *ctx, const clsort_spec *spec,
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
                            "argsort: %zu keys have positions past 2^32 - 1: index_size 8 holds them",
                            n);
+    clsort_spec s = *spec; /* (as sorted: the positions are its values, which auto heeds) */
+    s.value_size = index_size;
+    if (clsort_algorithm_name(s.algorithm) && !clsort_dispatch_stable(ctx, &s))
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "argsort: %s is not stable, so equal keys' positions would come out in "
+                           "any order: use a stable algorithm (" CLSORT_STABLE_NAMES ")",
+                           clsort_algorithm_name(s.algorithm));
     return CLSORT_OK;
 }
 

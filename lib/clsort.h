@@ -163,7 +163,7 @@ typedef enum clsort_algorithm {
      * Bitonic sort: each work-group sorts a tile in local memory, then bitonic merge stages sort the
      * whole array (or each segment). O(n log² n) work, in place, any n. Every key type, order and bit
      * range; values of 0, 4 or 8 bytes. Not stable: keys that compare equal may come out with their
-     * values in any order.
+     * values in any order (argsorts and clsort_sort_records() refuse it).
      */
     CLSORT_ALGO_BITONIC = 5,
     /**
@@ -172,7 +172,7 @@ typedef enum clsort_algorithm {
      * are sorted as blocks with odd-even merge-split phases between neighbouring blocks. Its cost grows
      * as n², so arrays or segments longer than ::CLSORT_ODDEVEN_MAX_KEYS are refused with
      * ::CLSORT_ERROR_LIMIT unless clsort_spec::allow_quadratic is set. Takes what bitonic takes. A
-     * teaching baseline. Not stable.
+     * teaching baseline. Not stable (argsorts and clsort_sort_records() refuse it).
      */
     CLSORT_ALGO_ODDEVEN = 6,
     /**
@@ -404,14 +404,17 @@ CLSORT_API clsort_status clsort_enqueue(clsort_context *ctx, const clsort_spec *
  * key of the sorted order (stable: equal keys keep their input order), so that the caller can
  * reorder other columns with it. The positions are generated on the device: the caller uploads no
  * index array. Same queue, scratch and event rules as clsort_enqueue(); the spec's key type, order,
- * bit range, segments and algorithm apply (a stable algorithm gives stable positions).
+ * bit range, segments and algorithm apply. Only stable algorithms are taken: bitonic and oddeven,
+ * which would leave equal keys' positions in any order, are refused with ::CLSORT_ERROR_UNSUPPORTED
+ * (the detail names the stable ones), and ::CLSORT_ALGO_AUTO always takes a stable one.
  *
  * @param spec       what to sort; spec->value_size must be 0 (the positions are the values)
  * @param keys       buffer of n keys, sorted in place
  * @param index      buffer of n positions of @p index_size bytes: written, not read
  * @param index_size 4 (cl_uint positions, n up to 2^32) or 8 (cl_ulong)
  * @return ::CLSORT_ERROR_INVALID_ARGUMENT for a value size, an index size or an n that do not fit
- *         (the detail names which), else as clsort_enqueue()
+ *         (the detail names which); ::CLSORT_ERROR_UNSUPPORTED for an algorithm that is not stable
+ *         (bitonic, oddeven); else as clsort_enqueue()
  */
 CLSORT_API clsort_status clsort_argsort_enqueue(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
                                      cl_mem index, size_t index_size, size_t n, cl_uint n_wait,
@@ -419,7 +422,8 @@ CLSORT_API clsort_status clsort_argsort_enqueue(clsort_context *ctx, const clsor
 
 /**
  * Argsort of host arrays: as clsort_argsort_enqueue(), on host memory, for any n that clsort_sort()
- * takes (the positions are written on the host and sorted with the keys as their values).
+ * takes (the positions are written on the host and sorted with the keys as their values); stable
+ * algorithms only, as there.
  *
  * @param stats receives measurements; may be NULL
  */

@@ -125,6 +125,7 @@ static const clsort_family families[] = {
         .max_n = clsort_oddeven_max_n,
         .warm_n = clsort_oddeven_warm_n, /* its sorts grow as n^2: 2^16 keys took seconds on PoCL */
         .enqueue = clsort_oddeven_enqueue,
+        .unstable = 1,
     },
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
@@ -157,6 +158,15 @@ clsort_status clsort_algorithm_from_name(const char *name, clsort_algorithm *out
             return CLSORT_OK;
         }
     return CLSORT_ERROR_INVALID_ARGUMENT;
+}
+
+static clsort_algorithm resolve(const clsort_context *ctx, const clsort_spec *spec);
+static const clsort_family *family_of(clsort_algorithm a);
+
+/* Whether the algorithm that a spec runs keeps equal keys in their input order. */
+int clsort_dispatch_stable(const clsort_context *ctx, const clsort_spec *spec)
+{
+    return !family_of(resolve(ctx, spec))->unstable;
 }
 
 static int auto_takes(const clsort_context *ctx, const clsort_family *f, const clsort_spec *spec)

@@ -688,6 +688,10 @@ size_t clsort_oddeven_warm_n(clsort_context *ctx, const clsort_spec *spec);
 /* ==== dispatch.c ==== */
 /* Unknown types, value sizes and algorithms, bit ranges and segments a family does not sort. */
 clsort_status clsort_dispatch_check_spec(clsort_context *ctx, const clsort_spec *spec);
+/* Non-zero when the algorithm the spec runs (auto resolved) is stable: not bitonic or oddeven. */
+int clsort_dispatch_stable(const clsort_context *ctx, const clsort_spec *spec);
+/* The stable algorithms, for details that suggest them. */
+#define CLSORT_STABLE_NAMES "auto, radix8, radix4, onesweep, radix8-rts, radix-hybrid or host-radix"
 /* Limits that depend on n, checked before any work. */
 clsort_status clsort_dispatch_check_limits(clsort_context *ctx, const clsort_spec *spec, size_t n);
 /* The most keys one array of this spec may hold under those limits (SIZE_MAX: none), and the

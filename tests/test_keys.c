@@ -458,9 +458,48 @@ static void check_argsort(clsort_context *ctx, const order *o, size_t isz, size_
     free(tmp);
 }
 
+/* An unstable algorithm gives equal keys' positions in any order (bitonic returned them decreasing,
+ * with CLSORT_OK, against the header's "stable"): both argsorts refuse it before any work, naming
+ * the stable algorithms; auto, on every device, takes a stable one. */
+static void argsort_refused(clsort_context *ctx)
+{
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.algorithm = algo;
+    uint32_t k[4] = { 5, 5, 5, 1 }, ix[4] = { 7, 7, 7, 7 };
+    char want[96];
+    snprintf(want, sizeof want, "argsort: %s is not stable", clsort_algorithm_name(algo));
+    assert_int_equal(clsort_argsort(ctx, &spec, k, ix, 4, 4, NULL), CLSORT_ERROR_UNSUPPORTED);
+    if (!strstr(clsort_error_detail(ctx), want) || !strstr(clsort_error_detail(ctx), "radix8") ||
+        !strstr(clsort_error_detail(ctx), "host-radix"))
+        fail_msg("clsort_argsort with %s: unclear detail: %s", clsort_algorithm_name(algo),
+                 clsort_error_detail(ctx));
+    assert_true(k[0] == 5 && k[3] == 1 && ix[0] == 7 && ix[3] == 7);
+    cl_context cl;
+    cl_command_queue q;
+    assert_int_equal(clsort_context_info(ctx, &cl, &q), CLSORT_OK);
+    cl_int err;
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof k, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem ib = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof ix, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    for (size_t seg = 0; seg <= 2; seg += 2) { /* whole, and segments */
+        spec.segment = seg;
+        assert_int_equal(clsort_argsort_enqueue(ctx, &spec, kb, ib, 4, 4, 0, NULL, NULL),
+                         CLSORT_ERROR_UNSUPPORTED);
+        assert_non_null(strstr(clsort_error_detail(ctx), want));
+    }
+    clReleaseMemObject(kb);
+    clReleaseMemObject(ib);
+}
+
 static void test_argsort(void **state)
 {
     clsort_context *ctx = *state;
+    if (unstable) {
+        argsort_refused(ctx);
+        return;
+    }
     static const size_t argsort_sizes[] = { 0, 1, 2, 1000, 4097, 70001 };
     /* under the simulator: both index sizes, a 32- and a 64-bit key, one size each */
     for (clsort_key_type t = CLSORT_KEY_U32; t <= CLSORT_KEY_F64; t += quick ? 3 : 1)
