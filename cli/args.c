@@ -628,7 +628,10 @@ static int check_fields_args(sort_args *a, uint64_t seen)
                   clsort_key_type_size(a->layout.type));
         return EXIT_USAGE;
     }
-    if (GIVEN(seen, R_KEY_OFFSET) && !GIVEN(seen, R_RECORD_SIZE) && !a->bytes_key) {
+    /* --key-offset needs --record-size with every type: keys of bytes alone start at 0 (records of
+     * O + K bytes, keyed at their end, were read from it silently) */
+    const int offset_alone = GIVEN(seen, R_KEY_OFFSET) && !GIVEN(seen, R_RECORD_SIZE);
+    if (offset_alone && !a->bytes_key) {
         msg_error("--key-offset needs --record-size: where is the key in which records?");
         return EXIT_USAGE;
     }
@@ -647,9 +650,14 @@ static int check_fields_args(sort_args *a, uint64_t seen)
                       (unsigned long long)MAX_RECORD_SIZE);
             return EXIT_USAGE;
         }
+    if (offset_alone) { /* after the sizes, so that one too large is named as such */
+        msg_error("--key-offset needs --record-size: where is the key in which records? (keys of "
+                  "--type bytes alone, without --record-size, start at 0)");
+        return EXIT_USAGE;
+    }
     const uint64_t ks = a->bytes_key ? a->key_size : clsort_key_type_size(a->layout.type);
     if (!GIVEN(seen, R_RECORD_SIZE))
-        a->record_size = a->key_offset + ks; /* keys of bytes alone */
+        a->record_size = ks; /* keys of bytes alone */
     if (a->record_size == 0 || a->key_offset > a->record_size ||
         ks > a->record_size - a->key_offset) {
         msg_error("a key of %llu bytes at --key-offset %llu does not fit in records of %llu bytes "

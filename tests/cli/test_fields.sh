@@ -61,6 +61,20 @@ expect_message "--type bytes without --key-size" "--type bytes needs --key-size 
 run_clsort --key-offset 4 -i gensort.in -o out/x
 expect_status "--key-offset without --record-size" 1
 expect_message "--key-offset without --record-size" "--key-offset needs --record-size"
+# with --type bytes too (7-byte records keyed at their end were read from it, undocumented): sort,
+# merge and -c alike
+key_alone=(--key-offset 3 --type bytes --key-size 4)
+head -c 700 gensort.in > seven.in # a whole number of those 7-byte records
+for how in sort merge check; do
+    case $how in
+    sort) run_clsort "${key_alone[@]}" -i seven.in -o out/x ;;
+    merge) run_clsort merge "${key_alone[@]}" seven.in -o out/x ;;
+    check) run_clsort -c "${key_alone[@]}" seven.in ;;
+    esac
+    expect_status "$how: --key-offset of a bytes key without --record-size" 1
+    expect_message "$how: --key-offset of a bytes key without --record-size" \
+        "--key-offset needs --record-size"
+done
 run_clsort --record-size 100 --type bytes --key-size 10 --parallel 2 -i gensort.in -o out/x
 expect_status "records with --parallel" 1
 expect_message "records with --parallel" "--parallel does not apply to records sorted by a key field"
