@@ -10,7 +10,9 @@
  * trusts only what the effective user alone can have written: the directory is used only when it
  * is owned by the effective user and not writable by group or others (missing parts are created
  * 0700), and every directory above it is the user's or root's and, where group or others may write
- * it, sticky (a world-writable $XDG_CACHE_HOME is passed over, /tmp is not); it is opened once, without following a final symbolic link, and every entry operation is
+ * it, sticky (a world-writable $XDG_CACHE_HOME is passed over, /tmp is not); missing parts are
+ * created only after the directories above them passed those checks, so nothing is created in a
+ * directory that is passed over; it is opened once, without following a final symbolic link, and every entry operation is
  * relative to that open directory, so it cannot be swapped afterwards. An entry is read only when
  * it is a regular file with the same owner that group and others cannot write (no FIFO or device
  * blocks the open); entries are written 0600 to a temporary name and renamed, so readers never see
@@ -51,8 +53,10 @@ uint64_t clsort_hash64(uint64_t h, const void *data, size_t len)
 static int make_dirs(const char *path)
 {
     char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
         return -1;
+    }
     for (char *p = tmp + 1; *p; p++) {
         if (*p == '/') {
             *p = '\0';
@@ -62,6 +66,29 @@ static int make_dirs(const char *path)
         }
     }
     return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The deepest part of path that exists, into base: path itself (returns 0), else an ancestor
+ * (returns 1; "." for a relative path none of whose parts exists); -1 when path is too long. */
+static int existing_part(const char *path, char *base, size_t size)
+{
+    if (snprintf(base, size, "%s", path) >= (int)size)
+        return -1;
+    struct stat st;
+    int missing = 0;
+    while (stat(base, &st) != 0) {
+        missing = 1;
+        char *slash = strrchr(base, '/');
+        while (slash && slash > base && slash[-1] == '/') /* a//b */
+            slash--;
+        if (!slash)
+            snprintf(base, size, ".");
+        else
+            slash[slash == base] = '\0'; /* the parent; "/" stays itself */
+        if (!slash && stat(base, &st) != 0)
+            break;
+    }
+    return missing;
 }
 
 /* Why a file or directory of this status cannot be trusted, or NULL when it can. */
@@ -122,6 +149,24 @@ static const char *distrust_parents(const char *dir, char *buf, size_t size)
     return bad;
 }
 
+/* Why the cache directory cannot be created in base, the deepest part of its path that exists,
+ * or NULL: base and every directory above it must pass distrust_above(). */
+static const char *distrust_base(const char *base, char *buf, size_t size)
+{
+    char *real = realpath(base, NULL);
+    if (!real) {
+        snprintf(buf, size, "cannot be created in %s: %s", base, strerror(errno));
+        return buf;
+    }
+    struct stat st;
+    char why[96];
+    const char *bad = stat(real, &st) != 0 ? strerror(errno) : distrust_above(&st, why, sizeof why);
+    if (bad)
+        snprintf(buf, size, "is in %s, which %s", real, bad);
+    free(real);
+    return bad ? buf : distrust_parents(base, buf, size);
+}
+
 void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t size)
 {
     *fd = -1;
@@ -134,8 +179,19 @@ void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t siz
         snprintf(info, size, "off: no directory (CLSORT_CACHE_DIR, XDG_CACHE_HOME and HOME unset)");
         return;
     }
-    if (make_dirs(dir) != 0) {
-        snprintf(info, size, "off: %s: cannot create: %s", dir, strerror(errno));
+    /* Parts of the path that are missing are created only in a directory that passes the checks
+     * of the directories above the cache, and so are all of those above it: nothing is created
+     * in a directory that is passed over. */
+    struct stat st;
+    char why[96], above[4200], base[4096];
+    const int missing = existing_part(dir, base, sizeof base);
+    if (missing > 0 && distrust_base(base, above, sizeof above)) {
+        snprintf(info, size, "off: %s %s", dir, above);
+        return;
+    }
+    if (missing < 0 || make_dirs(dir) != 0) {
+        snprintf(info, size, "off: %s: cannot create: %s", dir,
+                 strerror(missing < 0 ? ENAMETOOLONG : errno));
         return;
     }
     int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -144,8 +200,6 @@ void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t siz
                  errno == ELOOP ? "is a symbolic link" : strerror(errno));
         return;
     }
-    struct stat st;
-    char why[96], above[4200];
     const char *bad = fstat(d, &st) != 0 ? strerror(errno) : distrust(&st, why, sizeof why);
     if (!bad)
         bad = distrust_parents(dir, above, sizeof above);

@@ -294,9 +294,17 @@ static result sort_in_xdg(const char *xdg)
     return r;
 }
 
+/* Whether path exists (as anything). */
+static int exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
 /* A world- or group-writable directory above the cache (a 0777 $XDG_CACHE_HOME) is passed over,
  * though the clsort directory in it is ours and 0700: others could rename it away and put theirs
- * in its place. A sticky one (as /tmp is) is not; nor is a private one. */
+ * in its place. A sticky one (as /tmp is) is not; nor is a private one. Nothing is created in a
+ * directory that is passed over (a 0700 clsort/ was made in the 0777 one before it was judged). */
 static void test_writable_parent(void **state)
 {
     (void)state;
@@ -311,7 +319,7 @@ static void test_writable_parent(void **state)
         { "xdg-0700", 0700, NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char xdg[512], dir[600], want[1200];
+        char xdg[512], dir[700], want[1400];
         path_of(xdg, sizeof xdg, cases[i].name);
         assert_int_equal(mkdir(xdg, 0700), 0);
         assert_int_equal(chmod(xdg, cases[i].mode), 0);
@@ -320,6 +328,8 @@ static void test_writable_parent(void **state)
         if (cases[i].why) {
             snprintf(want, sizeof want, "off: %s is in %s, which %s", dir, xdg, cases[i].why);
             assert_string_equal(r.info, want);
+            if (exists(dir))
+                fail_msg("%s created in a directory passed over", dir);
         } else {
             assert_string_equal(r.info, dir);
         }
@@ -331,8 +341,30 @@ static void test_writable_parent(void **state)
             snprintf(want, sizeof want, "off: %s is in %s, which %s", dir, xdg, cases[i].why);
             assert_string_equal(r.info, want);
             assert_int_equal(r.cached, 0);
+            snprintf(dir, sizeof dir, "%s/a", xdg);
+            if (exists(dir))
+                fail_msg("%s created in a directory passed over", dir);
         } else {
             assert_string_equal(r.info, dir);
+        }
+        /* $XDG_CACHE_HOME one level below: missing (nothing made in it or on the way), and
+         * private but in the writable one (nothing made in it) */
+        char sub[600], made[sizeof dir];
+        snprintf(sub, sizeof sub, "%s/sub", xdg);
+        for (int private_sub = 0; private_sub < 2; private_sub++) {
+            if (private_sub && !exists(sub)) /* (a cache used made it) */
+                assert_int_equal(mkdir(sub, 0700), 0);
+            r = sort_in_xdg(sub);
+            snprintf(dir, sizeof dir, "%s/clsort", sub);
+            snprintf(made, sizeof made, "%s", private_sub ? dir : sub);
+            if (cases[i].why) {
+                snprintf(want, sizeof want, "off: %s is in %s, which %s", dir, xdg, cases[i].why);
+                assert_string_equal(r.info, want);
+                if (exists(made))
+                    fail_msg("%s created in a directory passed over", made);
+            } else {
+                assert_string_equal(r.info, dir);
+            }
         }
     }
 }
