@@ -742,8 +742,10 @@ CLSORT_API const char *clsort_device_name(const clsort_context *ctx);
  * Where the context's program cache is, or why it is off: the directory (e.g.
  * "/home/u/.cache/clsort"), or "off: " and the reason ("off: CLSORT_NO_CACHE", "off: /tmp/x is
  * writable by others", "off: /tmp/x is owned by uid 1001, not 1000"). The cache uses a directory
- * only when it is owned by the effective user and not writable by group or others, and reads only
- * regular files with that owner that group and others cannot write. Valid until clsort_close();
+ * only when it is owned by the effective user and not writable by group or others and every
+ * directory above it is that user's or root's and, where group or others may write it, sticky; it
+ * creates missing parts (0700) only where those checks pass, nothing in a directory passed over;
+ * it reads only regular files with that owner that group and others cannot write. Valid until clsort_close();
  * "" for NULL.
  */
 CLSORT_API const char *clsort_cache_info(const clsort_context *ctx);
