@@ -171,7 +171,7 @@ void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t siz
 {
     *fd = -1;
     if (!s->cache_enabled) {
-        snprintf(info, size, "off: CLSORT_NO_CACHE");
+        snprintf(info, size, "off: %s", s->no_cache_name);
         return;
     }
     const char *dir = s->cache_dir;

@@ -31,7 +31,8 @@ extern "C" {
  *
  * A context (::clsort_context) holds one OpenCL device, its context, a command queue and the kernel
  * programs built for it. Open one with clsort_open() (the library picks or looks up a device) or with
- * clsort_open_with_queue() (the library borrows the caller's queue), sort host arrays with
+ * clsort_open_with_queue() (the library borrows the caller's queue), each also with settings
+ * (clsort_open_with_settings(), clsort_open_with_queue_and_settings()), sort host arrays with
  * clsort_sort() or the caller's own buffers with clsort_enqueue() (segments of different lengths,
  * given by offsets: clsort_sort_segments(), clsort_enqueue_segments()), and release everything with
  * clsort_close().
@@ -41,45 +42,70 @@ extern "C" {
  *
  * A context is not thread-safe: use one context per thread, or serialise calls on a shared one.
  *
- * Environment variables read by the library, once, when a context opens (a sort never reads them;
- * `CLSORT_DEVICE` is also read by clsort_list_devices()):
- * - `CLSORT_DEVICE`: device selection used when clsort_open() is given NULL (same syntax).
- * - `CLSORT_NO_CACHE=1`: neither read nor write the on-disk program cache.
- * - `CLSORT_CACHE_DIR`: cache directory; default `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
- * - `CLSORT_BUILD_OPTIONS`: extra compiler options appended to every OpenCL program build, words
- *   separated by white space. Refused (CLSORT_ERROR_INVALID_ARGUMENT from the open): options that
- *   define or undefine a macro the library sets, in any spelling (-DNAME, -D NAME, -D=NAME, -UNAME,
- *   --define-macro...); options that bring in files or pass words on to another stage (-I,
- *   -include, -imacros, @FILE, -Xclang, -Wp,); and any quote (' or ") or backslash, which the
- *   accepted options (compiler options such as -w, -D of other names with plain values) never need.
- * - `CLSORT_CHUNK_KEYS=N`: for testing, clsort_sort() sorts inputs of more than N keys in chunks,
- *   clsort_sort_segments() in batches of at most N keys and N segments, and clsort_sort_stream() in
- *   runs of at most N.
- * - `CLSORT_SPILL_THREAD=0|1`: for testing, clsort_sort_stream() writes run files from a thread of
- *   their own (1; the default on a device with memory of its own, which downloads each run whole
- *   first) or from the calling thread, through the staging buffers (0; the default on a CPU device).
- * - `CLSORT_DEVICE_MERGE=0|1`: for testing and measurements, clsort_sort_stream() merges its runs
- *   by sorting each merge block on the device (1, the default) or on the host's threads alone (0).
- * - `CLSORT_DEVICE_GATHER=0|1`: for testing and measurements, clsort_sort_records() keeps the
- *   records on the host (0; the default on a CPU device) or sends them to the device (1; the
- *   default where the device has memory of its own and two copies of them fit).
- * - `CLSORT_TRANSFER_SLOT=N`: for testing, the large transfers that go through two pinned staging
- *   slots (the arrays of clsort_sort() and clsort_sort_records(), on a device with memory of its
- *   own: from 512 MiB, and from 64 MiB once the context has the slots; 32 MiB each, filled and
- *   emptied by the host's threads) do so on any device and at any size, in slots of N bytes.
- * - `CLSORT_STAGE_BYTES=N`: bytes of each of clsort_sort_stream()'s four staging buffers (default
- *   8 MiB); small values test chunk boundaries.
- * - `CLSORT_STAGING=pinned|use|host`: what those buffers are: device-allocated host memory
- *   (CL_MEM_ALLOC_HOST_PTR, mapped; the default, and what NVIDIA transfers fastest), the library's
- *   own memory wrapped as CL_MEM_USE_HOST_PTR, or plain host memory; for measurements.
- * - `CLSORT_FAULT_ALLOC=N`: for testing error paths, the N-th device buffer allocation of the process
- *   fails with CL_MEM_OBJECT_ALLOCATION_FAILURE.
- * - `CLSORT_SORT_TUNING=WGxITEMS`: work-group size and keys per work-item of the bitonic and odd-even
- *   kernels (powers of two, ITEMS 4..64), overriding the tuning table; for tuning runs.
+ * Settings. A context reads its settings once, when it opens (a sort never reads them): those given
+ * to clsort_open_with_settings() or clsort_open_with_queue_and_settings(), as names and values of
+ * text, then, for each setting not given, its environment variable: `CLSORT_` and the name in upper
+ * case. The environment only fills defaults: a setting given through the API wins over its variable,
+ * also when its value is empty. An empty value is the default. clsort_setting_names() lists the
+ * names; libclsort(3), ENVIRONMENT, says more of each.
  *
- * An empty variable counts as unset. A value that does not parse or is out of range makes
- * clsort_open() and clsort_open_with_queue() fail with ::CLSORT_ERROR_INVALID_ARGUMENT, with a
- * detail (clsort_last_error_detail()) naming the variable, its value and what it expects.
+ *   name (variable) = value: what it does
+ * - `device` (`CLSORT_DEVICE`) = a device string: the device clsort_open() takes when given NULL
+ *   (clsort_list_devices() marks the one `CLSORT_DEVICE` names as the default); refused with a
+ *   borrowed queue, whose device it is.
+ * - `no_cache` (`CLSORT_NO_CACHE`) = anything but 0: neither read nor write the on-disk program cache.
+ * - `cache_dir` (`CLSORT_CACHE_DIR`) = a directory: the program cache's; by default
+ *   `$XDG_CACHE_HOME/clsort`, else `~/.cache/clsort`.
+ * - `build_options` (`CLSORT_BUILD_OPTIONS`) = extra compiler options appended to every OpenCL
+ *   program build, words separated by white space. Refused (CLSORT_ERROR_INVALID_ARGUMENT from the
+ *   open): options that define or undefine a macro the library sets, in any spelling (-DNAME,
+ *   -D NAME, -D=NAME, -UNAME, --define-macro...); options that bring in files or pass words on to
+ *   another stage (-I, -include, -imacros, @FILE, -Xclang, -Wp,); and any quote (' or ") or
+ *   backslash, which the accepted options (compiler options such as -w, -D of other names with
+ *   plain values) never need.
+ * - `scratch_keep` (`CLSORT_SCRATCH_KEEP`) = MiB: at most this much scratch kept from one sort to
+ *   the next (by default no limit; 0 keeps none); see clsort_reserve().
+ * - `stage_bytes` (`CLSORT_STAGE_BYTES`) = bytes (16 or more) of each of clsort_sort_stream()'s four
+ *   staging buffers (default 8 MiB).
+ * - `staging` (`CLSORT_STAGING`) = pinned|use|host: what those buffers are: device-allocated host
+ *   memory (CL_MEM_ALLOC_HOST_PTR, mapped; the default, and what NVIDIA transfers fastest), the
+ *   library's own memory wrapped as CL_MEM_USE_HOST_PTR, or plain host memory; for measurements.
+ * - `device_merge` (`CLSORT_DEVICE_MERGE`) = 0|1: clsort_sort_stream() merges its runs by sorting
+ *   each merge block on the device (1, the default) or on the host's threads alone (0).
+ * - `device_gather` (`CLSORT_DEVICE_GATHER`) = 0|1: clsort_sort_records() keeps the records on the
+ *   host (0; the default on a CPU device) or sends them to the device (1; the default where the
+ *   device has memory of its own and two copies of them fit).
+ * - `profile` (`CLSORT_PROFILE`; `radix8_profile`, `CLSORT_RADIX8_PROFILE`, is an older name) =
+ *   anything but 0: radix4, radix8, bitonic and the device scan wait for each of their commands and
+ *   print its device time to standard error (profiling queues only).
+ *
+ * Tuning, for tuning runs: each overrides the device's row of the tuning table.
+ * - `sort_tuning` (`CLSORT_SORT_TUNING`) = WGxITEMS[xGLOBAL]: work-group size and keys per work-item
+ *   of the bitonic and odd-even kernels (powers of two, ITEMS 4..64).
+ * - `seg_short_tuning` (`CLSORT_SEG_SHORT_TUNING`) = WGxITEMS, or 0: short variable segments in a
+ *   launch of their own of that shape (0, the default: with the medium ones).
+ * - `bitonic_wide` (`CLSORT_BITONIC_WIDE`), `bitonic_carry` (`CLSORT_BITONIC_CARRY`): bitonic's
+ *   levels through local memory in one pass, and its keys in registers across barriers (0|1).
+ * - `seg_bitonic_max` (`CLSORT_SEG_BITONIC_MAX`): the most keys a group of short segments sorts by
+ *   the bitonic network; `single_tile_max` (`CLSORT_SINGLE_TILE_MAX`): the most keys of a whole
+ *   array radix8 sorts in one work-group (0: never).
+ * - `radix8_wg`, `radix8_items`, `radix8_ptx`, `radix8_match`, `radix8_match_split`,
+ *   `radix8_lb_at`, `radix8_lb_win`, `radix8_hist_per_cu`, `radix8_kv` (`CLSORT_RADIX8_WG`,
+ *   `CLSORT_RADIX8_ITEMS`, `CLSORT_RADIX8_PTX`, `CLSORT_RADIX8_MATCH`, `CLSORT_RADIX8_MATCH_SPLIT`,
+ *   `CLSORT_RADIX8_LB_AT`, `CLSORT_RADIX8_LB_WIN`, `CLSORT_RADIX8_HIST_PER_CU`, `CLSORT_RADIX8_KV`):
+ *   radix8's and radix4's work-group shape, warp ranking, look-back and histogram.
+ * - `radix8_serial` (`CLSORT_RADIX8_SERIAL`) = N: reduce-then-scan in its serial form on any device,
+ *   N tiles per compute unit (0: off, also on CPU devices).
+ * - `hybrid_wave_keys`, `hybrid_lag`, `hybrid_min_n` (`CLSORT_HYBRID_WAVE_KEYS`,
+ *   `CLSORT_HYBRID_LAG`, `CLSORT_HYBRID_MIN_N`): radix-hybrid's records per wave, steps between a
+ *   wave's passes (1 to 4), and the size from which auto takes it.
+ *
+ * An unknown name, a name given twice, a NULL value, or a value that does not parse or is out of
+ * range (given or from the environment) makes the open fail with ::CLSORT_ERROR_INVALID_ARGUMENT,
+ * with a detail (clsort_last_error_detail()) naming the setting ("setting stage_bytes='x'") or the
+ * variable ("CLSORT_STAGE_BYTES='x'"), its value and what it expects. The library also reads
+ * `XDG_CACHE_HOME` and `HOME` for the default cache directory and `TMPDIR` for the run files of
+ * clsort_sort_stream() when its settings name no directory.
  */
 
 /** Library version as a string, e.g. "0.1.0". */
@@ -339,6 +365,37 @@ CLSORT_API clsort_status clsort_open(clsort_context **ctx, const char *device);
  * library orders its own commands with events.
  */
 CLSORT_API clsort_status clsort_open_with_queue(clsort_context **ctx, cl_command_queue queue);
+
+/** A setting given when a context opens (see "Settings" above): a name of clsort_setting_names(),
+ *  such as "stage_bytes", and its value as text, as its variable would hold it ("1048576"); ""
+ *  is the default. The library reads both during the open only. */
+typedef struct clsort_setting {
+    const char *name;
+    const char *value;
+} clsort_setting;
+
+/**
+ * clsort_open() with settings: @p count settings at @p settings (NULL when count is 0), each read
+ * in place of its environment variable; the environment fills in the rest. With no settings it is
+ * clsort_open(). The `device` setting is taken when @p device is NULL or empty, as `CLSORT_DEVICE`
+ * is.
+ *
+ * @return as clsort_open(); ::CLSORT_ERROR_INVALID_ARGUMENT, with a detail naming the setting, for
+ *         an unknown name, a name given twice, a NULL name or value, or a value that does not parse
+ */
+CLSORT_API clsort_status clsort_open_with_settings(clsort_context **ctx, const char *device,
+                                                   const clsort_setting *settings, size_t count);
+
+/** clsort_open_with_queue() with settings, as clsort_open_with_settings() takes them (all but
+ *  `device`: the queue's device is the context's). */
+CLSORT_API clsort_status clsort_open_with_queue_and_settings(clsort_context **ctx,
+                                                             cl_command_queue queue,
+                                                             const clsort_setting *settings,
+                                                             size_t count);
+
+/** The names of the settings, in the order "Settings" above gives them, ending with NULL: what
+ *  clsort_open_with_settings() takes, for bindings that pass settings on. */
+CLSORT_API const char *const *clsort_setting_names(void);
 
 /** Release a context and set *ctx to NULL. Does nothing when ctx or *ctx is NULL. */
 CLSORT_API void clsort_close(clsort_context **ctx);

@@ -1,6 +1,6 @@
 /*
  * Entry points that open and close contexts: the device, its description and tuning, the settings
- * read once from the environment, the OpenCL context and queue.
+ * (the caller's, then the environment's) read once, the OpenCL context and queue.
  * Calls: device.c, settings.c, options.c, cache.c, buffers.c, program.c, status.c.
  */
 #include "internal.h"
@@ -8,16 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static clsort_context *new_context(void)
+static clsort_context *new_context(const clsort_setting *settings, size_t count)
 {
     clsort_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         clsort_fail(NULL, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     else {
         ctx->cache_fd = -1;
-        clsort_settings_read(&ctx->settings);
+        clsort_settings_read(&ctx->settings, settings, count);
     }
     return ctx;
+}
+
+/* The caller's list of settings is well formed (fn: the entry point, for the detail); a context on
+ * a borrowed queue has the queue's device, so the device setting is refused there. */
+static clsort_status check_list(const char *fn, const clsort_setting *settings, size_t count,
+                                int borrowed)
+{
+    char why[1024];
+    if (count && !settings)
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "%s: settings is NULL, count %zu",
+                           fn, count);
+    if (clsort_settings_check(settings, count, why, sizeof why) != 0)
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "%s: %s", fn, why);
+    for (size_t i = 0; borrowed && i < count; i++)
+        if (!strcmp(settings[i].name, "device"))
+            return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "%s: setting device (settings[%zu]): a context on a borrowed queue "
+                               "has the queue's device", fn, i);
+    return CLSORT_OK;
 }
 
 /* The settings are usable: every value parsed, the build options redefine none of our macros; then
@@ -28,8 +47,8 @@ static clsort_status check_settings(clsort_context *ctx)
     if (ctx->settings.error[0])
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s", ctx->settings.error);
     if (clsort_opts_check_extra(ctx->settings.build_options, why, sizeof why) != 0)
-        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "CLSORT_BUILD_OPTIONS='%.300s': %s",
-                           ctx->settings.build_options, why);
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s='%.300s': %s",
+                           ctx->settings.build_options_name, ctx->settings.build_options, why);
     clsort_cache_open(&ctx->settings, &ctx->cache_fd, ctx->cache_info, sizeof ctx->cache_info);
     return CLSORT_OK;
 }
@@ -44,17 +63,23 @@ static clsort_status open_failed(clsort_context **out, clsort_context *ctx, clso
     return st;
 }
 
-clsort_status clsort_open(clsort_context **out, const char *device)
+static clsort_status open_device(const char *fn, clsort_context **out, const char *device,
+                                 const clsort_setting *settings, size_t count)
 {
     if (!out)
-        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "clsort_open: ctx is NULL");
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
     *out = NULL;
     clsort_clear_detail(NULL);
-    clsort_device_ref ref;
-    clsort_status st = clsort_find_device(device, &ref);
+    clsort_status st = check_list(fn, settings, count, 0);
     if (st != CLSORT_OK)
         return st;
-    clsort_context *ctx = new_context();
+    const char *source = "device string";
+    if (!device || !*device)
+        device = clsort_settings_device(settings, count, &source);
+    clsort_device_ref ref;
+    if ((st = clsort_find_device(device, source, &ref)) != CLSORT_OK)
+        return st;
+    clsort_context *ctx = new_context(settings, count);
     if (!ctx)
         return CLSORT_ERROR_OUT_OF_HOST_MEMORY;
     if ((st = check_settings(ctx)) != CLSORT_OK)
@@ -77,17 +102,31 @@ clsort_status clsort_open(clsort_context **out, const char *device)
     return CLSORT_OK;
 }
 
-clsort_status clsort_open_with_queue(clsort_context **out, cl_command_queue queue)
+clsort_status clsort_open(clsort_context **out, const char *device)
+{
+    return open_device("clsort_open", out, device, NULL, 0);
+}
+
+clsort_status clsort_open_with_settings(clsort_context **out, const char *device,
+                                        const clsort_setting *settings, size_t count)
+{
+    return open_device("clsort_open_with_settings", out, device, settings, count);
+}
+
+static clsort_status open_queue(const char *fn, clsort_context **out, cl_command_queue queue,
+                                const clsort_setting *settings, size_t count)
 {
     if (!out || !queue)
-        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT,
-                           "clsort_open_with_queue: ctx or queue is NULL");
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "%s: ctx or queue is NULL", fn);
     *out = NULL;
     clsort_clear_detail(NULL);
-    clsort_context *ctx = new_context();
+    clsort_status st = check_list(fn, settings, count, 1);
+    if (st != CLSORT_OK)
+        return st;
+    clsort_context *ctx = new_context(settings, count);
     if (!ctx)
         return CLSORT_ERROR_OUT_OF_HOST_MEMORY;
-    clsort_status st = check_settings(ctx);
+    st = check_settings(ctx);
     if (st != CLSORT_OK)
         return open_failed(out, ctx, st);
     cl_int err;
@@ -113,6 +152,17 @@ clsort_status clsort_open_with_queue(clsort_context **out, cl_command_queue queu
         return open_failed(out, ctx, st);
     *out = ctx;
     return CLSORT_OK;
+}
+
+clsort_status clsort_open_with_queue(clsort_context **out, cl_command_queue queue)
+{
+    return open_queue("clsort_open_with_queue", out, queue, NULL, 0);
+}
+
+clsort_status clsort_open_with_queue_and_settings(clsort_context **out, cl_command_queue queue,
+                                                  const clsort_setting *settings, size_t count)
+{
+    return open_queue("clsort_open_with_queue_and_settings", out, queue, settings, count);
 }
 
 void clsort_close(clsort_context **pctx)

@@ -169,7 +169,7 @@ static int default_index(const dev_table *t)
     return best;
 }
 
-clsort_status clsort_find_device(const char *spec, clsort_device_ref *out)
+clsort_status clsort_find_device(const char *spec, const char *source, clsort_device_ref *out)
 {
     dev_table t;
     clsort_status st = enumerate(&t);
@@ -180,11 +180,6 @@ clsort_status clsort_find_device(const char *spec, clsort_device_ref *out)
                            "no OpenCL device found: no platform is installed, or none has a device "
                            "(check clinfo and /etc/OpenCL/vendors)");
 
-    const char *source = "device string";
-    if (!spec || !*spec) {
-        spec = clsort_settings_device();
-        source = "CLSORT_DEVICE";
-    }
     if (!spec || !*spec) {
         int i = default_index(&t);
         out->platform = t.e[i].platform;
@@ -302,7 +297,9 @@ clsort_status clsort_list_devices(clsort_device_info *out, size_t cap, size_t *c
     clsort_device_ref ref = {0};
     char saved[CLSORT_DETAIL_MAX];
     snprintf(saved, sizeof saved, "%s", clsort_last_error_detail());
-    int have_def = clsort_find_device(NULL, &ref) == CLSORT_OK;
+    const char *source;
+    const char *spec = clsort_settings_device(NULL, 0, &source);
+    int have_def = clsort_find_device(spec, source, &ref) == CLSORT_OK;
     clsort_set_thread_detail(saved);
     for (size_t i = 0; i < t.n && i < cap; i++) {
         const dev_entry *e = &t.e[i];

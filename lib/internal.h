@@ -23,13 +23,16 @@
 
 /* ==== helpers ==== */
 
-/* ---- settings.c: the environment, read once when a context opens ---- */
+/* ---- settings.c: the settings the caller gives, then the environment, read once when a context
+ * opens (the tests' hooks: testhooks.h) ---- */
 typedef struct clsort_settings {
     int cache_enabled;          /* not CLSORT_NO_CACHE */
+    const char *no_cache_name;  /* what errors call it: "CLSORT_NO_CACHE" or "setting no_cache" */
     char cache_dir[4000];       /* resolved cache directory; "" for none */
     char temp_dir[4000];        /* $TMPDIR, else /tmp: clsort_sort_stream()'s default */
     char build_options[2048];   /* CLSORT_BUILD_OPTIONS, appended to every build */
     int build_options_too_long; /* ... and did not fit: every build fails as too long */
+    const char *build_options_name; /* "CLSORT_BUILD_OPTIONS" or "setting build_options" */
     size_t scratch_keep;        /* CLSORT_SCRATCH_KEEP, in bytes */
     size_t chunk_keys;          /* CLSORT_CHUNK_KEYS; 0 unset */
     size_t top_cap;             /* CLSORT_TOP_CAP: top-k's candidate buffer capacity; 0 unset */
@@ -67,10 +70,15 @@ typedef struct clsort_settings {
     long long hybrid_min_n;
     char error[512];            /* the first value that did not parse; "" when all did */
 } clsort_settings;
-/* Read the environment; non-zero when a value is invalid (then described in s->error). */
-int clsort_settings_read(clsort_settings *s);
-/* $CLSORT_DEVICE, for device selection without a context. */
-const char *clsort_settings_device(void);
+/* The caller's settings are well formed: known names that are not hooks, each once, values not
+ * NULL; else non-zero with why. */
+int clsort_settings_check(const clsort_setting *given, size_t count, char *why, size_t size);
+/* Read the settings: the given ones (checked), then the environment for the others; non-zero when
+ * a value is invalid (then described in s->error). */
+int clsort_settings_read(clsort_settings *s, const clsort_setting *given, size_t count);
+/* The device setting (given, else $CLSORT_DEVICE; NULL or "" for none) and *source, what errors
+ * call it. */
+const char *clsort_settings_device(const clsort_setting *given, size_t count, const char **source);
 
 /* ---- parallel.c: the host's threads: how many (one per online processor, at most 16), and a
  * loop over [0, n) in slices on them (at least min_slice items each; 0: no minimum) ---- */
@@ -414,9 +422,10 @@ typedef struct clsort_device_ref {
     cl_platform_id platform;
     cl_device_id device;
 } clsort_device_ref;
-/* Resolve a device string (NULL or "" = $CLSORT_DEVICE, else the default) to a device. Detail goes
- * to the thread slot. */
-clsort_status clsort_find_device(const char *spec, clsort_device_ref *out);
+/* Resolve a device string (NULL or "": the default device; the caller reads the device setting) to
+ * a device; errors call the string `source` ("device string", "CLSORT_DEVICE"). Detail goes to the
+ * thread slot. */
+clsort_status clsort_find_device(const char *spec, const char *source, clsort_device_ref *out);
 /* Fill the context's device description fields and tuning from ctx->device / ctx->platform. */
 clsort_status clsort_read_device_info(clsort_context *ctx);
 /* Whether a device of this type is the host's own cores: a CPU, and not also a GPU or an

@@ -1189,6 +1189,242 @@ static void test_build_options_every_macro(void **state)
         fail_msg("CLSORT_BUILD_OPTIONS with \\v, \\f and \\r refused: %s", clsort_last_error_detail());
 }
 
+/* Open with settings given: the status, the detail when the open failed, the cache's state when it
+ * opened (the context is closed again). */
+static clsort_status open_given(const clsort_setting *settings, size_t count, char *detail,
+                                size_t size, char *cache, size_t cache_size)
+{
+    clsort_context *ctx = (clsort_context *)&count; /* set to NULL on failure */
+    const clsort_status st = clsort_open_with_settings(&ctx, NULL, settings, count);
+    snprintf(detail, size, "%s", st == CLSORT_OK ? "" : clsort_last_error_detail());
+    snprintf(cache, cache_size, "%s", st == CLSORT_OK ? clsort_cache_info(ctx) : "(no context)");
+    if (st != CLSORT_OK && ctx)
+        snprintf(detail, size, "a failed open returned a context");
+    clsort_close(&ctx);
+    return st;
+}
+
+/* Settings given at open take effect and win over the environment, also with an empty value (the
+ * default then); the environment fills in the settings not given. */
+static void test_settings_given(void **state)
+{
+    (void)state;
+    const char *env_dir = getenv("CLSORT_CACHE_DIR"); /* the tests' own cache */
+    assert_non_null(env_dir);
+    char given_dir[2048], detail[2048], cache[5][4096];
+    snprintf(given_dir, sizeof given_dir, "%s/given-setting", env_dir);
+
+    /* cache_dir names the cache in place of $CLSORT_CACHE_DIR */
+    const clsort_setting dir[] = { { "cache_dir", given_dir } };
+    assert_int_equal(open_given(dir, 1, detail, sizeof detail, cache[0], sizeof cache[0]), CLSORT_OK);
+    assert_string_equal(cache[0], given_dir);
+
+    /* no_cache: given 1 turns the cache off; given 0, or empty, keeps it on under
+     * CLSORT_NO_CACHE=1, which still turns it off for a plain open */
+    const clsort_setting off[] = { { "no_cache", "1" } }, on[] = { { "no_cache", "0" } },
+                         dflt[] = { { "no_cache", "" } };
+    clsort_status st[5];
+    st[0] = open_given(off, 1, detail, sizeof detail, cache[0], sizeof cache[0]);
+    setenv("CLSORT_NO_CACHE", "1", 1);
+    st[1] = open_given(on, 1, detail, sizeof detail, cache[1], sizeof cache[1]);
+    st[2] = open_given(dflt, 1, detail, sizeof detail, cache[2], sizeof cache[2]);
+    st[3] = open_given(NULL, 0, detail, sizeof detail, cache[3], sizeof cache[3]);
+    unsetenv("CLSORT_NO_CACHE"); /* before any assertion, which would leave the function */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(st[i], CLSORT_OK);
+    assert_string_equal(cache[0], "off: setting no_cache");
+    assert_string_equal(cache[1], env_dir); /* cache_dir not given: the environment's */
+    assert_string_equal(cache[2], env_dir);
+    assert_string_equal(cache[3], "off: CLSORT_NO_CACHE");
+
+    /* A value given is read in place of its variable: an invalid CLSORT_STAGE_BYTES refuses a plain
+     * open, not one that gives stage_bytes; the context sorts. */
+    const clsort_setting stage[] = { { "stage_bytes", "1048576" }, { "staging", "host" } };
+    setenv("CLSORT_STAGE_BYTES", "lots", 1);
+    clsort_context *ctx = NULL;
+    st[0] = clsort_open_with_settings(&ctx, NULL, stage, 2);
+    st[1] = open_given(NULL, 0, detail, sizeof detail, cache[0], sizeof cache[0]);
+    unsetenv("CLSORT_STAGE_BYTES");
+    assert_int_equal(st[0], CLSORT_OK);
+    sort_host_keys(ctx);
+    clsort_close(&ctx);
+    assert_int_equal(st[1], CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(detail, "CLSORT_STAGE_BYTES='lots': expected "));
+
+    /* device: taken when the argument is NULL, in place of $CLSORT_DEVICE; the argument wins */
+    const clsort_setting first[] = { { "device", ":0" } }, none[] = { { "device", "no-such-xyz" } };
+    setenv("CLSORT_DEVICE", "nothing-like-this", 1);
+    st[0] = open_given(first, 1, detail, sizeof detail, cache[0], sizeof cache[0]);
+    unsetenv("CLSORT_DEVICE");
+    assert_int_equal(st[0], CLSORT_OK);
+    assert_int_equal(open_given(none, 1, detail, sizeof detail, cache[0], sizeof cache[0]),
+                     CLSORT_ERROR_NO_DEVICE);
+    assert_non_null(strstr(detail, "setting device"));
+    assert_non_null(strstr(detail, "no-such-xyz"));
+    assert_int_equal(clsort_open_with_settings(&ctx, ":0", none, 1), CLSORT_OK);
+    clsort_close(&ctx);
+}
+
+/* An unknown name, a test hook's name, a name given twice, a NULL name or value, a list that is
+ * NULL, and a value that does not parse are refused with a detail that names the setting. */
+static void test_settings_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        clsort_setting s[2];
+        size_t count;
+        const char *want;
+    } bad[] = {
+        { { { "stage_byte", "1" } }, 1, "unknown setting 'stage_byte'; known: device, no_cache," },
+        { { { "STAGE_BYTES", "1" } }, 1, "unknown setting 'STAGE_BYTES'" },
+        { { { "CLSORT_STAGE_BYTES", "1" } }, 1, "unknown setting 'CLSORT_STAGE_BYTES'" },
+        { { { "stage_bytes", "12x" } }, 1, "setting stage_bytes='12x': expected a whole number" },
+        { { { "scratch_keep", "-1" } }, 1, "setting scratch_keep='-1': expected a whole number" },
+        { { { "staging", "fast" } }, 1, "setting staging='fast': expected pinned, use or host" },
+        { { { "sort_tuning", "256x3" } }, 1, "setting sort_tuning='256x3': expected WGxITEMS" },
+        { { { "radix8_kv", "on" } }, 1, "setting radix8_kv='on': expected a whole number from 0 to 1" },
+        { { { "build_options", "-DITEMS=1" } }, 1, "setting build_options='-DITEMS=1': " },
+        { { { "fault_alloc", "1" } }, 1, "'fault_alloc' is a test hook" },
+        { { { "chunk_keys", "100" } }, 1, "'chunk_keys' is a test hook" },
+        { { { "no_cache", "1" }, { "no_cache", "0" } }, 2,
+          "setting no_cache is given twice: settings[0] and [1]" },
+        { { { "no_cache", NULL } }, 1, "setting no_cache (settings[0]): the value is NULL" },
+        { { { "no_cache", "1" }, { NULL, "1" } }, 2, "settings[1]: the name is NULL" },
+    };
+    char detail[2048], cache[256];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const clsort_status st =
+            open_given(bad[i].s, bad[i].count, detail, sizeof detail, cache, sizeof cache);
+        if (st != CLSORT_ERROR_INVALID_ARGUMENT || !strstr(detail, bad[i].want))
+            fail_msg("case %zu: %s, detail '%s' lacks \"%s\"", i, clsort_status_string(st), detail,
+                     bad[i].want);
+    }
+    /* the value's error is the same as the variable's, by the same parser */
+    setenv("CLSORT_STAGE_BYTES", "12x", 1);
+    const clsort_status env_st = open_given(NULL, 0, detail, sizeof detail, cache, sizeof cache);
+    unsetenv("CLSORT_STAGE_BYTES");
+    assert_int_equal(env_st, CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(detail, "CLSORT_STAGE_BYTES='12x': expected a whole number from 16 to"));
+
+    clsort_context *ctx = (clsort_context *)detail;
+    assert_int_equal(clsort_open_with_settings(&ctx, NULL, NULL, 2), CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_null(ctx);
+    assert_non_null(strstr(clsort_last_error_detail(), "clsort_open_with_settings: settings is NULL"));
+    assert_int_equal(clsort_open_with_settings(NULL, NULL, NULL, 0), CLSORT_ERROR_INVALID_ARGUMENT);
+}
+
+/* The first device's context and an in-order queue of the caller's. */
+static void make_queue(cl_context *clctx, cl_command_queue *q)
+{
+    cl_platform_id plat;
+    cl_device_id dev;
+    assert_int_equal(clGetPlatformIDs(1, &plat, NULL), CL_SUCCESS);
+    assert_int_equal(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL), CL_SUCCESS);
+    cl_int err;
+    *clctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    *q = clCreateCommandQueue(*clctx, dev, 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+}
+
+/* A borrowed queue takes settings too, all but device (the queue's device is the context's). */
+static void test_settings_borrowed_queue(void **state)
+{
+    (void)state;
+    const char *env_dir = getenv("CLSORT_CACHE_DIR"); /* the tests' own cache */
+    assert_non_null(env_dir);
+    cl_context clctx;
+    cl_command_queue q;
+    make_queue(&clctx, &q);
+    clsort_context *ctx = NULL;
+    const clsort_setting off[] = { { "no_cache", "1" }, { "stage_bytes", "65536" } };
+    assert_int_equal(clsort_open_with_queue_and_settings(&ctx, q, off, 2), CLSORT_OK);
+    assert_string_equal(clsort_cache_info(ctx), "off: setting no_cache");
+    clsort_close(&ctx);
+    assert_int_equal(clsort_open_with_queue_and_settings(&ctx, q, NULL, 0), CLSORT_OK);
+    assert_string_equal(clsort_cache_info(ctx), env_dir);
+    clsort_close(&ctx);
+
+    const clsort_setting device[] = { { "device", ":0" } }, bad[] = { { "stage_bytes", "x" } },
+                         unknown[] = { { "cache", "/tmp" } };
+    assert_int_equal(clsort_open_with_queue_and_settings(&ctx, q, device, 1),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clsort_last_error_detail(), "setting device (settings[0]): a context "
+                                                       "on a borrowed queue has the queue's device"));
+    assert_int_equal(clsort_open_with_queue_and_settings(&ctx, q, bad, 1),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clsort_last_error_detail(), "setting stage_bytes='x': expected"));
+    assert_int_equal(clsort_open_with_queue_and_settings(&ctx, q, unknown, 1),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(clsort_last_error_detail(), "unknown setting 'cache'"));
+    assert_null(ctx);
+    assert_int_equal(clsort_open_with_queue_and_settings(&ctx, q, NULL, 1),
+                     CLSORT_ERROR_INVALID_ARGUMENT);
+    clReleaseCommandQueue(q);
+    clReleaseContext(clctx);
+}
+
+/* No settings is clsort_open(): the same device, cache and refusals. */
+static void test_settings_none(void **state)
+{
+    (void)state;
+    clsort_context *a = NULL, *b = NULL;
+    assert_int_equal(clsort_open(&a, NULL), CLSORT_OK);
+    assert_int_equal(clsort_open_with_settings(&b, NULL, NULL, 0), CLSORT_OK);
+    assert_string_equal(clsort_device_name(a), clsort_device_name(b));
+    assert_string_equal(clsort_cache_info(a), clsort_cache_info(b));
+    sort_host_keys(b);
+    clsort_close(&a);
+    clsort_close(&b);
+    char detail[2][2048];
+    setenv("CLSORT_SORT_TUNING", "abc", 1);
+    const clsort_status st0 = clsort_open(&a, NULL);
+    snprintf(detail[0], sizeof detail[0], "%s", clsort_last_error_detail());
+    const clsort_status st1 = clsort_open_with_settings(&b, NULL, NULL, 0);
+    snprintf(detail[1], sizeof detail[1], "%s", clsort_last_error_detail());
+    unsetenv("CLSORT_SORT_TUNING");
+    assert_int_equal(st0, CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(st1, CLSORT_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(detail[0], detail[1]);
+}
+
+/* clsort_setting_names() lists each setting clsort.h documents once, and no test hook; every one is
+ * taken with an empty value (its default). */
+static void test_setting_names(void **state)
+{
+    (void)state;
+    static const char *const documented[] = {
+        "device", "no_cache", "cache_dir", "build_options", "scratch_keep", "stage_bytes",
+        "staging", "device_merge", "device_gather", "profile", "radix8_profile", "sort_tuning",
+        "seg_short_tuning", "bitonic_wide", "bitonic_carry", "seg_bitonic_max", "single_tile_max",
+        "radix8_wg", "radix8_items", "radix8_ptx", "radix8_match", "radix8_match_split",
+        "radix8_lb_at", "radix8_lb_win", "radix8_hist_per_cu", "radix8_kv", "radix8_serial",
+        "hybrid_wave_keys", "hybrid_lag", "hybrid_min_n",
+    };
+    enum { n_doc = sizeof documented / sizeof documented[0] };
+    const char *const *names = clsort_setting_names();
+    assert_non_null(names);
+    size_t n = 0;
+    while (names[n])
+        n++;
+    assert_int_equal(n, n_doc);
+    for (size_t d = 0; d < n_doc; d++) {
+        int seen = 0;
+        for (size_t i = 0; i < n; i++)
+            seen += !strcmp(names[i], documented[d]);
+        if (seen != 1)
+            fail_msg("%s is listed %d times", documented[d], seen);
+    }
+    clsort_setting all[n_doc];
+    for (size_t i = 0; i < n; i++)
+        all[i] = (clsort_setting){ names[i], "" };
+    clsort_context *ctx = NULL;
+    if (clsort_open_with_settings(&ctx, NULL, all, n) != CLSORT_OK)
+        fail_msg("every setting with an empty value refused: %s", clsort_last_error_detail());
+    sort_host_keys(ctx);
+    clsort_close(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest plain[] = {
@@ -1201,6 +1437,11 @@ int main(void)
         cmocka_unit_test(test_invalid_environment),
         cmocka_unit_test(test_build_options),
         cmocka_unit_test(test_build_options_every_macro),
+        cmocka_unit_test(test_settings_given),
+        cmocka_unit_test(test_settings_refused),
+        cmocka_unit_test(test_settings_borrowed_queue),
+        cmocka_unit_test(test_settings_none),
+        cmocka_unit_test(test_setting_names),
     };
     const struct CMUnitTest with_ctx[] = {
         cmocka_unit_test(test_bad_arguments),
