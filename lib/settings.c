@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "testhooks.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +38,7 @@ const char *const *clsort_setting_names(void)
     return names;
 }
 
-/* Where names[i] is: 1 a user's setting, 2 a hook; 0 when name is none of them. */
+/* What name is: 1 a user's setting, 2 a test hook, 0 neither. */
 static int known(const char *name)
 {
     int kind = 1;
@@ -61,6 +62,17 @@ static int names_variable(const char *name, const char *var)
     return !*name && !*var;
 }
 
+#ifndef NDEBUG
+/* Whether variable var has a name in names[] (every CLSORT_* variable read must have one). */
+static int has_name(const char *var)
+{
+    for (size_t i = 0; i < N_NAMES; i++)
+        if (names[i] && names_variable(names[i], var))
+            return 1;
+    return 0;
+}
+#endif
+
 /* What one read consults: the caller's settings, then the environment. */
 typedef struct reader {
     clsort_settings *s;
@@ -81,6 +93,7 @@ static const clsort_setting *listed(const reader *r, const char *var)
  * it. */
 static const char *raw(const reader *r, const char *var)
 {
+    assert(strncmp(var, "CLSORT_", 7) != 0 || has_name(var));
     const clsort_setting *g = listed(r, var);
     return g ? g->value : getenv(var);
 }
