@@ -7,6 +7,7 @@
  * temporary names, holding signals off around a commit), msg, progress, settings (a test hook).
  */
 #include "io.h"
+#include "follow.h"
 #include "cli.h"
 #include "progress.h"
 #include "settings.h"
@@ -99,19 +100,6 @@ static int open_descriptor(output_file *out, int fd, int force)
  * Finding the file to replace
  */
 
-/* The kernel's rule for symbolic links in sticky world-writable directories (fs.protected_symlinks),
- * applied whether or not the kernel enforces it: such a link is followed only when its owner is the
- * user or the directory's owner, so nobody can point another user's output at a file of their choice. */
-static int may_follow(int dirfd, const struct stat *link)
-{
-    struct stat d;
-    if (fstat(dirfd, &d) != 0)
-        return 0;
-    if (!(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH))
-        return 1;
-    return link->st_uid == geteuid() || link->st_uid == d.st_uid;
-}
-
 /* Split path into its directory (opened into out->dirfd) and its last name (out->base). */
 static int open_parent(output_file *out, const char *path)
 {
@@ -184,7 +172,7 @@ static int resolve_target(output_file *out, struct stat *st, int *exists, int *f
             errno = ELOOP;
             return out_error(out, "cannot open");
         }
-        if (!may_follow(out->dirfd, st)) {
+        if (!path_may_follow(out->dirfd, st)) {
             msg_error("%s: refusing to follow a symbolic link owned by user %u in the sticky, "
                       "world-writable directory of '%s' (it could point anywhere): remove it or name "
                       "the file itself", out->name, (unsigned)st->st_uid, out->target);

@@ -5,6 +5,7 @@
 #include "dsort.h"
 #include "msignals.h"
 #include "../cli.h"
+#include "../follow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,19 +38,6 @@ static void temp_fail(job *j)
 /* ---------------------------------------------------------------------------------------------------
  * Finding the file to replace (as cli/output.c finds it)
  */
-
-/* The kernel's rule for symbolic links in sticky world-writable directories (fs.protected_symlinks),
- * applied whether or not the kernel enforces it: such a link is followed only when its owner is the
- * user or the directory's owner. */
-static int may_follow(int dirfd, const struct stat *link)
-{
-    struct stat d;
-    if (fstat(dirfd, &d) != 0)
-        return 0;
-    if (!(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH))
-        return 1;
-    return link->st_uid == geteuid() || link->st_uid == d.st_uid;
-}
 
 /* path split into its directory (opened into dirfd, its path into dir) and its last name. */
 static int open_parent(job *j, const char *path)
@@ -120,7 +108,7 @@ static int resolve(job *j, struct stat *st, int *exists)
             out_fail(j, "cannot open");
             return -1;
         }
-        if (!may_follow(o->dirfd, st)) {
+        if (!path_may_follow(o->dirfd, st)) {
             dsort_fail(j, EXIT_IO, "%s: refusing to follow a symbolic link owned by user %u in the "
                        "sticky, world-writable directory '%s' (it could point anywhere): remove it "
                        "or name the file itself", j->a->output, (unsigned)st->st_uid, o->dir);
