@@ -169,6 +169,14 @@ void signals_drop_name(int slot, int remove)
 void signals_hold(void)
 {
     pthread_mutex_lock(&lock);
+    /* A signal already pending when the first hold begins came before what the hold protects (a
+     * commit): it ends clsort now, with every output as it was, even where the main thread took the
+     * lock before the signal thread could. */
+    if (hold_depth == 0 && installed) {
+        const int sig = caught ? caught : take_pending();
+        if (sig)
+            die_locked(sig);
+    }
     hold_depth++;
 }
 
