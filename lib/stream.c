@@ -404,9 +404,9 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
     stats->memory_bytes = s.set.memory_bytes;
     if ((st = plan(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)
         st = pipeline(&s);
+    stats->staging = clsort_staging_name(s.slots[0].mem.kind); /* before teardown clears the slots */
     teardown(&s);
     stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec, in->n));
-    stats->staging = clsort_staging_name(s.slots[0].mem.kind);
     stats->programs_built = ctx->programs_built - built0;
     stats->programs_cached = ctx->programs_cached - cached0;
     stats->passes_skipped = ctx->passes_skipped - skipped0;
