@@ -39,6 +39,8 @@ bin=$(find "$DEST" -path '*/bin/clsort' | head -1)
 check "installed: clsort.pc" test -n "$pc"
 check "installed: the clsort executable" test -n "$bin" -a -x "$bin"
 check "installed: clsort.h" test -n "$(find "$DEST" -path '*/include/clsort.h')"
+check "not installed: the library's internal and test-hook headers" \
+    test -z "$(find "$DEST" -name 'testhooks.h' -o -name 'internal.h')"
 check "installed: the shared library" test -n "$(find "$DEST" -name 'libclsort.so*')"
 check "installed: clsort(1)" test -n "$(find "$DEST" -path '*/man1/clsort.1*')"
 check "installed: libclsort(3)" test -n "$(find "$DEST" -path '*/man3/libclsort.3*')"
