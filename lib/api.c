@@ -9,16 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void clsort_spec_default(clsort_spec *spec)
-{
-    if (!spec)
-        return;
-    memset(spec, 0, sizeof *spec);
-    spec->key_type = CLSORT_KEY_U32;
-    spec->value_size = 0;
-    spec->algorithm = CLSORT_ALGO_AUTO;
-}
-
 /* The checks every sort makes before any work: the spec, then the limits on n. */
 static clsort_status check_sort(clsort_context *ctx, const clsort_spec *spec, const void *values,
                            size_t n)

@@ -1,5 +1,5 @@
 /*
- * Key types, order, bit ranges and segment lengths: sizes, the host's copy of the key order, the
+ * Key types, order, bit ranges and segment lengths: the default spec, sizes, the host's copy of the key order, the
  * build options that select the key transform in cl/common.cl, and an in-place transform pass
  * (cl/keys.cl) for the families that compare whole keys.
  * Calls: options.c, program.c, chain.c.
@@ -77,6 +77,16 @@ void clsort_key_recipe_init(const clsort_spec *spec, clsort_key_recipe *r)
     end = end < w ? end : w;
     begin = begin < end ? begin : end;
     r->mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
+}
+
+void clsort_spec_default(clsort_spec *spec)
+{
+    if (!spec)
+        return;
+    memset(spec, 0, sizeof *spec);
+    spec->key_type = CLSORT_KEY_U32;
+    spec->value_size = 0;
+    spec->algorithm = CLSORT_ALGO_AUTO;
 }
 
 /* NULL spec: the defaults, as the sorts take it. */
