@@ -7,7 +7,9 @@
  * infinities); inputs one bucket dominates (constant, two keys, the AND of 4 words, ties at the k-th
  * key); k = 1, n, and beside the tile, index-digit and candidate-buffer sizes, the latter made small
  * through CLSORT_TOP_CAP; the argument checks.
- * Usage: test_top [quick | long]   (quick: small sizes, for runs under oclgrind)
+ * Usage: test_top [quick | long] [TYPE]   (quick: small sizes, for runs under oclgrind; TYPE: only
+ * the checks of keys of that type, whose programs no other type shares, so that the default run
+ * can split the programs to build among processes)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +24,8 @@
 #include "clsort.h"
 
 static int quick, full;
+static int one_type; /* only the checks of keys of only_type */
+static clsort_key_type only_type;
 static uint64_t seed_override; /* the inputs' seed, else n + k */
 
 static uint64_t rng(uint64_t *s)
@@ -221,6 +225,8 @@ static clsort_status run_enqueue(clsort_context *ctx, const clsort_spec *spec,
 /* One case on the given keys (n of them, of the case's type). */
 static void check_keys(clsort_context *ctx, const top_case *c, unsigned char *keys)
 {
+    if (one_type && c->type != only_type)
+        return;
     char what[200];
     describe(c, what, sizeof what);
     const size_t ks = clsort_key_type_size(c->type), n = c->n, k = c->k, vs = c->vs;
@@ -545,8 +551,16 @@ static void test_errors(void **state)
 
 int main(int argc, char **argv)
 {
-    quick = argc > 1 && !strcmp(argv[1], "quick");
-    full = argc > 1 && !strcmp(argv[1], "long");
+    int a = 1;
+    quick = argc > a && !strcmp(argv[a], "quick");
+    full = argc > a && !strcmp(argv[a], "long");
+    a += quick || full;
+    if (argc > a && clsort_key_type_from_name(argv[a], &only_type) == CLSORT_OK)
+        one_type = 1, a++;
+    if (argc > a) {
+        fprintf(stderr, "usage: test_top [quick | long] [TYPE]\n");
+        return 2;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_sizes),
