@@ -8,8 +8,9 @@
  * first bad entry named, nothing sorted), device offsets equal to host ones, and bad device offsets
  * (the keys sorted as one segment). The short segments' groups on both sides of the bitonic
  * network's limit (test_radix_groups).
- * Usage: test_segvar [quick] [ALGO]   (quick: smaller inputs, for runs under oclgrind; ALGO: what
- * the cases that do not name one ask for, default auto)
+ * Usage: test_segvar [quick] [ALGO] [CASE...]   (quick: smaller inputs, for runs under oclgrind;
+ * ALGO: what the cases that do not name one ask for, default auto; CASE: the cases to run, by name,
+ * default all: one process builds every program of what it runs, so the default run splits them)
  */
 #include <math.h>
 #include <setjmp.h>
@@ -701,11 +702,14 @@ static int close_ctx(void **state)
 
 int main(int argc, char **argv)
 {
+    int named = 0; /* cases named on the command line */
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "quick"))
             quick = 1;
+        else if (!strncmp(argv[i], "test_", 5))
+            named++;
         else if (clsort_algorithm_from_name(argv[i], &algo) != CLSORT_OK) {
-            fprintf(stderr, "usage: test_segvar [quick] [ALGO]\n");
+            fprintf(stderr, "usage: test_segvar [quick] [ALGO] [CASE...]\n");
             return 2;
         }
     const struct CMUnitTest tests[] = {
@@ -716,5 +720,26 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_radix_groups),
         cmocka_unit_test(test_batches),     cmocka_unit_test(test_threads),
     };
-    return cmocka_run_group_tests(tests, open_ctx, close_ctx);
+    const size_t count = sizeof tests / sizeof tests[0];
+    struct CMUnitTest picked[sizeof tests / sizeof tests[0]];
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) { /* a misspelt case runs nothing: refuse it */
+        if (strncmp(argv[i], "test_", 5))
+            continue;
+        size_t c = 0;
+        while (c < count && strcmp(argv[i], tests[c].name))
+            c++;
+        if (c == count) {
+            fprintf(stderr, "usage: test_segvar [quick] [ALGO] [CASE...]: no case '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    for (size_t c = 0; c < count; c++) {
+        int want = !named;
+        for (int i = 1; i < argc; i++)
+            want |= !strcmp(argv[i], tests[c].name);
+        if (want)
+            picked[n++] = tests[c];
+    }
+    return _cmocka_run_group_tests("tests", picked, n, open_ctx, close_ctx);
 }
