@@ -64,7 +64,7 @@ def parse():
 
 
 def layout(sort_args):
-    """The key type and record layout the sort args ask for (cli/layout.c's rules)."""
+    """The key type and record layout the sort args ask for (cli/sort/layout.c's rules)."""
     p = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     p.add_argument("-t", "--type", default="u32")
     p.add_argument("--kv", action="store_true")

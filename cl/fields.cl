@@ -1,5 +1,5 @@
 /*
- * Records sorted by a key field on the device (lib/fields_device.c): the records go up once, their
+ * Records sorted by a key field on the device (lib/engine/fields_device.c): the records go up once, their
  * keys are read out of them here, the stable sorts carry a permutation, and the records are
  * gathered by it here, so the host only uploads and downloads them.
  * Options: WG; RS, OFF (record size and key offset in bytes); KS (a number's bytes, 0 for a key of

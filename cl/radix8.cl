@@ -359,7 +359,7 @@ inline void count_bytes(__local uint *h, key_t b)
  * work-item through vload4() came first: NVIDIA's compiler issued four scalar loads, each lane's
  * 16 or 32 bytes from the next, and Nsight Compute counted 71% of the sectors loaded unused with
  * 8-byte keys (2^24 u64 keys: 0.121 ms against CUB's 0.078); a pointer to the vector type was level
- * with these loads on 4-byte keys and slower on 8-byte keys (lib/radix.h). */
+ * with these loads on 4-byte keys and slower on 8-byte keys (lib/radix/radix.h). */
 inline void count_run(__local uint *mine, __global const key_t *keys, ulong start, ulong end)
 {
     const uint lid = get_local_id(0);
@@ -578,7 +578,7 @@ inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memo
 #if MATCH_SPLIT && (DIGIT_BITS != 8 || MATCH_SPLIT > 6)
 #error "MATCH_SPLIT: 1 to 6 ballots on the top bits of 8-bit digits"
 #endif
-/* MATCH_SPLIT=k (pairs on NVIDIA GPUs, k = 2; lib/radix_shape.c has the measurements): k ballots
+/* MATCH_SPLIT=k (pairs on NVIDIA GPUs, k = 2; lib/radix/radix_shape.c has the measurements): k ballots
  * find the lanes that share the digit's top k bits, and the table has 2^(8-k) entries, one per
  * value of the low 8-k bits XORed with the top bits shifted left by 2 (one-to-one among lanes that
  * share the top bits, and keys in steps of 16 or 32 still spread over the banks); an entry's lanes

@@ -85,7 +85,7 @@ __kernel void seg_count(__global const ulong *off, ulong n_seg, ulong n, __globa
 }
 
 /* Offsets of fixed segments of seg_len keys each (the last one shorter), for the sort of variable
- * segments (lib/segments.c). */
+ * segments (lib/radix/segments.c). */
 __kernel void seg_fixed_offsets(__global ulong *off, ulong n_seg, ulong seg_len, ulong n)
 {
     const ulong i = get_global_id(0);
@@ -577,7 +577,7 @@ inline void seg_group(__global const key_t *keys_in, __global key_t *keys_out,
  *    of `window` keys (HALF / window of them, at most MEDIUM_WAYS) only the last segment to start
  *    there can be longer than `window`; work-item j finds stretch j's.
  * With part 3 and window HALF one launch sorts every segment of at most TILE keys. Where the short
- * segments take a smaller tile (lib/segments.c), their own program's launch (part 1) sorts them and
+ * segments take a smaller tile (lib/radix/segments.c), their own program's launch (part 1) sorts them and
  * this one (part 2, window: that program's HALF) the medium ones. Each segment starts in one
  * window, so each is sorted once; only longer ones are left to the radix passes (seg_count and
  * seg_tiles count the same way).
@@ -615,7 +615,7 @@ void seg_short(__global const key_t *keys_in, __global key_t *keys_out,
 #if SEG_RADIX
     __local uint lvary[KEY_BITS / 32];
 #endif
-    /* n_seg 0 with keys: a whole array of up to TILE keys, one work-group (lib/segments.c's
+    /* n_seg 0 with keys: a whole array of up to TILE keys, one work-group (lib/radix/segments.c's
      * single tile, part 1; off and bad_flag are not read) */
     const uint whole = n_seg == 0, bad = whole ? 1u : *bad_flag, lid = get_local_id(0);
     const ulong g = get_group_id(0), w = g * HALF, segs = whole ? 1 : n_seg;

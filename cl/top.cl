@@ -1,5 +1,5 @@
 /*
- * Top-k by radix select (lib/top.c drives it). Records are ordered by (mapped key within the bit
+ * Top-k by radix select (lib/api/top.c drives it). Records are ordered by (mapped key within the bit
  * range, input index): that order is unique, and its first K records are the first K of the stable
  * sort. Its digits are taken from the most significant down, 8 bits at a time, first those of the
  * key's bit range (places 0..nk-1), then those of the index (places nk...).
@@ -26,8 +26,8 @@
 
 #define BINS 256
 #define KEY_PLACES (KEY_BITS / 8) /* key digit places at most */
-#define MAX_PLACES 12             /* TOP_MAX_PLACES in lib/top.c */
-#define MAX_GROUPS 2048           /* TOP_MAX_GROUPS in lib/top.c: top_hist's work-groups */
+#define MAX_PLACES 12             /* TOP_MAX_PLACES in lib/api/top.c */
+#define MAX_GROUPS 2048           /* TOP_MAX_GROUPS in lib/api/top.c: top_hist's work-groups */
 
 /* The state words (uint). */
 #define S_GATHER 0   /* records in the result so far */
@@ -75,7 +75,7 @@ typedef struct place {
 } place;
 
 /* Place q: nk = ceil((end - begin) / 8) key places from `end` down to `begin`, the last what is
- * left, then the index's from index_bits down to 0 likewise (as lib/top.c plans them). */
+ * left, then the index's from index_bits down to 0 likewise (as lib/api/top.c plans them). */
 inline place place_of(uint q, uint begin, uint end, uint index_bits)
 {
     const uint nk = (end - begin + 7) / 8, is_index = q >= nk;

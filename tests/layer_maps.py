@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
 """The maps of the source files stay true: the "Layers" section of lib/README.md names every file
-of lib/ and cl/, and that of cli/README.md every file of cli/ and cli/mpi/, once each, as the first
-cell of a table row; and every source file either section mentions exists.
+of lib/ and cl/ (and their subfolders), and that of cli/README.md every file of cli/ and its
+subfolders, once each, as the first cell of a table row; and every source file either section
+mentions exists.
 
 Usage: layer_maps.py SOURCE_ROOT. Exit 0 when both maps hold, else 1 with one line per problem."""
 import os
 import re
 import sys
 
-MAPS = {'lib/README.md': ['lib', 'cl'], 'cli/README.md': ['cli', 'cli/mpi']}
-SOURCE_DIRS = ['lib', 'cl', 'cli', 'cli/mpi', 'tools']
+
+def tree(root, top):
+    """top and every folder below it, as paths from the root."""
+    out = []
+    for path, dirs, _ in os.walk(os.path.join(root, top)):
+        dirs.sort()
+        out.append(os.path.relpath(path, root))
+    return out
+
+MAPS = {'lib/README.md': ['lib', 'cl'], 'cli/README.md': ['cli']}
+TOPS = ['lib', 'cl', 'cli', 'tools']
 EXTENSIONS = ('.c', '.h', '.cl')
 ENTRY = re.compile(r'^\| `([^`]+)` \|')
 # a file name anywhere in the section: a path from the root, or a bare name in a source folder
@@ -38,6 +48,7 @@ def check(root, readme, folders):
     if section is None:
         return [f'{readme}: no "## Layers" section']
 
+    folders = [f for top in folders for f in tree(root, top)]
     on_disk = set()
     for folder in folders:
         for name in os.listdir(os.path.join(root, folder)):
@@ -67,7 +78,8 @@ def check(root, readme, folders):
             if '/' in name:
                 found = os.path.isfile(os.path.join(root, name))
             else:
-                found = any(os.path.isfile(os.path.join(root, d, name)) for d in SOURCE_DIRS)
+                found = any(os.path.isfile(os.path.join(root, d, name))
+                            for top in TOPS for d in tree(root, top))
             if not found:
                 problems.append(f'{readme}, Layers: names {name}, which does not exist')
     return sorted(set(problems))
@@ -82,7 +94,7 @@ def main():
         found = check(root, readme, folders)
         problems += found
         print(('FAIL ' if found else 'ok   ') + f'{readme} maps every file of '
-              + ', '.join(f + '/' for f in folders))
+              + ', '.join(f + '/' for f in folders) + ' and their subfolders')
     for p in problems:
         print('     | ' + p)
     sys.exit(1 if problems else 0)

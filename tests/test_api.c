@@ -1119,7 +1119,7 @@ static void test_build_options(void **state)
     assert_int_equal(open_with("CLSORT_BUILD_OPTIONS", "-w", detail, sizeof detail), CLSORT_OK);
 }
 
-/* Every macro the library's option builder passes to a build (lib/options.c, CLSORT_OPT_MACROS),
+/* Every macro the library's option builder passes to a build (lib/runtime/options.c, CLSORT_OPT_MACROS),
  * and those the kernels take defaults for that the library's shapes rely on, is refused in every
  * spelling: -DNAME=V, -DNAME, -D NAME=V, -UNAME. (-DVW=0 once changed pairs sorted by radix8 with
  * exit 0 and -DKW=2 crashed: such names were missing from a list kept apart from the builder.) WG

@@ -283,7 +283,7 @@ static void test_mix(void **state)
 }
 
 /* Mostly tiny segments (0 to 3 keys), a longer one after every few dozen: the segments average
- * under 16 keys, so that a device whose short segments take a launch of their own (lib/segments.c:
+ * under 16 keys, so that a device whose short segments take a launch of their own (lib/radix/segments.c:
  * where they average at most half its tile) takes it, and the longer ones cross the edges of the
  * short and medium tiles of several shapes, starting at every offset within them. */
 static void test_mostly_short(void **state)

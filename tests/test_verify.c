@@ -1,5 +1,5 @@
 /*
- * The tool's --verify checks (cli/verify.c) on their own: sorted blocks pass, a key out of order
+ * The tool's --verify checks (cli/sort/verify.c) on their own: sorted blocks pass, a key out of order
  * fails wherever it falls (inside a stretch of orders, at a stretch's start, at a block's start),
  * segments (fixed, or from offsets) restart the order, and a changed record fails the fingerprint.
  */

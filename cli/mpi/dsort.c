@@ -4,8 +4,8 @@
  */
 #include "dsort.h"
 #include "msignals.h"
-#include "../cli.h"
-#include "../prefault.h"
+#include "cli.h"
+#include "prefault.h"
 
 #include <mpi.h>
 

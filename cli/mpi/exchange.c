@@ -3,8 +3,8 @@
  * pieces sent to their ranks (merged by merge.c), from memory or a file, into memory or a file.
  */
 #include "dsort.h"
-#include "../cli.h"
-#include "../prefault.h"
+#include "cli.h"
+#include "prefault.h"
 
 #include <mpi.h>
 

@@ -7,7 +7,7 @@
  * Temporary files have no name (nameless.c, as clsort's runs): nothing is left behind.
  */
 #include "dsort.h"
-#include "../cli.h"
+#include "cli.h"
 #include "nameless.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
  * output: the result does not depend on the number of threads.
  */
 #include "dsort.h"
-#include "../cli.h"
+#include "cli.h"
 
 #include <pthread.h>
 #include <stdlib.h>

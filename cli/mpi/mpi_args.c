@@ -3,8 +3,8 @@
  * its help text, and the messages of parsing: every rank parses, rank 0 alone prints.
  */
 #include "mpi_args.h"
-#include "../cli.h"
-#include "../opt.h"
+#include "cli.h"
+#include "opt.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  */
 #include "dsort.h"
 #include "msignals.h"
-#include "../cli.h"
+#include "cli.h"
 
 #include <mpi.h>
 

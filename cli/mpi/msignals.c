@@ -1,6 +1,6 @@
 /*
  * clsort-mpi's signal thread and its table of temporary names (see msignals.h); clsort's own
- * (cli/signals.c) works the same way.
+ * (cli/io/signals.c) works the same way.
  */
 #include "msignals.h"
 

@@ -1,11 +1,11 @@
 /*
- * clsort-mpi's output file and its commit (see outfile.h); the rules are clsort's (cli/output.c).
+ * clsort-mpi's output file and its commit (see outfile.h); the rules are clsort's (cli/io/output.c).
  */
 #include "outfile.h"
 #include "dsort.h"
 #include "msignals.h"
-#include "../cli.h"
-#include "../follow.h"
+#include "cli.h"
+#include "follow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +36,7 @@ static void temp_fail(job *j)
 }
 
 /* ---------------------------------------------------------------------------------------------------
- * Finding the file to replace (as cli/output.c finds it)
+ * Finding the file to replace (as cli/io/output.c finds it)
  */
 
 /* path split into its directory (opened into dirfd, its path into dir) and its last name. */
@@ -306,7 +306,7 @@ void mout_name(job *j)
 }
 
 /* ---------------------------------------------------------------------------------------------------
- * What the replaced file keeps (as cli/output.c keeps it)
+ * What the replaced file keeps (as cli/io/output.c keeps it)
  */
 
 /* The old file's extended attributes (ACLs among them) copied to the new one. An ACL that cannot be

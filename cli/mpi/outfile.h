@@ -1,5 +1,5 @@
 /*
- * clsort-mpi's output, handled as clsort handles its own (cli/output.c): symbolic links at the end
+ * clsort-mpi's output, handled as clsort handles its own (cli/io/output.c): symbolic links at the end
  * of -o followed (the file they point to is replaced, under the kernel's rule for links in sticky
  * world-writable directories), the replaced file's owner, group, mode and extended attributes kept,
  * the new file synced before it replaces an old one, and what is there at the commit checked to be

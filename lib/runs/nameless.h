@@ -1,6 +1,6 @@
 /*
  * A temporary file with no name (nameless.c): for run files, and for clsort-mpi's temporary files
- * and clsort's record runs (cli/tempfile.c), which compile nameless.c in too. Not installed.
+ * and clsort's record runs (cli/sort/tempfile.c), which compile nameless.c in too. Not installed.
  */
 #ifndef CLSORT_NAMELESS_H
 #define CLSORT_NAMELESS_H

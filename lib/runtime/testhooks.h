@@ -29,7 +29,7 @@
  *   stall-onesweep).
  *
  * The command-line tool's own hooks (CLSORT_TEST_STOP_AFTER_READ and others) are read by
- * cli/settings.c and documented in clsort(1).
+ * cli/base/settings.c and documented in clsort(1).
  */
 #ifndef CLSORT_TESTHOOKS_H
 #define CLSORT_TESTHOOKS_H

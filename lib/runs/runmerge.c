@@ -226,7 +226,7 @@ static clsort_status cut_failed(clsort_context *ctx, const clsort_run *runs, siz
 /* ---- merging pieces ---- */
 
 /* One key or value: the common sizes as fixed-size copies the compiler inlines. */
-static inline __attribute__((always_inline)) void copy(unsigned char *dst, const unsigned char *src,
+static inline __attribute__((always_inline)) void copy_bytes(unsigned char *dst, const unsigned char *src,
                                                        size_t size)
 {
     switch (size) {
@@ -256,23 +256,23 @@ merge2_body(const clsort_key_recipe *kr, const size_t ks, const size_t vs, const
         const uint64_t oa = clsort_key_recipe_order(&r, ak + i * ks);
         const uint64_t ob = clsort_key_recipe_order(&r, bk + j * ks);
         const size_t tb = ob < oa;
-        copy(ok, tb ? bk + j * ks : ak + i * ks, ks);
+        copy_bytes(ok, tb ? bk + j * ks : ak + i * ks, ks);
         if (vs)
-            copy(ov, tb ? bv + j * vs : av + i * vs, vs);
+            copy_bytes(ov, tb ? bv + j * vs : av + i * vs, vs);
         ok += kst;
         ov += vst;
         i += 1 - tb;
         j += tb;
     }
     for (; i < an; i++, ok += kst, ov += vst) {
-        copy(ok, ak + i * ks, ks);
+        copy_bytes(ok, ak + i * ks, ks);
         if (vs)
-            copy(ov, av + i * vs, vs);
+            copy_bytes(ov, av + i * vs, vs);
     }
     for (; j < bn; j++, ok += kst, ov += vst) {
-        copy(ok, bk + j * ks, ks);
+        copy_bytes(ok, bk + j * ks, ks);
         if (vs)
-            copy(ov, bv + j * vs, vs);
+            copy_bytes(ov, bv + j * vs, vs);
     }
 }
 
@@ -387,8 +387,8 @@ static void sort_block(worker *w, size_t n)
         return;
     const size_t ks = j->ks, vs = j->vs, rs = ks + vs; /* joined records for the sink */
     for (size_t i = 0; i < n; i++) {
-        copy(w->out_keys + i * rs, w->in_keys + i * ks, ks);
-        copy(w->out_keys + i * rs + ks, w->in_values + i * vs, vs);
+        copy_bytes(w->out_keys + i * rs, w->in_keys + i * ks, ks);
+        copy_bytes(w->out_keys + i * rs + ks, w->in_values + i * vs, vs);
     }
     w->done_keys = w->out_keys;
     w->done_values = NULL;

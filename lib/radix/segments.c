@@ -339,7 +339,7 @@ static int radix_groups(const clsort_context *ctx, const clsort_spec *spec,
 }
 
 /* The segments' program for tiles of shape s, held in *prog (NULL on failure). */
-static clsort_status build(clsort_context *ctx, const clsort_spec *spec,
+static clsort_status build_segments(clsort_context *ctx, const clsort_spec *spec,
                            const clsort_tile_shape *s, cl_program *prog)
 {
     clsort_opts opts;
@@ -390,7 +390,7 @@ clsort_status clsort_single_tile_enqueue(clsort_context *ctx, clsort_job *job)
     seg_sort g = { .n = job->n, .n_seg = 0 };
     clsort_status st = short_shape(ctx, job->spec, &g.s);
     if (st == CLSORT_OK)
-        st = build(ctx, job->spec, &g.s, &g.prog);
+        st = build_segments(ctx, job->spec, &g.s, &g.prog);
     /* The kernel reads neither the offsets nor the flag of a whole array: the keys stand in. */
     clsort_varseg v = { .offsets = job->keys };
     clsort_job one = *job;
@@ -425,9 +425,9 @@ clsort_status clsort_segments_enqueue(clsort_context *ctx, clsort_job *job)
     v->state = &g;
     v->short_sort = short_then_tiles;
     clsort_status st;
-    if ((st = build(ctx, job->spec, &g.s, &g.prog)) != CLSORT_OK ||
+    if ((st = build_segments(ctx, job->spec, &g.s, &g.prog)) != CLSORT_OK ||
         (short_split(ctx, job->spec, &g.s, job->n, v->n_seg, &g.short_s) &&
-         (st = build(ctx, job->spec, &g.short_s, &g.short_prog)) != CLSORT_OK) ||
+         (st = build_segments(ctx, job->spec, &g.short_s, &g.short_prog)) != CLSORT_OK) ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_FLAG, sizeof(cl_uint), &g.flag,
                              "segment check flag")) != CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_TABLE,
@@ -487,7 +487,7 @@ clsort_status clsort_segments_fixed_enqueue(clsort_context *ctx, clsort_job *job
     if (st == CLSORT_OK &&
         (st = clsort_scratch(ctx, CLSORT_SLOT_SEG_OFFSETS, (n_seg + 1) * sizeof(cl_ulong),
                              &v.offsets, "fixed segment offsets")) == CLSORT_OK &&
-        (st = build(ctx, &var, &s, &prog)) == CLSORT_OK &&
+        (st = build_segments(ctx, &var, &s, &prog)) == CLSORT_OK &&
         (st = clsort_create_kernel(ctx, prog, "seg_fixed_offsets", &k)) == CLSORT_OK &&
         (st = clsort_set_args(ctx, k, "seg_fixed_offsets", 4, ARG(v.offsets), ARG(n_seg), ARG(seg),
                               ARG(n))) == CLSORT_OK &&

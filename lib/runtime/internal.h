@@ -238,7 +238,7 @@ typedef struct clsort_tuning {
          * local memory) */
         struct {
             unsigned wg, items;
-            unsigned pair_lb_at; /* with values, from PAIR64_LB_AT_N keys (lib/radix_shape.c): LB_AT
+            unsigned pair_lb_at; /* with values, from PAIR64_LB_AT_N keys (lib/radix/radix_shape.c): LB_AT
                                   * (0: lb_at above) */
         } large64;
         /* radix8 with the warp ranking from 2^21 keys up to the inputs above (0: wg x items) */
@@ -252,7 +252,7 @@ typedef struct clsort_tuning {
             unsigned wg, items, pair_wg, pair_items;
             unsigned pair_kv; /* 1: its values reordered with the keys (KV_TOGETHER) */
         } large4;
-        /* radix-hybrid (lib/radix_hybrid.c): auto takes it for whole arrays of at least min_n
+        /* radix-hybrid (lib/radix/radix_hybrid.c): auto takes it for whole arrays of at least min_n
          * records (0: never); bytes of records per wave (0: radix.h's default); stepped: one
          * launch per step of its ticket order, not one for all */
         struct {

@@ -30,12 +30,12 @@ static const clsort_tuning table[] = {
      * 2^23 keys: 448 x 24 keys and 320 x 28 with values, with the counts published before the
      * reorder; radix4 there 256 x 24 keys and 384 x 15 with values reordered with the keys;
      * 64-bit keys 384 x 14, keys and pairs. From 2^21 to 2^23 keys 512 x 16 keys, 448 x 24 with
-     * values, 512 x 10 for 64-bit keys (lib/radix_shape.c has the numbers). No radix-hybrid under
+     * values, 512 x 10 for 64-bit keys (lib/radix/radix_shape.c has the numbers). No radix-hybrid under
      * auto: on an H100 it took 6.89 ms for 2^28 u32 keys against onesweep's 5.33 (pairs 10.66
      * against 9.35, u64 keys at 2^27 11.04 against 8.64): a onesweep pass there moves 1.8 TB/s
      * where a copy moves 2.98, so it is not bound by memory traffic and passes over cache-resident
      * buckets gain nothing (docs/performance.md). Variable segments: one launch for short and medium ones
-     * (lib/segments.c has the numbers). */
+     * (lib/radix/segments.c has the numbers). */
     {
         .match_vendor = "NVIDIA",
         .match_type = CL_DEVICE_TYPE_GPU,

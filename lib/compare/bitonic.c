@@ -48,7 +48,7 @@ typedef struct bitonic_plan {
     cl_program prog;
 } bitonic_plan;
 
-static clsort_status build(clsort_context *ctx, const clsort_job *job, bitonic_plan *p)
+static clsort_status build_bitonic(clsort_context *ctx, const clsort_job *job, bitonic_plan *p)
 {
     const unsigned f = log2u(p->s.items);
     const int pos64 = (p->nseg << p->lp) > ((cl_ulong)1 << 31);
@@ -144,7 +144,7 @@ static clsort_status bitonic_sort(clsort_context *ctx, const clsort_job *job)
     p.gf = log2u(p.s.global_items);
     if (p.gf > p.lt + 1)
         p.gf = p.lt + 1;
-    clsort_status st = build(ctx, job, &p);
+    clsort_status st = build_bitonic(ctx, job, &p);
     if (st != CLSORT_OK)
         return st;
 

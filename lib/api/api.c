@@ -54,7 +54,7 @@ typedef struct mem_place {
     uintptr_t start;
 } mem_place;
 
-static cl_int place_of(cl_mem m, mem_place *p)
+static cl_int mem_place_of(cl_mem m, mem_place *p)
 {
     cl_mem parent = NULL;
     cl_mem_flags flags = 0;
@@ -90,8 +90,8 @@ clsort_status clsort_check_roles(clsort_context *ctx, const char *fn, const clso
             if (a->m != b->m) {
                 mem_place pa, pb;
                 cl_int err;
-                if ((err = place_of(a->m, &pa)) != CL_SUCCESS ||
-                    (err = place_of(b->m, &pb)) != CL_SUCCESS)
+                if ((err = mem_place_of(a->m, &pa)) != CL_SUCCESS ||
+                    (err = mem_place_of(b->m, &pb)) != CL_SUCCESS)
                     return clsort_fail(ctx, (clsort_status)err,
                                        "%s: clGetMemObjectInfo of the %s or %s buffer failed: %s (%d)",
                                        fn, a->name, b->name, clsort_status_string((clsort_status)err),

@@ -47,7 +47,7 @@ static void add_places(top_run *t, unsigned lo, unsigned hi, cl_uint index)
     }
 }
 
-static void plan(const clsort_context *ctx, top_run *t)
+static void plan_top(const clsort_context *ctx, top_run *t)
 {
     clsort_key_range(t->spec, &t->begin, &t->end);
     add_places(t, t->begin, t->end, 0);
@@ -70,7 +70,7 @@ static void plan(const clsort_context *ctx, top_run *t)
         t->groups = TOP_MAX_GROUPS;
 }
 
-static clsort_status prepare(clsort_context *ctx, top_run *t)
+static clsort_status prepare_top(clsort_context *ctx, top_run *t)
 {
     clsort_opts opts;
     clsort_opts_init(&opts);
@@ -193,8 +193,8 @@ static clsort_status top_chain(clsort_context *ctx, const clsort_spec *spec, cl_
 {
     top_run t = { .spec = spec, .n = n, .k = k, .ks = clsort_key_size(spec->key_type),
                   .vs = spec->value_size };
-    plan(ctx, &t);
-    clsort_status st = prepare(ctx, &t);
+    plan_top(ctx, &t);
+    clsort_status st = prepare_top(ctx, &t);
     if (st == CLSORT_OK)
         st = start(ctx, &t, keys);
     for (unsigned r = 0; r < t.n_places && st == CLSORT_OK; r++)

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 /* An event that completes after every command enqueued so far (in or out of order). */
-static clsort_status marker(stream *s, cl_event *ev)
+static clsort_status stream_marker(stream *s, cl_event *ev)
 {
     cl_int err = clEnqueueMarkerWithWaitList(s->ctx->queue, 0, NULL, ev);
     return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "clEnqueueMarkerWithWaitList");
@@ -37,7 +37,7 @@ static clsort_status grow(stream *s, size_t cap, size_t n)
     if (st == CLSORT_OK && s->vs)
         st = clsort_alloc(ctx, cap * s->vs, &nv, "stream values");
     cl_event after = NULL;
-    if (st == CLSORT_OK && n && (st = marker(s, &after)) == CLSORT_OK) {
+    if (st == CLSORT_OK && n && (st = stream_marker(s, &after)) == CLSORT_OK) {
         cl_int err;
         err = clEnqueueCopyBuffer(ctx->queue, s->dk, nk, 0, 0, n * s->ks, 1, &after, NULL);
         if (err == CL_SUCCESS && s->vs)
@@ -58,7 +58,7 @@ static clsort_status grow(stream *s, size_t cap, size_t n)
     if (st == CLSORT_OK && n) {
         /* later uploads must follow the copies: they are ordered after a marker of everything */
         release_event(&s->fence);
-        st = marker(s, &s->fence);
+        st = stream_marker(s, &s->fence);
     }
     clsort_release_mems(old, 2); /* OpenCL frees them once the copies are done */
     return st;
@@ -158,7 +158,7 @@ static clsort_status fill_run(stream *s, size_t *n)
  * the sort, *start before it (for the kernel time: account_sort()). */
 static clsort_status sort_run(stream *s, size_t n, cl_event *start, cl_event *done)
 {
-    clsort_status st = marker(s, start);
+    clsort_status st = stream_marker(s, start);
     if (st == CLSORT_OK)
         st = clsort_enqueue(s->ctx, s->spec, s->dk, s->vs ? s->dv : NULL, n, 1, start, done);
     return st;
@@ -248,7 +248,7 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
 /* Records per run: what one device sort takes, and the budget allows (the setting
  * CLSORT_CHUNK_KEYS lowers it, to test runs on small inputs); segmented sorts cut at segment
  * boundaries, and a known size is cut into runs of equal length. */
-static clsort_status plan(stream *s, uint64_t n_hint)
+static clsort_status plan_stream(stream *s, uint64_t n_hint)
 {
     size_t max_n;
     clsort_status st = clsort_max_keys(s->ctx, s->spec, &max_n);
@@ -402,7 +402,7 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
     s.device_merge = ctx->settings.device_merge != 0; /* faster on the H100 and on PoCL alike */
     VALIDATE(ctx, s.set.fan_in >= 2);
     stats->memory_bytes = s.set.memory_bytes;
-    if ((st = plan(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)
+    if ((st = plan_stream(&s, in->n)) == CLSORT_OK && (st = setup(&s)) == CLSORT_OK)
         st = pipeline(&s);
     stats->staging = clsort_staging_name(s.slots[0].mem.kind); /* before teardown clears the slots */
     teardown(&s);

@@ -1,6 +1,6 @@
 /*
  * Nameless temporary files (see tempfile.h). Owns temp_open/write/read/close; calls msg.c and
- * lib/nameless.c (compiled in, as clsort-mpi does).
+ * lib/runs/nameless.c (compiled in, as clsort-mpi does).
  */
 #include "tempfile.h"
 #include "cli.h"
