@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Install what is missing (Debian/Ubuntu), configure ./build once, and compile.
-# Usage: tools/build.sh [extra meson setup options]
+# Usage: tools/build.sh [--lean] [extra meson setup options]
+#   --lean: the library and the tool alone (no tests, benchmarks or clsort-mpi), and only what they
+#   need installed: the compiler, meson, ninja, the OpenCL headers and loader, PoCL for the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(build-essential pkg-config meson ninja-build ocl-icd-opencl-dev opencl-headers
-      pocl-opencl-icd libcmocka-dev clinfo oclgrind openmpi-bin libopenmpi-dev)
+lean=0
+if [ "${1-}" = --lean ]; then
+  lean=1
+  shift
+  set -- -Dtests=false -Dbench=false -Dmpi=disabled -Dcub_bench=disabled "$@"
+fi
+pkgs=(build-essential pkg-config meson ninja-build ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+[ $lean = 1 ] || pkgs+=(libcmocka-dev clinfo oclgrind openmpi-bin libopenmpi-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${pkgs[@]}"; do

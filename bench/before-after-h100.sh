@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# On the GPU machine (repository root): this tree against an earlier one, in one run on the same
+# files, alternated (before, after, before, after): the public call's wall time (bench_radix, as in
+# bench/wall-h100.sh) and clsort's process wall time file to file (/usr/bin/time) beside the floor
+# (cat in > /dev/null; cat in > new). Prints markdown tables to $OUT/before-after.md.
+#   BEFORE (a source tree of the earlier commit, e.g. from `git archive`; default .deps/before)
+#   SIZES (log2 of u32 keys for the API table)  N_KEYS (log2, file to file)  N_REC (records, 100 B)
+#   REPS  SPILL (-S for the records run larger than the budget)
+set -euo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+BEFORE=${BEFORE:-.deps/before}
+SIZES=${SIZES-"20 24 28"}
+N_KEYS=${N_KEYS:-28}
+N_REC=${N_REC:-16777216}
+REPS=${REPS:-3}
+SPILL=${SPILL:-512Mi}
+DATA=${DATA:-/tmp/clsort-ba}
+mkdir -p "$DATA"
+[ -f tools/gpu-env.sh ] && source tools/gpu-env.sh
+here=$PWD
+build() { # tree build-dir
+  (cd "$1" && { [ -f "$2/build.ninja" ] || meson setup "$2" -Dbuildtype=release > "$OUT/setup-$3.log" 2>&1; } &&
+    ninja -C "$2" cli/clsort bench/bench_radix > "$OUT/build-$3.log" 2>&1) ||
+    { tail -40 "$OUT/build-$3.log" "$OUT/setup-$3.log" 2>/dev/null; exit 1; }
+}
+build "$here" build-gpu after
+build "$BEFORE" build-gpu before
+declare -A TOOL=([before]="$BEFORE/build-gpu/cli/clsort" [after]="$here/build-gpu/cli/clsort")
+declare -A BENCH=([before]="$BEFORE/build-gpu/bench/bench_radix" [after]="$here/build-gpu/bench/bench_radix")
+export CLSORT_DEVICE=${CLSORT_DEVICE:-nvidia}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+
+# the API table: wall around clsort_enqueue() + clFinish(), kernel time beside
+files=()
+for s in $SIZES; do
+  f="$DATA/uniform-$s.u32"; files+=("$f")
+  [ -f "$f" ] || "${BENCH[after]}" gen uniform "$s" "$f"
+done
+for round in 1 2; do
+  for v in before after; do
+    CLSORT_CACHE_DIR=$DATA/cache-$v "${BENCH[$v]}" run --algos radix8 --reps 10 "${files[@]}" \
+      > "$OUT/api-$v$round.txt" 2> "$OUT/api-$v$round.err"
+  done
+done
+
+# file to file
+keys=$DATA/keys.u32; recs=$DATA/records.bin
+[ -f "$keys" ] || "${TOOL[after]}" gen -n $((1 << N_KEYS)) --seed 7 -o "$keys"
+[ -f "$recs" ] || "${TOOL[after]}" gen -n $((N_REC * 25)) --seed 5 -o "$recs"
+jobs=("keys|$keys|" "records|$recs|--record-size 100 --key-size 10 --type bytes"
+      "records-S$SPILL|$recs|--record-size 100 --key-size 10 --type bytes -S $SPILL -T $DATA")
+: > "$OUT/files.txt"
+wall() { /usr/bin/time -f %e -o "$DATA/t" "$@" > /dev/null 2> "$DATA/err" || { cat "$DATA/err"; exit 1; }; cat "$DATA/t"; }
+for job in "${jobs[@]}"; do
+  IFS='|' read -r name in args <<< "$job"
+  for r in $(seq "$REPS"); do
+    rm -f "$DATA/copy"
+    echo "$name floor_read $(wall sh -c "cat '$in' > /dev/null")" >> "$OUT/files.txt"
+    echo "$name floor_copy $(wall sh -c "cat '$in' > '$DATA/copy'")" >> "$OUT/files.txt"
+    rm -f "$DATA/copy"
+    for v in before after; do
+      # shellcheck disable=SC2086
+      t=$(CLSORT_CACHE_DIR=$DATA/cache-$v wall "${TOOL[$v]}" $args -i "$in" -o "$DATA/out-$v")
+      echo "$name $v $t" >> "$OUT/files.txt"
+    done
+    cmp "$DATA/out-before" "$DATA/out-after" || { echo "$name: outputs differ"; exit 1; }
+  done
+done
+rm -f "$DATA"/out-* "$DATA/copy"
+
+python3 - "$OUT" <<'PY' | tee "$OUT/before-after.md"
+import sys, collections
+out = sys.argv[1]
+def api(v):
+    d = collections.defaultdict(list)
+    for r in (1, 2):
+        for line in open(f"{out}/api-{v}{r}.txt"):
+            if line.startswith("RESULT "):
+                kv = dict(x.split("=", 1) for x in line.split()[1:])
+                d[(int(kv["log2n"]), kv["kind"])].append((float(kv["wall_ms"]), float(kv["ms"])))
+    return d
+b, a = api("before"), api("after")
+print("| u32 keys | kind | before wall ms | after wall ms | after / before | before kernel ms | after kernel ms |")
+print("|---|---|---|---|---|---|---|")
+for k in sorted(b):
+    if k not in a:
+        continue
+    bw, aw = min(x[0] for x in b[k]), min(x[0] for x in a[k])
+    bk, ak = min(x[1] for x in b[k]), min(x[1] for x in a[k])
+    print(f"| 2^{k[0]} | {k[1]} | {bw:.3f} | {aw:.3f} | {aw / bw:.2f} | {bk:.3f} | {ak:.3f} |")
+t = collections.defaultdict(list)
+for line in open(f"{out}/files.txt"):
+    name, what, s = line.split()
+    t[(name, what)].append(float(s))
+print()
+print("| file to file | floor (read + copy) s | before s | after s | after / before | after / floor |")
+print("|---|---|---|---|---|---|")
+for name in dict.fromkeys(k[0] for k in t):
+    fl = min(t[(name, "floor_read")]) + min(t[(name, "floor_copy")])
+    bb, aa = t[(name, "before")], t[(name, "after")]
+    rng = lambda x: f"{min(x):.2f}-{max(x):.2f}"
+    print(f"| {name} | {fl:.2f} | {rng(bb)} | {rng(aa)} | {min(aa) / min(bb):.2f} | {min(aa) / fl:.2f} |")
+PY
