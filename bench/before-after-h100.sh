@@ -99,5 +99,6 @@ for name in dict.fromkeys(k[0] for k in t):
     fl = min(t[(name, "floor_read")]) + min(t[(name, "floor_copy")])
     bb, aa = t[(name, "before")], t[(name, "after")]
     rng = lambda x: f"{min(x):.2f}-{max(x):.2f}"
-    print(f"| {name} | {fl:.2f} | {rng(bb)} | {rng(aa)} | {min(aa) / min(bb):.2f} | {min(aa) / fl:.2f} |")
+    ratio = lambda x, y: f"{x / y:.2f}" if y else "-"
+    print(f"| {name} | {fl:.2f} | {rng(bb)} | {rng(aa)} | {ratio(min(aa), min(bb))} | {ratio(min(aa), fl)} |")
 PY
