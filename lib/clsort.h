@@ -735,6 +735,10 @@ typedef struct clsort_stream_settings {
      */
     void (*progress)(void *user, const char *phase, uint64_t done, uint64_t total);
     void *progress_user;
+    /** Records a run (one device sort) takes at most, below what the budget allows: smaller runs
+     *  start the output sooner and make runs of small inputs (to test a merge). 0: as the budget
+     *  allows. */
+    uint64_t run_records;
 } clsort_stream_settings;
 
 /** The defaults: everything 0 or NULL. */
@@ -783,6 +787,51 @@ CLSORT_API clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_sp
                                             const clsort_source *source, const clsort_sink *sink,
                                             const clsort_stream_settings *settings,
                                             clsort_stats *stats);
+
+/** How clsort_sort_stream_records() finds the key of a record: fixed-size records by a key field,
+ *  as clsort_sort_records() takes them. */
+typedef struct clsort_layout {
+    /** Bytes of each record (1 or more). */
+    size_t record_size;
+    /** Where the key starts in a record. */
+    size_t key_offset;
+    /** 0: the key is a number of clsort_spec::key_type (its order, direction and bit range);
+     *  else a string of this many bytes, compared as unsigned bytes (memcmp() order). */
+    size_t key_size;
+    /** Non-zero: the sink's @p values receives each output record's input position (uint64_t,
+     *  counted from 0), as clsort_sort_records()'s index. */
+    int index;
+} clsort_layout;
+
+/**
+ * clsort_sort_stream() for records by a key field: the result is clsort_sort_records() of the whole
+ * input, byte for byte (stable: equal keys keep their input order; descending and bit ranges as
+ * there), at any size, within the same budget and settings.
+ *
+ * The source places up to @p max whole records of layout->record_size bytes at its @p keys
+ * (@p values is NULL; clsort_source::records is not used); the sink gets @p n records at its
+ * @p keys, and their input positions at @p values when layout->index is set (else NULL). Each run
+ * the budget holds is read into host memory and sorted by clsort_sort_records() (on the device,
+ * with the records there where they fit it); one run goes straight to the sink; more are kept in
+ * host memory or written to temporary files, and merged a block at a time as clsort_sort_stream()
+ * merges its runs: clsort_stream_settings.threads threads read the blocks, and each block is
+ * sorted by clsort_sort_records() (a stable sort of the runs' pieces is their merge; with
+ * `CLSORT_DEVICE_MERGE=0` the threads merge them on the host). A key of bytes of any length is
+ * cut exactly between blocks (its order is compared 8 bytes at a time). spec->segment sorts each
+ * run of that many records on its own, with no merge. Memory: a run's records take about
+ * 2 x record_size + 8 x (key words) + 56 bytes each while sorted (half the budget), the runs kept
+ * and the merge's blocks the other half.
+ *
+ * @return as clsort_sort_stream(); ::CLSORT_ERROR_INVALID_ARGUMENT for a layout whose key does not
+ *         fit its records, a value size or a bit range with a key of bytes;
+ *         ::CLSORT_ERROR_UNSUPPORTED for an algorithm that is not stable (as clsort_sort_records())
+ */
+CLSORT_API clsort_status clsort_sort_stream_records(clsort_context *ctx, const clsort_spec *spec,
+                                                    const clsort_layout *layout,
+                                                    const clsort_source *source,
+                                                    const clsort_sink *sink,
+                                                    const clsort_stream_settings *settings,
+                                                    clsort_stats *stats);
 
 /**
  * The OpenCL context and command queue a clsort context works on, to create buffers for

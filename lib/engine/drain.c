@@ -103,7 +103,7 @@ clsort_status clsort_stream_drain(stream *s, size_t n, cl_event done, clsort_run
                 break;
             if (spill) {
                 const double t = clsort_now_ms();
-                st = clsort_run_append(s->ctx, s->spec, spill, sl->keys, sl->values, m,
+                st = clsort_run_append(s->ctx, s->spec, &s->lay, spill, sl->keys, sl->values, m,
                                        clsort_stream_spill_left(s, at + m));
                 s->st->spill_ms += clsort_now_ms() - t;
             } else {

@@ -55,6 +55,8 @@ static clsort_status download_run(stream *s, size_t n, cl_event done, void *keys
  * host memory, the device's run and its second buffer; with the spillers, their run buffers. */
 static uint64_t run_overhead(const stream *s)
 {
+    if (s->fields) /* the run being sorted has its own share of the budget (fields_stream.c) */
+        return 0;
     const uint64_t run_bytes = (uint64_t)s->run_limit * (s->ks + s->vs);
     return (s->ctx->host_unified ? 2 * run_bytes : 0) + (s->async_spill ? s->spillers * run_bytes : 0);
 }
@@ -68,7 +70,7 @@ static void *spiller_main(void *arg)
         sp->st = clsort_fail_cl(sp->ctx, err, "downloading a sorted run");
     } else {
         const size_t ks = clsort_key_type_size(sp->spec->key_type);
-        sp->st = clsort_run_append(sp->ctx, sp->spec, &sp->run, sp->mem.host,
+        sp->st = clsort_run_append(sp->ctx, sp->spec, NULL, &sp->run, sp->mem.host,
                                    sp->spec->value_size ? sp->mem.host + sp->n * ks : NULL, sp->n,
                                    sp->more);
     }
@@ -154,7 +156,7 @@ clsort_status clsort_stream_keep_run(stream *s, size_t n, cl_event done)
             st = clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, 0, bytes);
         }
         if (st == CLSORT_OK)
-            st = clsort_run_create(s->ctx, s->spec, next_dir(s), n, s->step, run);
+            st = clsort_run_create(s->ctx, s->spec, &s->lay, next_dir(s), n, s->step, run);
         if (st == CLSORT_OK)
             st = s->async_spill ? spill_async(s, run, n, done) : clsort_stream_drain(s, n, done, run);
         s->st->runs_spilled++;
@@ -169,6 +171,41 @@ clsort_status clsort_stream_keep_run(stream *s, size_t n, cl_event done)
                            "cannot hold a sorted run of %zu records in host memory", n);
     s->kept += bytes;
     return download_run(s, n, done, run->keys, run->values);
+}
+
+clsort_status clsort_stream_keep_host_run(stream *s, unsigned char **keys, unsigned char **values,
+                                          size_t n)
+{
+    const uint64_t bytes = (uint64_t)n * (s->ks + s->vs);
+    clsort_run *run = new_run(s);
+    if (!run)
+        return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    if (s->spilling || s->kept + bytes > s->keep_bytes) { /* spill */
+        s->spilling = 1;
+        clsort_status st = CLSORT_OK;
+        if (!s->dirs_checked) { /* a pipe's input: the first run that needs a file checks */
+            s->dirs_checked = 1;
+            st = clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, 0, bytes);
+        }
+        if (st == CLSORT_OK)
+            st = clsort_run_create(s->ctx, s->spec, &s->lay, next_dir(s), n, s->step, run);
+        const double t = clsort_now_ms();
+        if (st == CLSORT_OK)
+            st = clsort_run_append(s->ctx, s->spec, &s->lay, run, *keys, values ? *values : NULL,
+                                   n, clsort_stream_spill_left(s, n));
+        s->st->spill_ms += clsort_now_ms() - t;
+        s->st->runs_spilled++;
+        s->st->temp_bytes += bytes;
+        return st;
+    }
+    run->n = n;
+    run->keys = *keys;
+    run->values = values ? *values : NULL;
+    *keys = NULL;
+    if (values)
+        *values = NULL;
+    s->kept += bytes;
+    return CLSORT_OK;
 }
 
 /* The merge writes to the sink through here (write time and progress). */
@@ -192,7 +229,7 @@ static int level_sink(void *user, const void *keys, const void *values, size_t m
     level_out *o = user;
     stream *s = o->s;
     const double t = clsort_now_ms();
-    clsort_status st = clsort_run_append(s->ctx, s->spec, o->run, keys, values, m, 0);
+    clsort_status st = clsort_run_append(s->ctx, s->spec, &s->lay, o->run, keys, values, m, 0);
     s->st->spill_ms += clsort_now_ms() - t;
     s->st->temp_bytes += (uint64_t)m * (s->ks + s->vs);
     clsort_stream_progress(s, "merge", o->run->written, o->run->n, 0);
@@ -239,11 +276,13 @@ static clsort_status device_block_sort(void *user, void *keys, void *values, siz
 /* Merge runs[0..k) into out, on the device where the stream chose it. */
 static clsort_status merge(stream *s, clsort_run *runs, size_t k, const clsort_sink *out)
 {
-    const clsort_block_sorter device = { device_block_sort, s };
-    /* a block fits the run buffers (smaller than a run, unless CLSORT_CHUNK_KEYS made runs tiny) */
-    const size_t block = s->device_merge && s->block > s->cap ? s->cap : s->block;
-    return clsort_runs_merge(s->ctx, s->spec, runs, k, s->set.threads, block,
-                             s->device_merge ? &device : NULL, out);
+    const clsort_block_sorter device =
+        s->fields ? s->fields_sorter : (clsort_block_sorter){ device_block_sort, s };
+    /* a block fits the run buffers (smaller than a run, unless CLSORT_CHUNK_KEYS made runs tiny);
+     * records by a key field sort their blocks from host memory */
+    const size_t block = s->device_merge && !s->fields && s->block > s->cap ? s->cap : s->block;
+    return clsort_runs_merge_layout(s->ctx, s->spec, &s->lay, runs, k, s->set.threads, block,
+                                    s->device_merge ? &device : NULL, out);
 }
 
 /* More runs than the fan-in: merge g consecutive runs, from *at, into one run file in their place
@@ -265,7 +304,7 @@ static clsort_status merge_level(stream *s, size_t *at)
     for (size_t r = 0; r < g; r++)
         n += first[r].n;
     clsort_run merged;
-    clsort_status st = clsort_run_create(s->ctx, s->spec, next_dir(s), n, s->step, &merged);
+    clsort_status st = clsort_run_create(s->ctx, s->spec, &s->lay, next_dir(s), n, s->step, &merged);
     level_out o = { s, &merged };
     const clsort_sink out = { level_sink, &o, 0 };
     clsort_stream_progress(s, "merge", 0, n, 1);
@@ -300,7 +339,8 @@ clsort_status clsort_stream_merge_runs(stream *s)
         s->dk = s->dv = NULL;
         clsort_release_scratch(s->ctx);
         s->cap = 0;
-        if (s->device_merge) { /* ... all but a block's, when the device sorts the blocks */
+        if (s->device_merge && !s->fields) { /* ... all but a block's, when the device sorts the
+                                              * blocks */
             clsort_status as = clsort_alloc(s->ctx, s->block * s->ks, &s->dk, "merge keys");
             if (as == CLSORT_OK && s->vs)
                 as = clsort_alloc(s->ctx, s->block * s->vs, &s->dv, "merge values");

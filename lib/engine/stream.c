@@ -179,8 +179,7 @@ static clsort_status account_sort(stream *s, cl_event *start, cl_event *done)
     return err == CL_SUCCESS ? CLSORT_OK : clsort_fail_cl(s->ctx, err, "the sort");
 }
 
-/* The settings with their defaults filled in. */
-static void resolve_settings(stream *s, const clsort_stream_settings *given)
+void clsort_stream_resolve_settings(stream *s, const clsort_stream_settings *given)
 {
     if (given)
         s->set = *given;
@@ -246,7 +245,7 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
 }
 
 /* Records per run: what one device sort takes, and the budget allows (the setting
- * CLSORT_CHUNK_KEYS lowers it, to test runs on small inputs); segmented sorts cut at segment
+ * CLSORT_CHUNK_KEYS and clsort_stream_settings.run_records lower it, to test runs on small inputs); segmented sorts cut at segment
  * boundaries, and a known size is cut into runs of equal length. */
 static clsort_status plan_stream(stream *s, uint64_t n_hint)
 {
@@ -254,7 +253,11 @@ static clsort_status plan_stream(stream *s, uint64_t n_hint)
     clsort_status st = clsort_max_keys(s->ctx, s->spec, &max_n);
     if (st != CLSORT_OK || (st = plan_budget(s, &max_n)) != CLSORT_OK)
         return st;
-    const size_t seg = s->spec->segment, test = s->ctx->settings.chunk_keys;
+    const size_t seg = s->spec->segment;
+    size_t test = s->ctx->settings.chunk_keys;
+    const uint64_t asked = s->set.run_records; /* the caller's cap, as the test setting's */
+    if (asked >= 2 && (test < 2 || asked < test))
+        test = asked < SIZE_MAX ? (size_t)asked : SIZE_MAX;
     if (test >= 2 && test < max_n) /* never below one segment */
         max_n = seg && test < seg ? (seg < max_n ? seg : max_n) : test;
     if (seg && max_n >= seg)
@@ -397,7 +400,8 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
                  .ks = clsort_key_size(spec->key_type), .vs = spec->value_size,
                  .rec_in = in->records && spec->value_size, .rec_out = out->records && spec->value_size,
                  .n_hint = in->n };
-    resolve_settings(&s, settings);
+    s.lay = clsort_merge_layout_keys(spec);
+    clsort_stream_resolve_settings(&s, settings);
     s.async_spill = ctx->settings.spill_thread >= 0 ? ctx->settings.spill_thread : !ctx->host_unified;
     s.device_merge = ctx->settings.device_merge != 0; /* faster on the H100 and on PoCL alike */
     VALIDATE(ctx, s.set.fan_in >= 2);

@@ -45,7 +45,11 @@ typedef struct stream {
     const clsort_source *in;
     const clsort_sink *out;
     clsort_stats *st;
-    size_t ks, vs;
+    size_t ks, vs;         /* bytes of a record's key part and value part in the runs */
+    clsort_merge_layout lay; /* where the runs' keys are: keys (the spec's), or records by a key
+                              * field (ks the record size, vs their positions' 8 or 0) */
+    const clsort_layout *fields; /* records by a key field (fields_stream.c); NULL for keys */
+    clsort_block_sorter fields_sorter; /* ... and the sort of their merge blocks */
     int rec_in, rec_out;   /* the source / sink deal in joined records */
     clsort_records rec;    /* ... split and joined by these kernels */
     size_t chunk;          /* records per slot */
@@ -111,5 +115,14 @@ void clsort_stream_spill_free(stream *s);
 clsort_status clsort_stream_merge_runs(stream *s);
 /* A known input that will need run files: the directories checked before anything is read. */
 clsort_status clsort_stream_plan_spill(stream *s);
+/* Several runs of records by a key field: this sorted run (n records at *keys, their positions at
+ * *values or NULL) kept in memory while the budget allows, taking the buffers (set to NULL), else
+ * written to a run file (the buffers left to the caller). */
+clsort_status clsort_stream_keep_host_run(stream *s, unsigned char **keys, unsigned char **values,
+                                          size_t n);
+
+/* stream.c */
+/* The settings with their defaults filled in. */
+void clsort_stream_resolve_settings(stream *s, const clsort_stream_settings *given);
 
 #endif

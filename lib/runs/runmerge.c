@@ -9,6 +9,10 @@
  * enough for a core's cache: the pairwise merge levels of a sub-block then cost no memory traffic,
  * and each record crosses memory once in and once out. The calling thread cuts the next block and
  * writes the finished ones in order, so the writes overlap the merging.
+ * A key's order is one 64-bit word for numbers (the key recipe's) and for byte strings of up to 8
+ * bytes, more words for longer strings: a cut then searches its order a word at a time. Keys alone
+ * and key/value records keep merges specialised for their sizes; records by a key field (a key at
+ * an offset, or of bytes) take a generic one.
  * Calls: runfile.c, keys.c (the key recipe), status.c.
  */
 #include "runmerge.h"
@@ -21,29 +25,91 @@
 
 /* ---- runs ---- */
 
-clsort_status clsort_run_create(clsort_context *ctx, const clsort_spec *spec, const char *dir,
-                                size_t n, size_t step, clsort_run *run)
+/* The order of a key as the layout's words (runmerge.h): a number's recipe order, or a string's
+ * bytes 8 at a time, big-endian. */
+typedef struct key_view {
+    clsort_key_recipe recipe;
+    size_t rs, vs, off, bytes, words;
+    uint64_t flip; /* a string's words inverted when descending */
+} key_view;
+
+static void key_view_init(key_view *kv, const clsort_spec *spec, const clsort_merge_layout *lay)
 {
-    const size_t ks = clsort_key_type_size(spec->key_type);
+    const clsort_merge_layout keys = clsort_merge_layout_keys(spec);
+    if (!lay)
+        lay = &keys;
+    clsort_key_recipe_init(spec, &kv->recipe);
+    kv->rs = lay->rs;
+    kv->vs = lay->vs;
+    kv->off = lay->offset;
+    kv->bytes = lay->bytes;
+    kv->words = clsort_merge_layout_words(lay);
+    kv->flip = lay->bytes && spec->descending ? UINT64_MAX : 0;
+}
+
+static inline uint64_t key_word(const key_view *kv, const unsigned char *rec, size_t w)
+{
+    const unsigned char *key = rec + kv->off;
+    if (!kv->bytes)
+        return clsort_key_recipe_order(&kv->recipe, key);
+    uint64_t v = 0;
+    for (size_t b = 0; b < 8; b++) {
+        const size_t at = w * 8 + b;
+        v = v << 8 | (at < kv->bytes ? key[at] : 0);
+    }
+    return v ^ kv->flip;
+}
+
+/* <0, 0, >0: the key of rec sorts before, with, after the order v (kv->words words). */
+static inline int key_cmp(const key_view *kv, const unsigned char *rec, const uint64_t *v)
+{
+    for (size_t w = 0; w < kv->words; w++) {
+        const uint64_t o = key_word(kv, rec, w);
+        if (o != v[w])
+            return o < v[w] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* The same for two orders. */
+static inline int words_cmp(const uint64_t *a, const uint64_t *v, size_t words)
+{
+    for (size_t w = 0; w < words; w++)
+        if (a[w] != v[w])
+            return a[w] < v[w] ? -1 : 1;
+    return 0;
+}
+
+clsort_status clsort_run_create(clsort_context *ctx, const clsort_spec *spec,
+                                const clsort_merge_layout *lay, const char *dir, size_t n,
+                                size_t step, clsort_run *run)
+{
+    const clsort_merge_layout keys = clsort_merge_layout_keys(spec);
+    if (!lay)
+        lay = &keys;
+    const size_t ks = lay->rs, words = clsort_merge_layout_words(lay);
     *run = (clsort_run){ .n = n, .step = step ? step : 1, .values_at = (uint64_t)n * ks };
     run->file.fd = -1;
-    run->index = malloc(((n + run->step - 1) / run->step + 1) * sizeof *run->index);
+    run->index = malloc(((n + run->step - 1) / run->step + 1) * words * sizeof *run->index);
     if (!run->index)
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     return clsort_runfile_open(ctx, dir, &run->file);
 }
 
-clsort_status clsort_run_append(clsort_context *ctx, const clsort_spec *spec, clsort_run *run,
-                                const void *keys, const void *values, size_t m, uint64_t more)
+clsort_status clsort_run_append(clsort_context *ctx, const clsort_spec *spec,
+                                const clsort_merge_layout *lay, clsort_run *run, const void *keys,
+                                const void *values, size_t m, uint64_t more)
 {
-    const size_t ks = clsort_key_type_size(spec->key_type), vs = spec->value_size;
+    key_view kv;
+    key_view_init(&kv, spec, lay);
+    const size_t ks = kv.rs, vs = kv.vs;
     const uint64_t size = run->values_at + (uint64_t)run->n * vs;
     const unsigned char *k = keys;
-    clsort_key_recipe key;
-    clsort_key_recipe_init(spec, &key);
     for (size_t p = (run->written + run->step - 1) / run->step * run->step; p < run->written + m;
          p += run->step)
-        run->index[p / run->step] = clsort_key_recipe_order(&key, k + (p - run->written) * ks);
+        for (size_t w = 0; w < kv.words; w++)
+            run->index[p / run->step * kv.words + w] =
+                key_word(&kv, k + (p - run->written) * ks, w);
     clsort_status st = clsort_runfile_write(ctx, &run->file, keys, m * ks,
                                             (uint64_t)run->written * ks, size,
                                             more + (uint64_t)m * vs);
@@ -72,11 +138,12 @@ typedef void merge2_fn(const clsort_key_recipe *, size_t, const clsort_merge_run
 
 /* What cut() needs: the runs (memory runs, or files with their index) and a block size. */
 typedef struct cutter {
-    const clsort_key_recipe *key;
+    const key_view *key;
     const clsort_run *runs;
     size_t k, ks, block;
     unsigned char *probe; /* one index stretch of keys, for exact cuts in files */
     size_t *up;           /* per run: the exact count up to the cut's order */
+    uint64_t *v;          /* the cut's order: key->words words */
 } cutter;
 
 enum { CUT_OUT_OF_ORDER = -1 }; /* cut()'s result besides 0 and an errno value from a read */
@@ -85,26 +152,22 @@ typedef struct merge_job {
     clsort_context *ctx;
     clsort_run *runs;
     size_t k, ks, vs, block, sub;
-    clsort_key_recipe key;
+    key_view key;
+    int generic;          /* a key at an offset or of bytes: merge2_generic() */
     cutter blocks;        /* the output's blocks, cut by the calling thread */
     merge2_fn *merge2;    /* the instance for the spec's key and value sizes */
     const clsort_block_sorter *device; /* NULL: the host merges */
     pthread_mutex_t device_lock;       /* one block on the device at a time */
 } merge_job;
 
-static uint64_t order_at(const cutter *c, const unsigned char *keys, size_t i)
-{
-    return clsort_key_recipe_order(c->key, keys + i * c->ks);
-}
-
-/* First position in keys[lo, hi) whose order is > v (upper) or >= v (lower); hi when none. */
-static size_t search(const cutter *c, const unsigned char *keys, size_t lo, size_t hi, uint64_t v,
-                     int upper)
+/* First position in keys[lo, hi) whose key is > v (upper) or >= v (lower); hi when none. */
+static size_t search(const cutter *c, const unsigned char *keys, size_t lo, size_t hi,
+                     const uint64_t *v, int upper)
 {
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        const uint64_t o = order_at(c, keys, mid);
-        if (upper ? o <= v : o < v)
+        const int r = key_cmp(c->key, keys + mid * c->ks, v);
+        if (upper ? r <= 0 : r < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -113,12 +176,14 @@ static size_t search(const cutter *c, const unsigned char *keys, size_t lo, size
 }
 
 /* Index entries of a file run before the first with order > v (upper) or >= v (lower). */
-static size_t index_search(const clsort_run *r, uint64_t v, int upper)
+static size_t index_search(const cutter *c, const clsort_run *r, const uint64_t *v, int upper)
 {
+    const size_t words = c->key->words;
     size_t lo = 0, hi = (r->n + r->step - 1) / r->step;
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (upper ? r->index[mid] <= v : r->index[mid] < v)
+        const int x = words_cmp(r->index + mid * words, v, words);
+        if (upper ? x <= 0 : x < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -129,24 +194,25 @@ static size_t index_search(const clsort_run *r, uint64_t v, int upper)
 /* Records of run r with order <= v (upper) or < v (lower), counted from the index alone: never
  * fewer than the exact count, and fewer than step more. Positions before `from` (what earlier
  * blocks took) are not looked at: the cut clamps its counts to them anyway. */
-static size_t estimate(const cutter *c, const clsort_run *r, uint64_t v, int upper, size_t from)
+static size_t estimate(const cutter *c, const clsort_run *r, const uint64_t *v, int upper,
+                       size_t from)
 {
     if (r->keys)
         return search(c, r->keys, from, r->n, v, upper);
-    const size_t a = index_search(r, v, upper);
+    const size_t a = index_search(c, r, v, upper);
     return a * r->step < r->n ? a * r->step : r->n;
 }
 
 /* The exact count, or `from` when it is smaller: the index narrows it to one stretch of fewer than
  * step records, read here from `from` on. Returns 0 or the read's errno value. */
-static int exact(const cutter *c, const clsort_run *r, uint64_t v, int upper, size_t from,
+static int exact(const cutter *c, const clsort_run *r, const uint64_t *v, int upper, size_t from,
                  size_t *out)
 {
     if (r->keys) {
         *out = search(c, r->keys, from < r->n ? from : r->n, r->n, v, upper);
         return 0;
     }
-    const size_t a = index_search(r, v, upper);
+    const size_t a = index_search(c, r, v, upper);
     if (a == 0) { /* the first key already lies past v */
         *out = from;
         return 0;
@@ -164,6 +230,17 @@ static int exact(const cutter *c, const clsort_run *r, uint64_t v, int upper, si
     return e;
 }
 
+/* The estimated records from cur up to the order c->v (upper). */
+static uint64_t estimate_all(const cutter *c, const size_t *cur)
+{
+    uint64_t est = 0;
+    for (size_t r = 0; r < c->k; r++) {
+        const size_t e = estimate(c, &c->runs[r], c->v, 1, cur[r]);
+        est += e > cur[r] ? e - cur[r] : 0;
+    }
+    return est;
+}
+
 /* The next block: from cur[] to hi[], at most c->block records, at least one. Returns 0, an errno
  * value from reading run *bad, or CUT_OUT_OF_ORDER. */
 static int cut(const cutter *c, const size_t *cur, size_t *hi, size_t *bad)
@@ -176,28 +253,31 @@ static int cut(const cutter *c, const size_t *cur, size_t *hi, size_t *bad)
             hi[r] = c->runs[r].n;
         return 0;
     }
-    /* the smallest v whose estimated records from cur up to v reach the block (orders never
-     * exceed the mask) */
-    uint64_t lo_v = 0, hi_v = c->key->mask;
-    while (lo_v < hi_v) {
-        const uint64_t mid = lo_v + (hi_v - lo_v) / 2;
-        uint64_t est = 0;
-        for (size_t r = 0; r < c->k; r++) {
-            const size_t e = estimate(c, &c->runs[r], mid, 1, cur[r]);
-            est += e > cur[r] ? e - cur[r] : 0;
+    /* the smallest order v whose estimated records from cur up to v reach the block, a word at a
+     * time (the later words at their largest while one is searched): the records below v are then
+     * fewer than a block, as the estimates never undercount (orders of numbers never exceed the
+     * mask) */
+    const size_t words = c->key->words;
+    for (size_t w = 0; w < words; w++) {
+        for (size_t x = w; x < words; x++)
+            c->v[x] = UINT64_MAX;
+        uint64_t lo_v = 0, hi_v = c->key->bytes ? UINT64_MAX : c->key->recipe.mask;
+        while (lo_v < hi_v) {
+            const uint64_t mid = lo_v + (hi_v - lo_v) / 2;
+            c->v[w] = mid;
+            if (estimate_all(c, cur) >= c->block)
+                hi_v = mid;
+            else
+                lo_v = mid + 1;
         }
-        if (est >= c->block)
-            hi_v = mid;
-        else
-            lo_v = mid + 1;
+        c->v[w] = lo_v;
     }
-    /* everything below v (fewer than a block, as the estimates never undercount), then the
-     * records equal to v in run order until the block is full */
+    /* everything below v, then the records equal to v in run order until the block is full */
     size_t room = c->block;
     for (size_t r = 0; r < c->k; r++) {
-        int e = exact(c, &c->runs[r], lo_v, 0, cur[r], &hi[r]);
+        int e = exact(c, &c->runs[r], c->v, 0, cur[r], &hi[r]);
         if (!e)
-            e = exact(c, &c->runs[r], lo_v, 1, cur[r], &c->up[r]);
+            e = exact(c, &c->runs[r], c->v, 1, cur[r], &c->up[r]);
         if (e) {
             *bad = r;
             return e;
@@ -305,10 +385,42 @@ static merge2_fn *merge2_pick(size_t ks, size_t vs, int is_float)
     return fns[ks == 8][is_float != 0][vs == 0 ? 0 : vs == 4 ? 1 : vs == 8 ? 2 : 3];
 }
 
+/* Whether b's key sorts before a's, for a key at an offset or of bytes. */
+static inline int key_before(const key_view *kv, const unsigned char *b, const unsigned char *a)
+{
+    if (!kv->bytes)
+        return clsort_key_recipe_order(&kv->recipe, b + kv->off) <
+               clsort_key_recipe_order(&kv->recipe, a + kv->off);
+    const int c = memcmp(b + kv->off, a + kv->off, kv->bytes);
+    return kv->flip ? c > 0 : c < 0;
+}
+
+/* merge2_body() for records by a key field: the key where the layout says, whole records moved. */
+static void merge2_generic(const merge_job *j, const clsort_merge_run *a, const clsort_merge_run *b,
+                           unsigned char *ok, size_t kst, unsigned char *ov, size_t vst)
+{
+    const size_t ks = j->ks, vs = j->vs;
+    const unsigned char *ak = a->keys, *bk = b->keys, *av = a->values, *bv = b->values;
+    size_t i = 0, k = 0;
+    while (i < a->n || k < b->n) {
+        const int tb = i == a->n || (k < b->n && key_before(&j->key, bk + k * ks, ak + i * ks));
+        memcpy(ok, tb ? bk + k * ks : ak + i * ks, ks);
+        if (vs)
+            memcpy(ov, tb ? bv + k * vs : av + i * vs, vs);
+        ok += kst;
+        ov += vst;
+        i += !tb;
+        k += tb;
+    }
+}
+
 static void merge2(const merge_job *j, const clsort_merge_run *a, const clsort_merge_run *b,
                    unsigned char *ok, size_t kst, unsigned char *ov, size_t vst)
 {
-    j->merge2(&j->key, j->vs, a, b, ok, kst, ov, vst);
+    if (j->generic)
+        merge2_generic(j, a, b, ok, kst, ov, vst);
+    else
+        j->merge2(&j->key.recipe, j->vs, a, b, ok, kst, ov, vst);
 }
 
 /* ---- workers ---- */
@@ -519,7 +631,8 @@ static int worker_alloc(worker *w, merge_job *j, int joined)
     w->sub_hi = calloc(k, sizeof *w->sub_hi);
     w->level = calloc(k, sizeof *w->level);
     w->subs = (cutter){ .key = &j->key, .runs = w->pieces, .k = j->k, .ks = j->ks,
-                        .block = j->sub, .up = calloc(k, sizeof *w->subs.up) };
+                        .block = j->sub, .up = calloc(k, sizeof *w->subs.up),
+                        .v = calloc(j->key.words, sizeof *w->subs.v) };
     for (size_t r = 0; w->pieces && r < k; r++)
         w->pieces[r].file.fd = -1;
     w->in_keys = malloc(j->block * rs);
@@ -533,6 +646,7 @@ static int worker_alloc(worker *w, merge_job *j, int joined)
     w->key_stride = joined ? rs : j->ks;
     w->value_stride = joined ? rs : j->vs;
     return w->lo && w->hi && w->pieces && w->sub_lo && w->sub_hi && w->level && w->subs.up &&
+           w->subs.v &&
            w->in_keys && w->sub_keys[0] && w->sub_keys[1] && w->out_keys;
 }
 
@@ -545,6 +659,7 @@ static void worker_free(worker *w)
     free(w->sub_hi);
     free(w->level);
     free(w->subs.up);
+    free(w->subs.v);
     free(w->in_keys);
     free(w->sub_keys[0]);
     free(w->sub_keys[1]);
@@ -640,18 +755,31 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
                                 size_t k, unsigned threads, size_t block,
                                 const clsort_block_sorter *device, const clsort_sink *out)
 {
-    merge_job j = { .ctx = ctx, .runs = runs, .k = k, .ks = clsort_key_type_size(spec->key_type),
-                    .vs = spec->value_size, .block = block ? block : 1, .device = device };
+    return clsort_runs_merge_layout(ctx, spec, NULL, runs, k, threads, block, device, out);
+}
+
+clsort_status clsort_runs_merge_layout(clsort_context *ctx, const clsort_spec *spec,
+                                       const clsort_merge_layout *lay, clsort_run *runs, size_t k,
+                                       unsigned threads, size_t block,
+                                       const clsort_block_sorter *device, const clsort_sink *out)
+{
+    merge_job j = { .ctx = ctx, .runs = runs, .k = k, .block = block ? block : 1,
+                    .device = device };
+    key_view_init(&j.key, spec, lay);
+    j.ks = j.key.rs;
+    j.vs = j.key.vs;
     const int joined = out->records && j.vs;
-    clsort_key_recipe_init(spec, &j.key);
-    j.merge2 = merge2_pick(j.ks, j.vs, j.key.is_float);
+    /* keys alone or with values keep their specialised merges */
+    j.generic = j.key.bytes || j.key.off || j.ks != clsort_key_type_size(spec->key_type);
+    j.merge2 = merge2_pick(j.ks, j.vs, j.key.recipe.is_float);
     j.sub = clsort_merge_sub(j.block, j.ks + j.vs);
     size_t step = 1; /* the longest index stretch a cut reads */
     for (size_t r = 0; r < k; r++)
         if (!runs[r].keys && runs[r].step > step)
             step = runs[r].step;
     j.blocks = (cutter){ .key = &j.key, .runs = runs, .k = k, .ks = j.ks, .block = j.block,
-                         .probe = malloc(step * j.ks), .up = calloc(k ? k : 1, sizeof(size_t)) };
+                         .probe = malloc(step * j.ks), .up = calloc(k ? k : 1, sizeof(size_t)),
+                         .v = calloc(j.key.words, sizeof(uint64_t)) };
     const unsigned nw = threads ? threads : 1;
     pool p = { .quit = 0 };
     pthread_mutex_init(&j.device_lock, NULL);
@@ -661,7 +789,7 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
     worker *ws = calloc(nw, sizeof *ws);
     size_t *cur = calloc(k ? k : 1, sizeof *cur);
     clsort_status st = CLSORT_OK;
-    if (!ws || !cur || !j.blocks.probe || !j.blocks.up)
+    if (!ws || !cur || !j.blocks.probe || !j.blocks.up || !j.blocks.v)
         st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     if (st == CLSORT_OK && (st = start_workers(&j, &p, ws, nw, joined)) == CLSORT_OK)
         st = cut_and_write(&j, &p, ws, nw, cur, out, joined);
@@ -680,5 +808,6 @@ clsort_status clsort_runs_merge(clsort_context *ctx, const clsort_spec *spec, cl
     free(cur);
     free(j.blocks.probe);
     free(j.blocks.up);
+    free(j.blocks.v);
     return st;
 }
