@@ -3,6 +3,7 @@
  * sort, the splitters and the write (see dsort.h).
  */
 #include "dsort.h"
+#include "msettings.h"
 #include "msignals.h"
 #include "cli.h"
 #include "prefault.h"
@@ -222,8 +223,7 @@ static void pick_device(job *j, char *id, size_t cap)
         snprintf(id, cap, "%s", j->a->device);
         return;
     }
-    const char *env = getenv("CLSORT_DEVICE");
-    if (env && *env)
+    if (msettings()->device_set)
         return;
     clsort_device_info list[64];
     size_t count = 0;

@@ -8,6 +8,7 @@
  */
 #include "dsort.h"
 #include "cli.h"
+#include "msettings.h"
 #include "nameless.h"
 
 #include <errno.h>
@@ -23,8 +24,8 @@ static const char *next_dir(job *j)
 {
     if (j->a->n_temp_dirs)
         return j->a->temp_dirs[j->next_dir++ % j->a->n_temp_dirs];
-    const char *tmp = getenv("TMPDIR");
-    return tmp && *tmp ? tmp : "/tmp";
+    const char *tmp = msettings()->tmpdir;
+    return tmp ? tmp : "/tmp";
 }
 
 static const char *dir_of(const job *j, int fd)

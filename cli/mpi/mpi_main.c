@@ -3,6 +3,7 @@
  * its own (or a share of one): see dsort.h for the steps and clsort-mpi(1) for the use.
  */
 #include "dsort.h"
+#include "msettings.h"
 #include "msignals.h"
 #include "cli.h"
 
@@ -49,14 +50,15 @@ static int read_environment(job *j)
     j->fail_rank = j->stop_rank = -1;
     j->fail_phase = PH_WRITE;
     j->piece_bytes = 1u << 30; /* MPI counts are ints: messages and file accesses of 1 GiB */
-    const char *v = getenv("CLSORT_MPI_FAIL_RANK");
-    if (v && *v && rank_and_point(v, j->size, names, N_PHASES, &j->fail_rank, &j->fail_phase)) {
+    const mpi_settings *env = msettings();
+    const char *v = env->fail_rank;
+    if (v && rank_and_point(v, j->size, names, N_PHASES, &j->fail_rank, &j->fail_phase)) {
         msg_error("CLSORT_MPI_FAIL_RANK='%s': expected RANK (0 to %d) or RANK:PHASE (read, "
                   "sort, sample, exchange, merge, write)", v, j->size - 1);
         return EXIT_USAGE;
     }
-    v = getenv("CLSORT_MPI_PIECE_BYTES");
-    if (v && *v) {
+    v = env->piece_bytes;
+    if (v) {
         char *end;
         unsigned long long b = strtoull(v, &end, 10);
         if (*end || b < 1 || b > 1u << 30) {
@@ -65,16 +67,16 @@ static int read_environment(job *j)
         }
         j->piece_bytes = b;
     }
-    v = getenv("CLSORT_MPI_TEST_STOP");
+    v = env->test_stop;
     j->stop_at = -1;
-    if (v && *v &&
+    if (v &&
         (rank_and_point(v, j->size, names, N_STOPS, &j->stop_rank, &j->stop_at) || j->stop_at < 0)) {
         msg_error("CLSORT_MPI_TEST_STOP='%s': expected RANK:POINT, RANK 0 to %d, POINT a phase "
                   "(read, sort, sample, exchange, merge, write), written or commit", v, j->size - 1);
         return EXIT_USAGE;
     }
-    v = getenv("CLSORT_MPI_TEST_NAMED");
-    if (v && *v && strcmp(v, "0") && strcmp(v, "1")) {
+    v = env->test_named;
+    if (v && strcmp(v, "0") && strcmp(v, "1")) {
         msg_error("CLSORT_MPI_TEST_NAMED='%s': expected 0 or 1", v);
         return EXIT_USAGE;
     }
@@ -183,6 +185,7 @@ static int run(job *j)
 int main(int argc, char **argv)
 {
     /* before MPI and the device start threads, so that every thread has the signals blocked */
+    msettings_load();
     msig_install();
     MPI_Init(&argc, &argv);
     static job j;
