@@ -18,6 +18,10 @@
 
 int g_verbosity = 1;
 int g_stdin_closed, g_stdout_closed;
+/* The program that speaks, and whether it stays silent: clsort-mpi (which compiles this file) sets
+ * "clsort-mpi", and silences every rank but rank 0, so that a message is printed once per job. */
+const char *g_msg_program = "clsort";
+int g_msg_silent;
 
 void guard_std_fds(void)
 {
@@ -75,10 +79,12 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
     /* one fprintf per line keeps concurrent writers from interleaving mid-line */
     char line[4096], safe[4096 * 2];
+    if (g_msg_silent)
+        return;
     vsnprintf(line, sizeof line, fmt, ap);
     msg_sanitize(safe, sizeof safe, line);
     progress_hide();
-    fprintf(stderr, "clsort: %s%s\n", prefix, safe);
+    fprintf(stderr, "%s: %s%s\n", g_msg_program, prefix, safe);
 }
 
 void msg_error(const char *fmt, ...)
@@ -119,7 +125,7 @@ void msg_lib_error(const char *what, int status, const char *detail)
     }
     const char *s = clsort_status_string((clsort_status)status);
     msg_error("%s: %s (%d)", what, s ? s : "unknown error", status);
-    if (detail && *detail) {
+    if (detail && *detail && !g_msg_silent) {
         progress_hide();
         /* the detail may span lines (a build log): indent each one */
         const char *p = detail;

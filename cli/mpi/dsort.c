@@ -61,9 +61,7 @@ int dsort_agree(job *j)
     j->stopped = 1;
     if (j->rank == 0) {
         mout_close(j); /* the temporary output goes first: nothing is renamed after a failure */
-        char safe[4096];
-        mpi_sanitize(safe, sizeof safe, j->err);
-        fprintf(stderr, "clsort-mpi: rank %d of %d: %s\n", first, j->size, safe);
+        msg_error("rank %d of %d: %s", first, j->size, j->err);
     }
     return code;
 }

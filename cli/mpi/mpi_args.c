@@ -13,33 +13,11 @@
 
 int g_mpi_rank;
 
-void mpi_sanitize(char *out, size_t cap, const char *text)
+void mpi_messages(int rank)
 {
-    /* names are the user's bytes: control characters and bytes outside ASCII are shown as \xNN, so
-     * that a crafted name cannot rewrite the terminal */
-    size_t used = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p && used + 5 < cap; p++) {
-        if ((*p >= 0x20 && *p < 0x7f) || *p == '\n' || *p == '\t')
-            out[used++] = (char)*p;
-        else
-            used += (size_t)snprintf(out + used, cap - used, "\\x%02x", *p);
-    }
-    out[used] = '\0';
-}
-
-/* opt.c reports through msg_error(); here the prefix is the tool's and only rank 0 speaks, so that
- * a usage error is printed once, not once per rank. */
-void msg_error(const char *fmt, ...)
-{
-    if (g_mpi_rank != 0)
-        return;
-    char line[2048], safe[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    mpi_sanitize(safe, sizeof safe, line);
-    fprintf(stderr, "clsort-mpi: %s\n", safe);
+    g_mpi_rank = rank;
+    g_msg_program = "clsort-mpi";
+    g_msg_silent = rank != 0;
 }
 
 static void help(void)
@@ -80,23 +58,95 @@ static void help(void)
            "no temporary file left, the old output kept. See clsort-mpi(1).\n");
 }
 
-enum { O_INPUT = 1, O_OUTPUT, O_TYPE, O_KV, O_VALUE_SIZE, O_DESC, O_REVERSE, O_BITS, O_DEVICE,
-       O_STATS, O_PARALLEL, O_MERGE, O_BUFFER_SIZE, O_TEMP_DIR, O_HELP, O_VERSION };
+/* -------------------------------------------------------------------------------------------------
+ * The option table: a row's step stores its value (arg, NULL for a flag); it returns -1 to go on,
+ * or an exit status to end with (after --help, --version or an error).
+ */
 
-static const opt_def defs[] = {
-    {"input", 'i', 1, O_INPUT},     {"output", 'o', 1, O_OUTPUT},
-    {"type", 't', 1, O_TYPE},       {"kv", 0, 0, O_KV},
-    {"value-size", 0, 1, O_VALUE_SIZE}, {"desc", 0, 0, O_DESC},
-    {"reverse", 'r', 0, O_REVERSE}, {"bits", 0, 1, O_BITS},
-    {"device", 'd', 1, O_DEVICE},   {"stats", 0, 0, O_STATS},
-    {"parallel", 0, 1, O_PARALLEL}, {"buffer-size", 'S', 1, O_BUFFER_SIZE},
-    {"temporary-directory", 'T', 1, O_TEMP_DIR}, {"merge", 0, 1, O_MERGE},
-    {"help", 'h', 0, O_HELP},       {"version", 0, 0, O_VERSION},
-    {NULL, 0, 0, 0},
-};
+typedef struct parse_ctx {
+    mpi_args *a;
+    opt_state st;
+    int kv, vs_given, bits_given;
+} parse_ctx;
+
+typedef struct mpi_row {
+    const char *name;
+    char short_name;
+    int has_arg;
+    int (*step)(parse_ctx *p, const char *arg);
+} mpi_row;
+
+static int set_input(parse_ctx *p, const char *arg) { p->a->input = arg; return -1; }
+static int set_output(parse_ctx *p, const char *arg) { p->a->output = arg; return -1; }
+static int set_device(parse_ctx *p, const char *arg) { p->a->device = arg; return -1; }
+static int set_kv(parse_ctx *p, const char *arg) { (void)arg; p->kv = 1; return -1; }
+static int set_desc(parse_ctx *p, const char *arg) { (void)arg; p->a->descending = 1; return -1; }
+static int set_stats(parse_ctx *p, const char *arg) { (void)arg; p->a->stats = 1; return -1; }
+
+static int set_type(parse_ctx *p, const char *arg)
+{
+    if (clsort_key_type_from_name(arg, &p->a->type) == CLSORT_OK)
+        return -1;
+    msg_error("unknown key type '%s' (u32, i32, f32, u64, i64, f64)", arg);
+    return EXIT_USAGE;
+}
+
+static int set_value_size(parse_ctx *p, const char *arg)
+{
+    uint64_t v;
+    if (opt_parse_u64(&p->st, arg, &v) != 0)
+        return EXIT_USAGE;
+    if (v != 0 && v != 4 && v != 8) {
+        msg_error("option '%s': %s is not a value size (0, 4 or 8 bytes)", p->st.current, arg);
+        return EXIT_USAGE;
+    }
+    p->a->value_size = (size_t)v;
+    p->vs_given = 1;
+    return -1;
+}
+
+static int set_parallel(parse_ctx *p, const char *arg)
+{
+    uint64_t v;
+    if (opt_parse_count(&p->st, arg, &v) != 0)
+        return EXIT_USAGE;
+    if (v < 1 || v > 256) {
+        msg_error("--parallel %s: expected 1 to 256 threads", arg);
+        return EXIT_USAGE;
+    }
+    p->a->parallel = (unsigned)v;
+    return -1;
+}
+
+static int set_merge(parse_ctx *p, const char *arg)
+{
+    if (strcmp(arg, "device") != 0 && strcmp(arg, "host") != 0) {
+        msg_error("--merge %s: expected device or host", arg);
+        return EXIT_USAGE;
+    }
+    p->a->merge_host = strcmp(arg, "host") == 0;
+    return -1;
+}
+
+static int set_buffer_size(parse_ctx *p, const char *arg)
+{
+    return opt_parse_memory(&p->st, arg, &p->a->buffer_size, &p->a->buffer_percent) ? EXIT_USAGE
+                                                                                     : -1;
+}
+
+static int add_temp_dir(parse_ctx *p, const char *arg)
+{
+    if (!*arg || p->a->n_temp_dirs == MPI_MAX_TEMP_DIRS) {
+        msg_error("option '%s': %s", p->st.current,
+                  *arg ? "at most 16 directories" : "an empty directory name");
+        return EXIT_USAGE;
+    }
+    p->a->temp_dirs[p->a->n_temp_dirs++] = arg;
+    return -1;
+}
 
 /* --bits B:E, as clsort reads it; the range is checked against the key width once the type is in. */
-static int parse_bits(const opt_state *st, const char *arg, mpi_args *a)
+static int set_bits(parse_ctx *p, const char *arg)
 {
     char *q;
     if (*arg >= '0' && *arg <= '9') {
@@ -104,120 +154,86 @@ static int parse_bits(const opt_state *st, const char *arg, mpi_args *a)
         if (*q == ':' && q[1] >= '0' && q[1] <= '9' && b <= 64) {
             unsigned long e = strtoul(q + 1, &q, 10);
             if (!*q && e <= 64) {
-                a->begin_bit = (unsigned)b;
-                a->end_bit = (unsigned)e;
-                return 0;
+                p->a->begin_bit = (unsigned)b;
+                p->a->end_bit = (unsigned)e;
+                p->bits_given = 1;
+                return -1;
             }
         }
     }
     msg_error("option '%s': '%s' is not a bit range B:E (e.g. 0:16, bits B to E-1 of the key)",
-              st->current, arg);
-    return -1;
+              p->st.current, arg);
+    return EXIT_USAGE;
 }
 
-int parse_mpi_args(int argc, char **argv, mpi_args *a)
+static int show_help(parse_ctx *p, const char *arg)
 {
-    memset(a, 0, sizeof *a);
-    a->type = CLSORT_KEY_U32;
-    opt_state st;
-    opt_init(&st, argc, argv, 1, "clsort-mpi --help");
-    int kv = 0, vs_given = 0, bits_given = 0;
-    uint64_t v;
-    const char *arg;
-    for (;;) {
-        int id = opt_next(&st, defs, &arg);
-        switch (id) {
-        case OPT_END:
-            goto done;
-        case OPT_ERROR:
-            return EXIT_USAGE;
-        case OPT_OPERAND:
-            msg_error("unexpected operand '%s': name the input with -i (see 'clsort-mpi --help')",
-                      arg);
-            return EXIT_USAGE;
-        case O_INPUT: a->input = arg; break;
-        case O_OUTPUT: a->output = arg; break;
-        case O_DEVICE: a->device = arg; break;
-        case O_KV: kv = 1; break;
-        case O_DESC: case O_REVERSE: a->descending = 1; break;
-        case O_STATS: a->stats = 1; break;
-        case O_TYPE:
-            if (clsort_key_type_from_name(arg, &a->type) != CLSORT_OK) {
-                msg_error("unknown key type '%s' (u32, i32, f32, u64, i64, f64)", arg);
-                return EXIT_USAGE;
-            }
-            break;
-        case O_VALUE_SIZE:
-            if (opt_parse_u64(&st, arg, &v) != 0)
-                return EXIT_USAGE;
-            if (v != 0 && v != 4 && v != 8) {
-                msg_error("option '%s': %s is not a value size (0, 4 or 8 bytes)", st.current, arg);
-                return EXIT_USAGE;
-            }
-            a->value_size = (size_t)v;
-            vs_given = 1;
-            break;
-        case O_PARALLEL:
-            if (opt_parse_count(&st, arg, &v) != 0)
-                return EXIT_USAGE;
-            if (v < 1 || v > 256) {
-                msg_error("--parallel %s: expected 1 to 256 threads", arg);
-                return EXIT_USAGE;
-            }
-            a->parallel = (unsigned)v;
-            break;
-        case O_MERGE:
-            if (strcmp(arg, "device") != 0 && strcmp(arg, "host") != 0) {
-                msg_error("--merge %s: expected device or host", arg);
-                return EXIT_USAGE;
-            }
-            a->merge_host = strcmp(arg, "host") == 0;
-            break;
-        case O_BUFFER_SIZE:
-            if (opt_parse_memory(&st, arg, &a->buffer_size, &a->buffer_percent) != 0)
-                return EXIT_USAGE;
-            break;
-        case O_TEMP_DIR:
-            if (!*arg || a->n_temp_dirs == MPI_MAX_TEMP_DIRS) {
-                msg_error("option '%s': %s", st.current, *arg ? "at most 16 directories"
-                                                              : "an empty directory name");
-                return EXIT_USAGE;
-            }
-            a->temp_dirs[a->n_temp_dirs++] = arg;
-            break;
-        case O_BITS:
-            if (parse_bits(&st, arg, a) != 0)
-                return EXIT_USAGE;
-            bits_given = 1;
-            break;
-        case O_HELP:
-            if (g_mpi_rank == 0)
-                help();
-            return EXIT_OK;
-        case O_VERSION:
-            if (g_mpi_rank == 0)
-                printf("clsort-mpi %s (libclsort %s)\n", CLSORT_VERSION_STRING, clsort_version());
-            return EXIT_OK;
-        }
-    }
-done:
-    /* the layout rules of clsort sort: --kv alone means 4-byte values, --value-size V alone means
-     * records of key and value */
-    if (vs_given && a->value_size == 0 && kv) {
+    (void)p, (void)arg;
+    if (g_mpi_rank == 0)
+        help();
+    return EXIT_OK;
+}
+
+static int show_version(parse_ctx *p, const char *arg)
+{
+    (void)p, (void)arg;
+    if (g_mpi_rank == 0)
+        printf("clsort-mpi %s (libclsort %s)\n", CLSORT_VERSION_STRING, clsort_version());
+    return EXIT_OK;
+}
+
+/* The names are clsort sort's. */
+static const mpi_row rows[] = {
+    {"input", 'i', 1, set_input},
+    {"output", 'o', 1, set_output},
+    {"type", 't', 1, set_type},
+    {"kv", 0, 0, set_kv},
+    {"value-size", 0, 1, set_value_size},
+    {"desc", 0, 0, set_desc},
+    {"reverse", 'r', 0, set_desc},
+    {"bits", 0, 1, set_bits},
+    {"device", 'd', 1, set_device},
+    {"stats", 0, 0, set_stats},
+    {"parallel", 0, 1, set_parallel},
+    {"buffer-size", 'S', 1, set_buffer_size},
+    {"temporary-directory", 'T', 1, add_temp_dir},
+    {"merge", 0, 1, set_merge},
+    {"help", 'h', 0, show_help},
+    {"version", 0, 0, show_version},
+};
+enum { N_ROWS = sizeof rows / sizeof rows[0] };
+
+/* -------------------------------------------------------------------------------------------------
+ * The checks once every option is in, in the order clsort sort makes them.
+ */
+
+/* The layout rules of clsort sort: --kv alone means 4-byte values, --value-size V alone means
+ * records of key and value. */
+static int check_layout(parse_ctx *p)
+{
+    if (p->vs_given && p->a->value_size == 0 && p->kv) {
         msg_error("--value-size 0 means keys only, but --kv gives values");
         return EXIT_USAGE;
     }
-    if (!vs_given)
-        a->value_size = kv ? 4 : 0;
-    if (bits_given) {
-        unsigned width = (unsigned)clsort_key_type_size(a->type) * 8;
-        if (a->begin_bit >= a->end_bit || a->end_bit > width) {
-            msg_error("--bits %u:%u is not a bit range of %s keys: expected B:E with "
-                      "0 <= B < E <= %u", a->begin_bit, a->end_bit, clsort_key_type_name(a->type),
-                      width);
-            return EXIT_USAGE;
-        }
-    }
+    if (!p->vs_given)
+        p->a->value_size = p->kv ? 4 : 0;
+    return -1;
+}
+
+static int check_bits(parse_ctx *p)
+{
+    const mpi_args *a = p->a;
+    unsigned width = (unsigned)clsort_key_type_size(a->type) * 8;
+    if (!p->bits_given || (a->begin_bit < a->end_bit && a->end_bit <= width))
+        return -1;
+    msg_error("--bits %u:%u is not a bit range of %s keys: expected B:E with 0 <= B < E <= %u",
+              a->begin_bit, a->end_bit, clsort_key_type_name(a->type), width);
+    return EXIT_USAGE;
+}
+
+static int check_files(parse_ctx *p)
+{
+    const mpi_args *a = p->a;
     if (!a->input || !a->output) {
         msg_error("%s: clsort-mpi reads a file with MPI-IO and writes one (see 'clsort-mpi --help')",
                   !a->input ? "-i INPUT is missing" : "-o OUTPUT is missing");
@@ -229,6 +245,44 @@ done:
         return EXIT_USAGE;
     }
     return -1;
+}
+
+/* Every option through its row's step: -1 once all are in, else an exit status. */
+static int parse_rows(parse_ctx *p)
+{
+    opt_def defs[N_ROWS + 1];
+    for (int i = 0; i < N_ROWS; i++)
+        defs[i] = (opt_def){rows[i].name, rows[i].short_name, rows[i].has_arg, i + 1};
+    defs[N_ROWS] = (opt_def){NULL, 0, 0, 0};
+    for (;;) {
+        const char *arg;
+        const int id = opt_next(&p->st, defs, &arg);
+        if (id == OPT_END)
+            return -1;
+        if (id == OPT_ERROR)
+            return EXIT_USAGE;
+        if (id == OPT_OPERAND) {
+            msg_error("unexpected operand '%s': name the input with -i (see 'clsort-mpi --help')",
+                      arg);
+            return EXIT_USAGE;
+        }
+        const int code = rows[id - 1].step(p, arg);
+        if (code >= 0)
+            return code;
+    }
+}
+
+int parse_mpi_args(int argc, char **argv, mpi_args *a)
+{
+    int (*const checks[])(parse_ctx *) = {check_layout, check_bits, check_files};
+    parse_ctx p = {.a = a};
+    memset(a, 0, sizeof *a);
+    a->type = CLSORT_KEY_U32;
+    opt_init(&p.st, argc, argv, 1, "clsort-mpi --help");
+    int code = parse_rows(&p);
+    for (size_t i = 0; code < 0 && i < sizeof checks / sizeof checks[0]; i++)
+        code = checks[i](&p);
+    return code;
 }
 
 size_t mpi_record_size(const mpi_args *a)

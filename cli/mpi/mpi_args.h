@@ -35,9 +35,12 @@ int parse_mpi_args(int argc, char **argv, mpi_args *a);
 /* Bytes of one record: the key and its value. */
 size_t mpi_record_size(const mpi_args *a);
 
-/* Rank 0 prints (the others are silent), prefixed "clsort-mpi: ". Declared in cli.h for opt.c. */
+/* This process's rank. Messages go through clsort's cli/base/msg.c (msg_error(), msg_sanitize()):
+ * prefixed "clsort-mpi: ", printed by rank 0 alone (mpi_messages()). */
 extern int g_mpi_rank;
-/* Copy text into out (cap bytes, at least 6) with control characters and non-ASCII bytes as \xNN. */
-void mpi_sanitize(char *out, size_t cap, const char *text);
+void mpi_messages(int rank);
+/* msg.c's program name and silence (defined there) */
+extern const char *g_msg_program;
+extern int g_msg_silent;
 
 #endif

@@ -123,7 +123,7 @@ static void print_stats(job *j)
         const double fair = (double)j->n / j->size;
         for (int r = 0; r < j->size; r++) {
             char safe[512];
-            mpi_sanitize(safe, sizeof safe, devices + (size_t)r * sizeof j->device);
+            msg_sanitize(safe, sizeof safe, devices + (size_t)r * sizeof j->device);
             const unsigned *f = threads + 4 * r, t = f[0];
             fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s, ", r,
                     (unsigned long long)shares[r], fair > 0 ? 100.0 * shares[r] / fair : 0.0,
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
-    g_mpi_rank = j.rank;
+    mpi_messages(j.rank); /* rank 0 alone prints */
     /* the ranks of one host share its devices, dealt out by rank within the host */
     MPI_Comm local;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &local);

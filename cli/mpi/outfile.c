@@ -335,11 +335,9 @@ static int keep_xattrs(job *j)
                 dsort_fail(j, EXIT_IO, "%s: cannot keep the access control list (%s): %s",
                            j->a->output, name, strerror(errno));
                 rc = -1;
-            } else if (j->rank == 0) {
-                char safe[1024];
-                mpi_sanitize(safe, sizeof safe, name);
-                fprintf(stderr, "clsort-mpi: warning: %s: extended attribute %s not kept: %s\n",
-                        j->a->output, safe, strerror(errno));
+            } else {
+                msg_warn("%s: extended attribute %s not kept: %s", j->a->output, name,
+                         strerror(errno));
             }
         }
     }
