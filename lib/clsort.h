@@ -143,11 +143,10 @@ typedef enum clsort_status {
     CLSORT_ERROR_IO = -2010,
 } clsort_status;
 
-/** Key types. Keys are stored in the device's byte order (little-endian on every supported device). */
 /**
  * Key types. Keys are stored in the device's byte order (little-endian on every supported device).
  *
- * Floating-point keys sort in IEEE 754 total order: -NaN < -inf < negative numbers < -0.0 < +0.0 <
+ * Floating-point keys sort by default (::CLSORT_FLOAT_TOTAL) in IEEE 754 total order: -NaN < -inf < negative numbers < -0.0 < +0.0 <
  * positive numbers < +inf < +NaN, with NaNs ordered by their payload (a larger payload is further from
  * zero). Inside the kernels every key is mapped to an unsigned integer with that order (the sign bit
  * flipped for signed integers; for floats the sign bit flipped on positive values and all bits on
@@ -161,6 +160,33 @@ typedef enum clsort_key_type {
     CLSORT_KEY_I64 = 4, /**< signed 64-bit integers (two's complement) */
     CLSORT_KEY_F64 = 5, /**< IEEE 754 double precision */
 } clsort_key_type;
+
+/**
+ * Orders of floating-point keys (clsort_spec::float_order); integer keys ignore it.
+ */
+typedef enum clsort_float_order {
+    /** IEEE 754 total order (see ::clsort_key_type): -0.0 before +0.0, NaNs by sign and payload. */
+    CLSORT_FLOAT_TOTAL = 0,
+    /**
+     * numpy's order (`numpy.sort(kind='stable')`): numbers by value, -0.0 and +0.0 equal keys, every
+     * NaN after every number, all NaNs equal keys (whatever their sign and payload). Equal keys keep
+     * their input order in the stable algorithms, and every key comes out with its own bits (-0.0
+     * stays -0.0, a NaN keeps its payload). Descending: the numbers from the largest down, NaNs
+     * still last (as pandas' `na_position='last'`), equal keys still in input order.
+     * clsort_key_order() gives -0.0 and +0.0 one value and every NaN the largest (the bit range's
+     * mask).
+     *
+     * How: ::CLSORT_ALGO_HOST_RADIX reads the order where it reads a digit. The device algorithms
+     * sort a canonical form: three passes over the keys before the sort save the zeros and the NaNs
+     * (in input order, to a scratch buffer of up to n keys) and write +0.0 for every zero and one
+     * NaN for every NaN; three passes after it put the saved keys back, in their order, where the
+     * zeros and the NaNs landed (they are equal keys, so the stable sort left them in input order).
+     * The comparison sorts (bitonic, oddeven: not stable) take it for keys without values only
+     * (with values ::CLSORT_ERROR_UNSUPPORTED); clsort_top() and clsort_top_enqueue() refuse it
+     * (::CLSORT_ERROR_UNSUPPORTED).
+     */
+    CLSORT_FLOAT_NUMPY = 1,
+} clsort_float_order;
 
 /** Algorithms. */
 typedef enum clsort_algorithm {
@@ -269,6 +295,9 @@ typedef struct clsort_spec {
      * ::CLSORT_ODDEVEN_MAX_KEYS despite its O(n²) cost; default 0 (refused with ::CLSORT_ERROR_LIMIT).
      */
     int allow_quadratic;
+    /** Order of float keys: ::CLSORT_FLOAT_TOTAL (default) or ::CLSORT_FLOAT_NUMPY; integer keys
+     *  ignore it. Another value: ::CLSORT_ERROR_INVALID_ARGUMENT. */
+    clsort_float_order float_order;
 } clsort_spec;
 
 /** Measurements of one clsort_sort() or clsort_sort_stream() call. Times are in milliseconds. */
@@ -888,7 +917,8 @@ CLSORT_API clsort_status clsort_key_type_from_name(const char *name, clsort_key_
 CLSORT_API size_t clsort_key_type_size(clsort_key_type type);
 
 /**
- * A key's place in a spec's order as an unsigned integer: with spec's key type, order and bit range,
+ * A key's place in a spec's order as an unsigned integer: with spec's key type, order, float order
+ * and bit range,
  * key a sorts before key b exactly when clsort_key_order(spec, a) < clsort_key_order(spec, b), and the
  * two are equal exactly when the sort treats them as equal. key points at the key's stored bytes
  * (host byte order, any alignment). For host-side merges and checks of sorted data. A NULL spec

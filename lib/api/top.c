@@ -217,6 +217,11 @@ static clsort_status check_top(clsort_context *ctx, const clsort_spec *spec, int
     clsort_status st = clsort_dispatch_check_spec(ctx, &s);
     if (st != CLSORT_OK)
         return st;
+    if (clsort_float_numpy(spec))
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "top-k selects in IEEE total order only (float_order %d, numpy's, is not "
+                           "supported): sort in numpy's order and take the first k",
+                           (int)spec->float_order);
     VALIDATE(ctx, spec->value_size == 0 || (has_values && has_out_values));
     if (k == 0 || k > n)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,

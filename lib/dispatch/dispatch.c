@@ -224,6 +224,11 @@ static clsort_status check_family(clsort_context *ctx, const clsort_spec *spec, 
                            "%s cannot sort %s keys with %zu-byte values; radix4 (or auto) sorts "
                            "every key type and value size",
                            clsort_algorithm_name(a), type, spec->value_size);
+    if (f->unstable && spec->value_size && clsort_float_numpy(spec))
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED,
+                           "%s is not stable: in numpy's float order (float_order %d) it sorts keys "
+                           "without values only; radix8, radix4, host-radix or auto sort values",
+                           clsort_algorithm_name(a), (int)spec->float_order);
     return CLSORT_OK;
 }
 
@@ -239,6 +244,10 @@ clsort_status clsort_dispatch_check_spec(clsort_context *ctx, const clsort_spec 
     if (!clsort_algorithm_name(spec->algorithm))
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "unknown algorithm %d",
                            (int)spec->algorithm);
+    if (spec->float_order != CLSORT_FLOAT_TOTAL && spec->float_order != CLSORT_FLOAT_NUMPY)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "unknown float order %d: expected %d (IEEE total order) or %d (numpy's)",
+                           (int)spec->float_order, (int)CLSORT_FLOAT_TOTAL, (int)CLSORT_FLOAT_NUMPY);
     unsigned begin, end, width = clsort_key_width(spec->key_type);
     clsort_key_range(spec, &begin, &end);
     if (begin >= end || end > width)
@@ -274,8 +283,10 @@ clsort_status clsort_dispatch_refuse_past_limit(clsort_context *ctx, const clsor
 
 double clsort_dispatch_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
-    const clsort_family *f = family_of(resolve(ctx, spec));
-    return f->scratch ? (double)f->scratch(ctx, spec, n) : 0.0;
+    const clsort_algorithm a = resolve(ctx, spec);
+    const clsort_family *f = family_of(a);
+    const double fix = a == CLSORT_ALGO_HOST_RADIX ? 0.0 : (double)clsort_float_fix_scratch(spec, n);
+    return (f->scratch ? (double)f->scratch(ctx, spec, n) : 0.0) + fix;
 }
 
 clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec *spec, size_t n,
@@ -317,7 +328,9 @@ clsort_status clsort_dispatch_check_segments(clsort_context *ctx, const clsort_s
                            "%zu keys in %zu segments need buffers larger than the largest %s "
                            "allows (%.3g GB, CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
                            n, n_seg, ctx->display_name, (double)ctx->max_alloc / 1e9);
-    const double need = clsort_segments_scratch(ctx, spec, n, n_seg) +
+    const double fix = resolve(ctx, spec) == CLSORT_ALGO_HOST_RADIX
+                           ? 0.0 : (double)clsort_float_fix_scratch(spec, n);
+    const double need = clsort_segments_scratch(ctx, spec, n, n_seg) + fix +
                         (with_data ? (double)n * (ks + spec->value_size) + 8.0 * (n_seg + 1) : 0);
     if (need > (double)ctx->global_mem)
         return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
@@ -361,10 +374,22 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
         /* fixed segments that radix8 sorts as variable ones (segments.c) */
         const int as_var = !job->varseg && a == CLSORT_ALGO_RADIX8 &&
                            clsort_segments_fixed_wanted(ctx, job->spec, job->n);
-        st = job->varseg && a != CLSORT_ALGO_HOST_RADIX ? clsort_segments_enqueue(ctx, job)
-             : as_var                                    ? clsort_segments_fixed_enqueue(ctx, job)
-             : one_tile                                  ? clsort_single_tile_enqueue(ctx, job)
-                                                         : family_of(a)->enqueue(ctx, job);
+        /* numpy's float order: host-radix reads it where it reads a digit; the device families
+         * sort a canonical form, the zeros and NaNs saved and put back (keys.c) */
+        clsort_float_fix fix = { 0 };
+        const int fixed = a != CLSORT_ALGO_HOST_RADIX && clsort_float_numpy(job->spec);
+        if (fixed)
+            st = clsort_float_fix_save(ctx, job->spec, job->keys, job->n, &fix);
+        if (st == CLSORT_OK)
+            st = job->varseg && a != CLSORT_ALGO_HOST_RADIX ? clsort_segments_enqueue(ctx, job)
+                 : as_var                                    ? clsort_segments_fixed_enqueue(ctx, job)
+                 : one_tile                                  ? clsort_single_tile_enqueue(ctx, job)
+                                                             : family_of(a)->enqueue(ctx, job);
+        if (fixed && st == CLSORT_OK)
+            st = clsort_float_fix_restore(ctx, job->spec,
+                                          job->result_keys ? job->result_keys : job->keys, job->n,
+                                          &fix);
+        clsort_float_fix_release(&fix);
     }
     /* An end marker costs a command (H100: ~8 us of host time and the wait for one more command):
      * only where an event is wanted or the queue does not order the chain. Nothing to do: a marker

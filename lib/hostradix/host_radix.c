@@ -34,18 +34,25 @@ INLINE void store(void *p, size_t i, uint64_t v, unsigned size)
 /* What the order bits of a key take, in locals: stores through the data's pointers could alias
  * the fields of the sort, which the loops would otherwise load again for every key. */
 typedef struct order {
-    uint64_t flip, sign, ones;
+    uint64_t flip, sign, ones, inf;
 } order;
 
 INLINE order order_of(const clsort_host_sort *s)
 {
-    return (order){ s->recipe.flip, s->recipe.sign, s->recipe.ones };
+    return (order){ s->recipe.flip, s->recipe.sign, s->recipe.ones, s->recipe.inf };
 }
 
 /* The key's order bits before the range mask: a float's sign decides between flipping all bits
- * (negative) and the sign bit (positive); then the order's and the signed types' flip. */
+ * (negative) and the sign bit (positive); then the order's and the signed types' flip. fl 2 is
+ * numpy's float order: every NaN all ones (last in either direction), -0.0 read as +0.0. */
 INLINE uint64_t order_bits(order o, uint64_t k, unsigned ks, int fl)
 {
+    if (fl == 2) {
+        const uint64_t mag = k & (o.sign - 1);
+        if (mag > o.inf)
+            return o.ones;
+        k = mag ? k : 0;
+    }
     uint64_t x = o.flip;
     if (fl)
         x ^= o.sign | (o.ones & (0 - (k >> (ks * 8 - 1))));
@@ -339,8 +346,10 @@ INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a,
 #define VARIANTS(KS, FL) VARIANT(KS, 0, FL) VARIANT(KS, 4, FL) VARIANT(KS, 8, FL)
 VARIANTS(4, 0)
 VARIANTS(4, 1)
+VARIANTS(4, 2)
 VARIANTS(8, 0)
 VARIANTS(8, 1)
+VARIANTS(8, 2)
 
 #define OPS(KS, VS, FL)                                                                            \
     {                                                                                              \
@@ -348,10 +357,14 @@ VARIANTS(8, 1)
             digit_hist_##KS##_##VS##_##FL, digit_scatter_##KS##_##VS##_##FL,                       \
             insertion_##KS##_##VS##_##FL                                                           \
     }
-/* [key size 8][value size / 4][float] */
-static const clsort_host_ops ops_table[2][3][2] = {
-    { { OPS(4, 0, 0), OPS(4, 0, 1) }, { OPS(4, 4, 0), OPS(4, 4, 1) }, { OPS(4, 8, 0), OPS(4, 8, 1) } },
-    { { OPS(8, 0, 0), OPS(8, 0, 1) }, { OPS(8, 4, 0), OPS(8, 4, 1) }, { OPS(8, 8, 0), OPS(8, 8, 1) } },
+/* [key size 8][value size / 4][0 integer, 1 float in total order, 2 in numpy's] */
+static const clsort_host_ops ops_table[2][3][3] = {
+    { { OPS(4, 0, 0), OPS(4, 0, 1), OPS(4, 0, 2) },
+      { OPS(4, 4, 0), OPS(4, 4, 1), OPS(4, 4, 2) },
+      { OPS(4, 8, 0), OPS(4, 8, 1), OPS(4, 8, 2) } },
+    { { OPS(8, 0, 0), OPS(8, 0, 1), OPS(8, 0, 2) },
+      { OPS(8, 4, 0), OPS(8, 4, 1), OPS(8, 4, 2) },
+      { OPS(8, 8, 0), OPS(8, 8, 1), OPS(8, 8, 2) } },
 };
 
 void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t n)
@@ -369,5 +382,5 @@ void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t 
         const unsigned bits = end - s->shift[p] < 8 ? end - s->shift[p] : 8;
         s->dmask[p] = (1u << bits) - 1;
     }
-    s->ops = &ops_table[s->ks == 8][s->vs / 4][s->recipe.is_float];
+    s->ops = &ops_table[s->ks == 8][s->vs / 4][!s->recipe.is_float ? 0 : s->recipe.inf ? 2 : 1];
 }

@@ -531,6 +531,8 @@ void clsort_key_range(const clsort_spec *spec, unsigned *begin, unsigned *end);
 typedef struct clsort_key_recipe {
     int wide, is_float;
     uint64_t sign, ones, flip, mask;
+    /* numpy's float order: the bits of +inf (magnitudes above are NaNs); 0 for total order */
+    uint64_t inf;
 } clsort_key_recipe;
 void clsort_key_recipe_init(const clsort_spec *spec, clsort_key_recipe *r);
 static inline uint64_t clsort_key_recipe_order(const clsort_key_recipe *r, const void *key)
@@ -543,6 +545,13 @@ static inline uint64_t clsort_key_recipe_order(const clsort_key_recipe *r, const
         memcpy(&k32, key, 4);
         k = k32;
     }
+    if (r->is_float && r->inf) { /* numpy's order: every NaN last, -0.0 as +0.0 */
+        const uint64_t mag = k & (r->sign - 1);
+        if (mag > r->inf)
+            return r->mask;
+        if (!mag)
+            k = 0;
+    }
     if (r->is_float) /* IEEE total order: negatives reversed below the positives */
         k = (k & r->sign) ? (~k & r->ones) : (k | r->sign);
     return (k ^ r->flip) & r->mask;
@@ -553,6 +562,22 @@ size_t clsort_segment_length(const clsort_spec *spec, size_t n);
 /* -D options selecting the key transform of cl/common.cl (KEY_BITS, KEY_KIND, DESCENDING,
  * KEY_RANGE_MASK). */
 void clsort_key_options(const clsort_spec *spec, clsort_opts *b);
+/* numpy's float order on the device families (CLSORT_FLOAT_NUMPY, see clsort.h): before the sort
+ * the zeros and NaNs are saved in input order and replaced by one canonical key each, which the
+ * kernels sort in total order; after it the saved keys go back where those landed. Chained. */
+typedef struct clsort_float_fix {
+    cl_mem counts, saved;
+    size_t groups;
+} clsort_float_fix;
+/* Float keys in numpy's order. */
+int clsort_float_numpy(const clsort_spec *spec);
+/* Device memory the fix takes for n keys. */
+size_t clsort_float_fix_scratch(const clsort_spec *spec, size_t n);
+clsort_status clsort_float_fix_save(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                    size_t n, clsort_float_fix *fix);
+clsort_status clsort_float_fix_restore(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                       size_t n, clsort_float_fix *fix);
+void clsort_float_fix_release(clsort_float_fix *fix);
 /* Map keys in place to their unsigned order bits (inverse = 0) or back (1), chained. */
 clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
                                     size_t n, int inverse);

@@ -77,6 +77,7 @@ void clsort_key_recipe_init(const clsort_spec *spec, clsort_key_recipe *r)
     end = end < w ? end : w;
     begin = begin < end ? begin : end;
     r->mask = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << begin) - 1);
+    r->inf = !clsort_float_numpy(spec) ? 0 : w == 64 ? 0x7ff0000000000000ull : 0x7f800000ull;
 }
 
 void clsort_spec_default(clsort_spec *spec)
@@ -173,4 +174,84 @@ clsort_status clsort_keys_transform(clsort_context *ctx, const clsort_spec *spec
     if (k)
         clReleaseKernel(k);
     return st;
+}
+
+int clsort_float_numpy(const clsort_spec *spec)
+{
+    return key_kind(spec->key_type) == 2 && spec->float_order == CLSORT_FLOAT_NUMPY;
+}
+
+/* Keys per work-group of cl/keys.cl's fix kernels: FIX_ITEMS per work-item. */
+#define FIX_ITEMS 16
+
+size_t clsort_float_fix_scratch(const clsort_spec *spec, size_t n)
+{
+    /* the saved keys (every key, at worst) and two counts per block (blocks of 64 keys at least) */
+    return clsort_float_numpy(spec) ? n * clsort_key_size(spec->key_type) + (n / 64 + 2) * 16 : 0;
+}
+
+/* fix_count, then fix_scan over the block counts, then `last` (fix_save or fix_restore). */
+static clsort_status fix_pass(clsort_context *ctx, const clsort_spec *spec, cl_mem keys, size_t n,
+                              clsort_float_fix *fix, const char *last)
+{
+    clsort_opts opts;
+    clsort_opts_init(&opts);
+    clsort_opts_add(&opts, WG, ctx->tuning.scan.wg);
+    clsort_key_options(spec, &opts);
+    cl_program prog;
+    cl_kernel k[3] = { NULL, NULL, NULL };
+    const char *names[3] = { "fix_count", "fix_scan", last };
+    clsort_status st = clsort_get_program(ctx, "keys", clsort_cl_keys, clsort_cl_keys_len, &opts,
+                                          &prog);
+    for (int i = 0; i < 3 && st == CLSORT_OK; i++)
+        st = clsort_create_kernel(ctx, prog, names[i], &k[i]);
+    const size_t wg = ctx->tuning.scan.wg;
+    const cl_ulong n64 = n, groups = fix->groups;
+    if (st == CLSORT_OK)
+        st = clsort_set_args(ctx, k[0], "fix_count", 3, ARG(keys), ARG(n64), ARG(fix->counts));
+    if (st == CLSORT_OK)
+        st = clsort_launch(ctx, k[0], fix->groups * wg, wg);
+    if (st == CLSORT_OK)
+        st = clsort_set_args(ctx, k[1], "fix_scan", 2, ARG(fix->counts), ARG(groups));
+    if (st == CLSORT_OK)
+        st = clsort_launch(ctx, k[1], wg, wg);
+    if (st == CLSORT_OK)
+        st = clsort_set_args(ctx, k[2], last, 4, ARG(keys), ARG(n64), ARG(fix->counts),
+                             ARG(fix->saved));
+    if (st == CLSORT_OK)
+        st = clsort_launch(ctx, k[2], fix->groups * wg, wg);
+    for (int i = 0; i < 3; i++)
+        if (k[i])
+            clReleaseKernel(k[i]);
+    return st;
+}
+
+clsort_status clsort_float_fix_save(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                    size_t n, clsort_float_fix *fix)
+{
+    memset(fix, 0, sizeof *fix);
+    const size_t block = ctx->tuning.scan.wg * FIX_ITEMS;
+    fix->groups = (n + block - 1) / block;
+    clsort_status st = clsort_alloc(ctx, 2 * fix->groups * sizeof(cl_ulong), &fix->counts,
+                                    "float order counts");
+    if (st == CLSORT_OK)
+        st = clsort_alloc(ctx, n * clsort_key_size(spec->key_type), &fix->saved,
+                          "float order zeros and NaNs");
+    return st == CLSORT_OK ? fix_pass(ctx, spec, keys, n, fix, "fix_save") : st;
+}
+
+clsort_status clsort_float_fix_restore(clsort_context *ctx, const clsort_spec *spec, cl_mem keys,
+                                       size_t n, clsort_float_fix *fix)
+{
+    return fix_pass(ctx, spec, keys, n, fix, "fix_restore");
+}
+
+void clsort_float_fix_release(clsort_float_fix *fix)
+{
+    /* commands still using them keep them alive until they finish */
+    if (fix->counts)
+        clReleaseMemObject(fix->counts);
+    if (fix->saved)
+        clReleaseMemObject(fix->saved);
+    fix->counts = fix->saved = NULL;
 }
