@@ -10,6 +10,7 @@
 #include "follow.h"
 #include "cli.h"
 #include "progress.h"
+#include "replace.h"
 #include "settings.h"
 #include "signals.h"
 
@@ -103,41 +104,25 @@ static int open_descriptor(output_file *out, int fd, int force)
 /* Split path into its directory (opened into out->dirfd) and its last name (out->base). */
 static int open_parent(output_file *out, const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
     char dir[PATH_MAX];
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == path)
-        strcpy(dir, "/");
-    else if ((size_t)(slash - path) < sizeof dir)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else {
-        errno = ENAMETOOLONG;
+    const int split = replace_split(path, dir, sizeof dir, out->base, sizeof out->base);
+    if (split < 0)
         return out_error(out, "cannot open");
-    }
-    if (*base == '\0' || !strcmp(base, ".") || !strcmp(base, "..")) {
+    if (split > 0) {
         msg_error("%s: is a directory", out->name);
         return EXIT_IO;
     }
-    if (strlen(base) >= sizeof out->base) {
-        errno = ENAMETOOLONG;
-        return out_error(out, "cannot open");
-    }
-    strcpy(out->base, base);
-    out->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (out->dirfd < 0 && errno == EACCES) /* a directory we may write but not list */
-        out->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    out->dirfd = replace_open_dir(dir);
     if (out->dirfd < 0) {
         msg_error("%s: cannot open: directory '%s': %s", out->name, dir, strerror(errno));
         return EXIT_IO;
     }
     char *real = realpath(dir, NULL);
     int w = snprintf(out->target, sizeof out->target, "%s/%s",
-                     real ? (strcmp(real, "/") ? real : "") : dir, base);
+                     real ? (strcmp(real, "/") ? real : "") : dir, out->base);
     free(real);
     if (w < 0 || (size_t)w >= sizeof out->target)
-        snprintf(out->target, sizeof out->target, "%s", base);
+        snprintf(out->target, sizeof out->target, "%s", out->base);
     return EXIT_OK;
 }
 
@@ -183,19 +168,8 @@ static int resolve_target(output_file *out, struct stat *st, int *exists, int *f
         if (len < 0)
             return out_error(out, "cannot resolve symbolic link");
         link[len] = '\0';
-        if (link[0] == '/') {
-            snprintf(path, sizeof path, "%s", link);
-        } else {
-            /* relative to the link's directory: keep the directory part of the current path */
-            const char *slash = strrchr(path, '/');
-            int keep = slash ? (int)(slash - path) + 1 : 0;
-            char next[PATH_MAX];
-            if (snprintf(next, sizeof next, "%.*s%s", keep, path, link) >= (int)sizeof next) {
-                errno = ENAMETOOLONG;
-                return out_error(out, "cannot open");
-            }
-            strcpy(path, next);
-        }
+        if (replace_follow(path, sizeof path, link) != 0)
+            return out_error(out, "cannot open");
         close(out->dirfd);
         out->dirfd = -1;
     }
@@ -208,17 +182,7 @@ static int resolve_target(output_file *out, struct stat *st, int *exists, int *f
 /* A fresh name ".BASE.clsort-XXXXXXXX" for the directory of out (base cut to keep it a valid name). */
 static void temp_name(const output_file *out, char *buf, size_t cap)
 {
-    unsigned char r[6] = { 0 };
-    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-        unsigned long long x = (unsigned long long)now_ms() * 2654435761u ^ (unsigned long long)getpid();
-        memcpy(r, &x, sizeof r);
-    }
-    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    char suffix[9];
-    for (int i = 0; i < 8; i++)
-        suffix[i] = digits[(r[i % 6] + 7 * i + (r[(i + 1) % 6] >> 3)) % 62];
-    suffix[8] = '\0';
-    snprintf(buf, cap, ".%.200s.clsort-%s", out->base, suffix);
+    replace_temp_name(out->base, "clsort", buf, cap);
 }
 
 static int temp_failed(const output_file *out)
@@ -236,14 +200,13 @@ static int temp_failed(const output_file *out)
  * nothing is left behind whatever ends the process. */
 static int open_unnamed(output_file *out)
 {
-    if (!O_TMPFILE)
-        return EXIT_OK;
-    out->fd = openat(out->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-    if (out->fd >= 0) {
+    const int fd = replace_open_unnamed(out->dirfd);
+    if (fd >= 0) {
+        out->fd = fd;
         out->unnamed = 1;
         return EXIT_OK;
     }
-    if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT)
+    if (fd == -2)
         return EXIT_OK; /* no unnamed files here: a named one, made when the data is ready */
     return temp_failed(out);
 }
@@ -401,34 +364,16 @@ int output_write(output_file *out, const void *buf, size_t len)
  * kept is an error: without it the group bits of the mode would grant what its mask limited. */
 static int keep_xattrs(output_file *out)
 {
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", out->old_fd);
-    ssize_t len = listxattr(proc, NULL, 0);
-    if (len <= 0)
-        return EXIT_OK; /* none, or a file system without them */
-    char *list = malloc((size_t)len), *value = NULL;
-    int rc = EXIT_OK;
-    if (!list || (len = listxattr(proc, list, (size_t)len)) < 0) {
-        free(list);
+    char acl[256];
+    const int rc = replace_keep_xattrs(out->old_fd, out->fd, out->name, acl, sizeof acl);
+    if (rc < 0)
         return out_error(out, "cannot read extended attributes");
+    if (rc > 0) {
+        msg_error("%s: cannot keep the access control list (%s): %s", out->name, acl,
+                  strerror(errno));
+        return EXIT_IO;
     }
-    for (char *name = list; name < list + len && rc == EXIT_OK; name += strlen(name) + 1) {
-        ssize_t vlen = getxattr(proc, name, NULL, 0);
-        char *v = vlen > 0 ? realloc(value, (size_t)vlen) : value;
-        if (vlen < 0 || !v || (value = v, vlen = getxattr(proc, name, value, (size_t)vlen)) < 0 ||
-            fsetxattr(out->fd, name, value, (size_t)vlen, 0) != 0) {
-            if (!strncmp(name, "system.posix_acl", 16)) {
-                msg_error("%s: cannot keep the access control list (%s): %s", out->name, name,
-                          strerror(errno));
-                rc = EXIT_IO;
-            } else {
-                msg_warn("%s: extended attribute %s not kept: %s", out->name, name, strerror(errno));
-            }
-        }
-    }
-    free(value);
-    free(list);
-    return rc;
+    return EXIT_OK;
 }
 
 /* Owner, group and mode of the file being replaced. When the owner cannot be kept (not root), the
@@ -438,15 +383,8 @@ static int keep_owner_and_mode(output_file *out)
 {
     mode_t mode = out->mode;
     if (out->exists) {
-        if (fchown(out->fd, out->old.st_uid, out->old.st_gid) != 0)
-            (void)!fchown(out->fd, (uid_t)-1, out->old.st_gid);
-        struct stat now;
-        if (fstat(out->fd, &now) != 0)
+        if (replace_keep_owner(out->fd, &out->old, &mode) != 0)
             return out_error(out, "cannot set the owner");
-        if (now.st_uid != out->old.st_uid)
-            mode &= ~(mode_t)(S_ISUID | S_ISGID);
-        if (now.st_gid != out->old.st_gid)
-            mode = (mode & ~(mode_t)(S_ISGID | 070)) | (mode & (mode << 3) & 070);
         if (out->old.st_nlink > 1)
             msg_info("%s: has %lu other hard links; they keep the unsorted data", out->name,
                      (unsigned long)out->old.st_nlink - 1);
@@ -505,16 +443,7 @@ enum { UNDO_NONE, UNDO_UNLINK, UNDO_NEVER };
  * (which needs CAP_DAC_READ_SEARCH). */
 static int link_fd(const output_file *out, const char *name)
 {
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", out->fd);
-    int r = linkat(AT_FDCWD, proc, out->dirfd, name, AT_SYMLINK_FOLLOW);
-    if (r != 0 && errno == ENOENT) {
-        int e = errno;
-        r = linkat(out->fd, "", out->dirfd, name, AT_EMPTY_PATH);
-        if (r != 0 && errno != EEXIST)
-            errno = e;
-    }
-    return r;
+    return replace_link_fd(out->fd, out->dirfd, name);
 }
 
 /* Give an unnamed file a temporary name in its directory. */
@@ -531,11 +460,6 @@ static int link_unnamed(output_file *out)
             break;
     }
     return out_error(out, "cannot name the temporary file");
-}
-
-static int rename2(int dirfd, const char *from, const char *to, unsigned flags)
-{
-    return (int)syscall(SYS_renameat2, dirfd, from, dirfd, to, flags);
 }
 
 /* Whether the file to replace is still the one that was opened: never replace what took its place. */
@@ -558,9 +482,7 @@ static int place_new(output_file *out)
         if (r == 0)
             out->unnamed = 0;
     } else {
-        r = rename2(out->dirfd, out->temp, out->base, RENAME_NOREPLACE);
-        if (r != 0 && (errno == EINVAL || errno == ENOSYS))
-            r = renameat(out->dirfd, out->temp, out->dirfd, out->base);
+        r = replace_rename_new(out->dirfd, out->temp, out->base);
         if (r == 0) {
             signals_drop_name(out->slot, 0);
             out->slot = -1;

@@ -13,6 +13,7 @@
 #include "signals.h"
 #include "cli.h"
 #include "progress.h"
+#include "tempnames.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,17 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_NAMES 8
-
-typedef struct temp_name {
-    int used;
-    int dirfd;
-    char name[256];
-} temp_name;
-
-static temp_name names[MAX_NAMES];
-/* recursive: the commit holds it while it names temporary files */
-static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/* The lock is tempnames.c's (recursive: the commit holds it while it names temporary files). */
 static sigset_t handled;
 static int installed;
 static int hold_depth;        /* signals_hold() calls not yet released (under the lock) */
@@ -46,20 +37,11 @@ static int pipe_default; /* SIGPIPE had its default action when clsort started *
 static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 #define N_SIGNALS ((int)(sizeof signals / sizeof signals[0]))
 
-static void remove_names_locked(void)
-{
-    for (int i = 0; i < MAX_NAMES; i++)
-        if (names[i].used) {
-            unlinkat(names[i].dirfd, names[i].name, 0);
-            names[i].used = 0;
-        }
-}
-
 /* Leave as the signal would have ended the process: no temporary name left, the progress line
  * cleared, status 128 + N. Called with the lock held. */
 static void die_locked(int sig)
 {
-    remove_names_locked();
+    tempnames_remove_locked();
     progress_signal_clear();
     _exit(128 + sig);
 }
@@ -90,16 +72,16 @@ static void *signal_thread(void *arg)
             struct pollfd p = { sigfd, POLLIN, 0 };
             if (poll(&p, 1, -1) <= 0)
                 continue;
-            pthread_mutex_lock(&lock); /* waits for a commit in progress to finish */
+            tempnames_lock(); /* waits for a commit in progress to finish */
             if ((sig = take_pending()) != 0)
                 die_locked(sig);
-            pthread_mutex_unlock(&lock); /* none after all */
+            tempnames_unlock(); /* none after all */
             continue;
         }
         if (sigwait(&handled, &sig) != 0)
             continue;
         caught = sig; /* the holder ends the process as it lets go (signals_release) */
-        pthread_mutex_lock(&lock);
+        tempnames_lock();
         die_locked(sig);
     }
     return NULL;
@@ -140,35 +122,17 @@ void signals_install(void)
 
 int signals_add_name(int dirfd, const char *name)
 {
-    if (strlen(name) >= sizeof names[0].name)
-        return -1;
-    pthread_mutex_lock(&lock);
-    int slot = -1;
-    for (int i = 0; i < MAX_NAMES && slot < 0; i++)
-        if (!names[i].used) {
-            slot = i;
-            names[i].dirfd = dirfd;
-            snprintf(names[i].name, sizeof names[i].name, "%s", name);
-            names[i].used = 1;
-        }
-    pthread_mutex_unlock(&lock);
-    return slot;
+    return tempnames_add(dirfd, name);
 }
 
 void signals_drop_name(int slot, int remove)
 {
-    if (slot < 0 || slot >= MAX_NAMES)
-        return;
-    pthread_mutex_lock(&lock);
-    if (names[slot].used && remove)
-        unlinkat(names[slot].dirfd, names[slot].name, 0);
-    names[slot].used = 0;
-    pthread_mutex_unlock(&lock);
+    tempnames_drop(slot, remove);
 }
 
 void signals_hold(void)
 {
-    pthread_mutex_lock(&lock);
+    tempnames_lock();
     /* A signal already pending when the first hold begins came before what the hold protects (a
      * commit): it ends clsort now, with every output as it was, even where the main thread took the
      * lock before the signal thread could. */
@@ -190,13 +154,13 @@ void signals_release(void)
         if (sig)
             die_locked(sig);
     }
-    pthread_mutex_unlock(&lock);
+    tempnames_unlock();
 }
 
 void signals_broken_pipe(void)
 {
     if (!pipe_default || !installed)
         return; /* SIGPIPE ignored by whoever started clsort: the caller reports the error */
-    pthread_mutex_lock(&lock);
+    tempnames_lock();
     die_locked(SIGPIPE);
 }

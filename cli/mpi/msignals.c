@@ -3,6 +3,7 @@
  * (cli/io/signals.c) works the same way.
  */
 #include "msignals.h"
+#include "tempnames.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,17 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_NAMES 4
-
-typedef struct temp_name {
-    int used;
-    int dirfd;
-    char name[256];
-} temp_name;
-
-static temp_name names[MAX_NAMES];
-/* recursive: the commit holds it while it names its temporary file */
-static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/* The table of temporary names and its lock are tempnames.c's, as clsort's signals.c uses them
+ * (the lock is recursive: the commit holds it while it names its temporary file). */
 static sigset_t handled;
 static int installed;
 static pid_t launcher;            /* the parent when the rank started */
@@ -73,10 +65,8 @@ static void *signal_thread(void *arg)
         pthread_mutex_lock(&mark_lock); /* msig_sync() waits no more */
         pthread_cond_broadcast(&mark_cond);
         pthread_mutex_unlock(&mark_lock);
-        pthread_mutex_lock(&lock); /* waits for a rename in progress to finish */
-        for (int i = 0; i < MAX_NAMES; i++)
-            if (names[i].used)
-                unlinkat(names[i].dirfd, names[i].name, 0);
+        tempnames_lock(); /* waits for a rename in progress to finish */
+        tempnames_remove_locked();
         _exit(128 + sig); /* quietly, as the signal itself would have ended the rank */
     }
     return NULL;
@@ -184,40 +174,12 @@ int msig_launcher_gone(void)
     return getppid() != launcher;
 }
 
-int msig_add_name(int dirfd, const char *name)
-{
-    if (strlen(name) >= sizeof names[0].name)
-        return -1;
-    pthread_mutex_lock(&lock);
-    int slot = -1;
-    for (int i = 0; i < MAX_NAMES && slot < 0; i++)
-        if (!names[i].used) {
-            slot = i;
-            names[i].dirfd = dirfd;
-            snprintf(names[i].name, sizeof names[i].name, "%s", name);
-            names[i].used = 1;
-        }
-    pthread_mutex_unlock(&lock);
-    return slot;
-}
-
-void msig_drop_name(int slot, int remove)
-{
-    if (slot < 0 || slot >= MAX_NAMES)
-        return;
-    pthread_mutex_lock(&lock);
-    if (names[slot].used && remove)
-        unlinkat(names[slot].dirfd, names[slot].name, 0);
-    names[slot].used = 0;
-    pthread_mutex_unlock(&lock);
-}
-
 void msig_hold(void)
 {
-    pthread_mutex_lock(&lock);
+    tempnames_lock();
 }
 
 void msig_release(void)
 {
-    pthread_mutex_unlock(&lock);
+    tempnames_unlock();
 }

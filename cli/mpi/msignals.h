@@ -23,11 +23,8 @@
  * (the signals are then left as they were). */
 int msig_install(void);
 
-/* A temporary name (relative to dirfd, which must stay open) to remove if a signal ends the rank.
- * Returns a slot, or -1 when the table is full or the name too long. */
-int msig_add_name(int dirfd, const char *name);
-/* Forget a slot; remove: also unlink the name now. */
-void msig_drop_name(int slot, int remove);
+/* The temporary names a signal removes: tempnames_add() and tempnames_drop() (cli/io/tempnames.h),
+ * the table clsort's signals use too. */
 
 /* Returns once the signal thread has taken every signal sent to the rank before the call (a
  * real-time marker, SIGRTMAX, is sent and waited for: see msignals.c). */

@@ -6,22 +6,15 @@
 #include "msignals.h"
 #include "cli.h"
 #include "follow.h"
+#include "replace.h"
+#include "tempnames.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/syscall.h>
-#include <sys/xattr.h>
-#include <time.h>
 #include <unistd.h>
-
-#ifndef O_TMPFILE
-#define O_TMPFILE 0
-#endif
 
 /* An I/O error on the output: its name, what failed, errno's text. */
 static void out_fail(job *j, const char *what)
@@ -43,32 +36,16 @@ static void temp_fail(job *j)
 static int open_parent(job *j, const char *path)
 {
     mpi_output *o = &j->dest;
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (!slash)
-        strcpy(o->dir, ".");
-    else if (slash == path)
-        strcpy(o->dir, "/");
-    else if ((size_t)(slash - path) < sizeof o->dir)
-        snprintf(o->dir, sizeof o->dir, "%.*s", (int)(slash - path), path);
-    else {
-        errno = ENAMETOOLONG;
+    const int split = replace_split(path, o->dir, sizeof o->dir, o->base, sizeof o->base);
+    if (split < 0) {
         out_fail(j, "cannot open");
         return -1;
     }
-    if (*base == '\0' || !strcmp(base, ".") || !strcmp(base, "..")) {
+    if (split > 0) {
         dsort_fail(j, EXIT_IO, "%s: is a directory", j->a->output);
         return -1;
     }
-    if (strlen(base) >= sizeof o->base) {
-        errno = ENAMETOOLONG;
-        out_fail(j, "cannot open");
-        return -1;
-    }
-    strcpy(o->base, base);
-    o->dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (o->dirfd < 0 && errno == EACCES) /* a directory we may write but not list */
-        o->dirfd = open(o->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    o->dirfd = replace_open_dir(o->dir);
     if (o->dirfd < 0) {
         dsort_fail(j, EXIT_IO, "%s: cannot open: directory '%s': %s", j->a->output, o->dir,
                    strerror(errno));
@@ -121,16 +98,10 @@ static int resolve(job *j, struct stat *st, int *exists)
             return -1;
         }
         link[len] = '\0';
-        /* relative to the link's directory: keep the directory part of the current path */
-        const char *slash = strrchr(path, '/');
-        int keep = link[0] == '/' || !slash ? 0 : (int)(slash - path) + 1;
-        char next[PATH_MAX];
-        if (snprintf(next, sizeof next, "%.*s%s", keep, path, link) >= (int)sizeof next) {
-            errno = ENAMETOOLONG;
+        if (replace_follow(path, sizeof path, link) != 0) {
             out_fail(j, "cannot open");
             return -1;
         }
-        strcpy(path, next);
         close(o->dirfd);
         o->dirfd = -1;
     }
@@ -171,16 +142,15 @@ void mout_open(job *j)
         o->mode = 0666 & ~mask;
     }
     /* the temporary file now, with no name: the directory is known to take it before any work */
-    if (O_TMPFILE) {
-        o->fd = openat(o->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-        if (o->fd >= 0) {
-            o->nameless = 1;
-            return;
-        }
-        if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT) {
-            temp_fail(j);
-            return;
-        }
+    const int fd = replace_open_unnamed(o->dirfd);
+    if (fd >= 0) {
+        o->fd = fd;
+        o->nameless = 1;
+        return;
+    }
+    if (fd == -1) {
+        temp_fail(j);
+        return;
     }
     /* no unnamed files here: a named one at the write; whether one can be made is checked now */
     if (faccessat(o->dirfd, ".", W_OK | X_OK, AT_EACCESS) != 0)
@@ -191,23 +161,10 @@ void mout_open(job *j)
  * The temporary file
  */
 
-/* A fresh name ".BASE.clsort-mpi-XXXXXX" (the base cut to keep it a valid name). */
+/* A fresh name ".BASE.clsort-mpi-XXXXXXXX" (the base cut to keep it a valid name). */
 static void temp_name(const mpi_output *o, char *buf, size_t cap)
 {
-    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    unsigned char r[6];
-    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        const unsigned long long x =
-            ((unsigned long long)t.tv_nsec * 2654435761u) ^ (unsigned long long)getpid() << 20;
-        memcpy(r, &x, sizeof r);
-    }
-    char suffix[7];
-    for (int i = 0; i < 6; i++)
-        suffix[i] = digits[r[i] % 62];
-    suffix[6] = '\0';
-    snprintf(buf, cap, ".%.200s.clsort-mpi-%s", o->base, suffix);
+    replace_temp_name(o->base, "clsort-mpi", buf, cap);
 }
 
 static void set_path(mpi_output *o)
@@ -224,7 +181,7 @@ static void create_named(job *j)
         msig_hold();
         o->fd = openat(o->dirfd, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         const int e = errno;
-        if (o->fd >= 0 && (o->slot = msig_add_name(o->dirfd, o->temp)) < 0) {
+        if (o->fd >= 0 && (o->slot = tempnames_add(o->dirfd, o->temp)) < 0) {
             unlinkat(o->dirfd, o->temp, 0);
             close(o->fd);
             o->fd = -1;
@@ -252,17 +209,12 @@ static void create_named(job *j)
 static int link_nameless(job *j)
 {
     mpi_output *o = &j->dest;
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
     msig_hold();
     for (int tries = 0; tries < 100; tries++) {
         temp_name(o, o->temp, sizeof o->temp);
-        int r = linkat(AT_FDCWD, proc, o->dirfd, o->temp, AT_SYMLINK_FOLLOW);
-        if (r != 0 && errno == ENOENT) /* no /proc: this way needs CAP_DAC_READ_SEARCH */
-            r = linkat(o->fd, "", o->dirfd, o->temp, AT_EMPTY_PATH);
-        if (r == 0) {
+        if (replace_link_fd(o->fd, o->dirfd, o->temp) == 0) {
             o->nameless = 0;
-            o->slot = msig_add_name(o->dirfd, o->temp);
+            o->slot = tempnames_add(o->dirfd, o->temp);
             msig_release();
             if (o->slot < 0) { /* cannot happen: the table has room for it */
                 unlinkat(o->dirfd, o->temp, 0);
@@ -309,41 +261,18 @@ void mout_name(job *j)
  * What the replaced file keeps (as cli/io/output.c keeps it)
  */
 
-/* The old file's extended attributes (ACLs among them) copied to the new one. An ACL that cannot be
- * kept is an error: without it the group bits of the mode would grant what its mask limited. */
+/* The old file's extended attributes (ACLs among them) copied to the new one (replace.c). */
 static int keep_xattrs(job *j)
 {
     mpi_output *o = &j->dest;
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->old_fd);
-    ssize_t len = listxattr(proc, NULL, 0);
-    if (len <= 0)
-        return 0; /* none, or a file system without them */
-    char *list = malloc((size_t)len), *value = NULL;
-    int rc = 0;
-    if (!list || (len = listxattr(proc, list, (size_t)len)) < 0) {
-        free(list);
+    char acl[256];
+    const int rc = replace_keep_xattrs(o->old_fd, o->fd, j->a->output, acl, sizeof acl);
+    if (rc < 0)
         out_fail(j, "cannot read extended attributes");
-        return -1;
-    }
-    for (char *name = list; name < list + len && rc == 0; name += strlen(name) + 1) {
-        ssize_t vlen = getxattr(proc, name, NULL, 0);
-        char *v = vlen > 0 ? realloc(value, (size_t)vlen) : value;
-        if (vlen < 0 || !v || (value = v, vlen = getxattr(proc, name, value, (size_t)vlen)) < 0 ||
-            fsetxattr(o->fd, name, value, (size_t)vlen, 0) != 0) {
-            if (!strncmp(name, "system.posix_acl", 16)) {
-                dsort_fail(j, EXIT_IO, "%s: cannot keep the access control list (%s): %s",
-                           j->a->output, name, strerror(errno));
-                rc = -1;
-            } else {
-                msg_warn("%s: extended attribute %s not kept: %s", j->a->output, name,
-                         strerror(errno));
-            }
-        }
-    }
-    free(value);
-    free(list);
-    return rc;
+    else if (rc > 0)
+        dsort_fail(j, EXIT_IO, "%s: cannot keep the access control list (%s): %s", j->a->output,
+                   acl, strerror(errno));
+    return rc ? -1 : 0;
 }
 
 void mout_finish(job *j)
@@ -353,17 +282,10 @@ void mout_finish(job *j)
     if (o->exists) {
         /* When the owner cannot be kept (not root), the set-user-ID and set-group-ID bits go; when
          * the group cannot, its bits shrink to what others had. */
-        if (fchown(o->fd, o->old.st_uid, o->old.st_gid) != 0)
-            (void)!fchown(o->fd, (uid_t)-1, o->old.st_gid);
-        struct stat now;
-        if (fstat(o->fd, &now) != 0) {
+        if (replace_keep_owner(o->fd, &o->old, &mode) != 0) {
             out_fail(j, "cannot set the owner");
             return;
         }
-        if (now.st_uid != o->old.st_uid)
-            mode &= ~(mode_t)(S_ISUID | S_ISGID);
-        if (now.st_gid != o->old.st_gid)
-            mode = (mode & ~(mode_t)(S_ISGID | 070)) | (mode & (mode << 3) & 070);
     }
     if (fchmod(o->fd, mode) != 0) {
         out_fail(j, "cannot set permissions");
@@ -381,11 +303,6 @@ void mout_finish(job *j)
  * The commit
  */
 
-static int rename2(int dirfd, const char *from, const char *to, unsigned flags)
-{
-    return (int)syscall(SYS_renameat2, dirfd, from, dirfd, to, flags);
-}
-
 /* Signals held: the rename and the end of the name's slot happen together, or not at all. */
 static void replace(job *j)
 {
@@ -395,10 +312,7 @@ static void replace(job *j)
     dsort_test_stop(j, STOP_COMMIT);
     if (!o->exists) {
         /* NOREPLACE: a file that appeared since the run started is not silently replaced */
-        int r = rename2(o->dirfd, o->temp, o->base, RENAME_NOREPLACE);
-        if (r != 0 && (errno == EINVAL || errno == ENOSYS))
-            r = renameat(o->dirfd, o->temp, o->dirfd, o->base);
-        if (r != 0) {
+        if (replace_rename_new(o->dirfd, o->temp, o->base) != 0) {
             if (errno == EEXIST)
                 dsort_fail(j, EXIT_IO, "%s: was created while clsort-mpi ran: not replaced",
                            j->a->output);
@@ -420,7 +334,7 @@ static void replace(job *j)
             return;
         }
     }
-    msig_drop_name(o->slot, 0);
+    tempnames_drop(o->slot, 0);
     o->slot = -1;
     o->temp[0] = '\0';
 }
@@ -454,7 +368,7 @@ void mout_close(job *j)
 {
     mpi_output *o = &j->dest;
     if (o->slot >= 0)
-        msig_drop_name(o->slot, 1);
+        tempnames_drop(o->slot, 1);
     o->slot = -1;
     o->temp[0] = '\0';
     if (o->fd >= 0)

@@ -8,7 +8,7 @@
  * is on rank 0's host and can open it as /proc/PID/fd/N (checked to be the same file), the ranks
  * write it so, and it gets a name only for the rename, with signals held off, so that nothing is
  * left behind however a rank ends. Else (ranks on several hosts, or no O_TMPFILE) the ranks write a
- * named ".NAME.clsort-mpi-XXXXXX" beside the output, which every failure path and a signal to rank 0
+ * named ".NAME.clsort-mpi-XXXXXXXX" beside the output, which every failure path and a signal to rank 0
  * remove; a SIGKILL or a crash of rank 0 while it exists can leave it.
  */
 #ifndef CLSORT_MPI_OUTFILE_H
