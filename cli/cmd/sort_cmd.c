@@ -873,16 +873,16 @@ static int check_order(sort_job *j)
     return rc;
 }
 
-/* Step 5 of records sorted by a key field: read in runs, each sorted by the library, merged when
- * there are more than one (-S, -T, --batch-size); -u, --verify and --index-out on the way out; with
- * --top, the first K records of the runs sorted behind the K kept. */
+/* Step 5 of records sorted by a key field: the library's stream of records, in runs merged when
+ * there are more than one (-S, -T, --batch-size, --parallel); -u, --verify and --index-out on the
+ * way out; with --top, the first K records of the runs sorted behind the K kept. */
 static int sort_fields(sort_job *j)
 {
     const sort_args *a = &j->a;
     const size_t rs = rec_key_from_args(&j->key, a, &j->spec);
     const fields_args f = { &j->key, rs, a->unique, a->verify, j->set.memory_bytes,
                             a->n_temp_dirs ? a->temp_dirs : NULL, a->n_temp_dirs,
-                            (size_t)a->batch_size, a->top };
+                            (size_t)a->batch_size, a->top, (unsigned)a->parallel };
     j->t_read = now_ms();
     return fields_sort(j->ctx, &j->spec, &f, &j->kin, &j->kout, j->have_vout ? &j->vout : NULL,
                        &j->stats, &j->fields_out);

@@ -670,7 +670,6 @@ static int check_fields_args(sort_args *a, uint64_t seen)
         {R_VALUES, "--values", "they carry their own data"},
         {R_VALUES_OUT, "--values-out", "they carry their own data"},
         {R_VALUE_SIZE, "--value-size", "they carry their own data"},
-        {R_PARALLEL, "--parallel", "their runs are merged by one thread"},
         {R_SEGMENTS, "--segments", "it takes keys and key/value records"},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)

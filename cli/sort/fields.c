@@ -1,16 +1,17 @@
 /*
- * sort --record-size / --type bytes: see fields.h. The records stay on the host (the library sends
- * their keys and a permutation to the device), so a run is read whole into memory: as many records
- * as the budget allows for the sort of one run (about 2r + 8w + 56 bytes a record of r bytes and w
- * key words: the records, their gathered copy, the key words, the permutation, the device's
- * buffers), half of it, so that the other half holds the runs kept in memory.
- * Calls io.c for the files, the library for the sorts, recruns.c and recout.c.
+ * sort --record-size / --type bytes: see fields.h. The whole sort is the library's stream of records
+ * (clsort_sort_stream_records()): runs that fit the budget, sorted on the device, kept in memory or
+ * in nameless run files (-T), merged by --parallel threads; the input is read and the output
+ * written through the callbacks here. --top K with room for blocks reads a block at a time behind
+ * the K records kept, sorted with them by clsort_sort_records() (a run's records cost about
+ * 2r + 8w + 56 bytes each for records of r bytes and w key words: the records, their sorted copy,
+ * the key words, the permutation, the device's buffers).
+ * Calls io.c for the files, the library for the sorts, recout.c for the output.
  */
 #include "fields.h"
 #include "cli.h"
 #include "progress.h"
 #include "recout.h"
-#include "recruns.h"
 #include "settings.h"
 #include "verify.h"
 
@@ -33,8 +34,8 @@ typedef struct fields_job {
     uint64_t fingerprint;    /* of the input, for --verify */
     clsort_stats *stats;
     double read_ms, write_ms;
+    int io_rc;               /* a callback's failure, said already */
     rec_out w;
-    rec_runs runs;
 } fields_job;
 
 /* The memory for the data (-S, else half of physical memory, less the library's pinned staging
@@ -51,31 +52,6 @@ static uint64_t plan_budget(const fields_job *j, uint64_t *cost)
     return budget > 2 * (uint64_t)pinned ? budget - pinned : budget;
 }
 
-/* The budget, and the records of a run: at least one, a whole number of segments (--segment). */
-static int plan_runs(fields_job *j, uint64_t *memory)
-{
-    uint64_t cost;
-    const uint64_t budget = plan_budget(j, &cost);
-    uint64_t cap = budget / 2 / cost;
-    if (settings()->record_run && settings()->record_run < cap)
-        cap = settings()->record_run;
-    const uint64_t seg = j->spec->segment;
-    if (seg)
-        cap = cap / seg * seg; /* whole segments, sorted on their own: no merge */
-    if (cap == 0) {
-        char what[64];
-        snprintf(what, sizeof what, seg ? "a segment of %llu records" : "a record",
-                 (unsigned long long)seg);
-        msg_error("%s of %zu bytes takes about %llu bytes to sort, more than half of the %.1f MiB "
-                  "left for the data (-S less what clsort holds): give a larger -S", what, j->rs,
-                  (unsigned long long)(cost * (seg ? seg : 1)), (double)budget / 1048576);
-        return EXIT_USAGE;
-    }
-    j->cap = cap < SIZE_MAX / j->rs ? (size_t)cap : SIZE_MAX / j->rs;
-    *memory = budget / 2;
-    return EXIT_OK;
-}
-
 /* --top K: the K records kept at the front of the buffer, and blocks of records read behind them
  * (the records of a block: what the budget sorts at once less K, at most 2^24; at least K, so
  * that each sort takes in as many new records as it keeps). A K over half of what the budget
@@ -90,7 +66,7 @@ static int plan_top(fields_job *j, uint64_t *memory, int *whole)
     const input_file *in = j->in;
     if (block < k || k > SIZE_MAX / j->rs / 2 || (in->is_regular && k >= in->size / j->rs)) {
         *whole = 1;
-        return plan_runs(j, memory);
+        return EXIT_OK;
     }
     block = block < ((uint64_t)1 << 24) ? block : (uint64_t)1 << 24;
     if (settings()->record_run && settings()->record_run < block)
@@ -189,53 +165,86 @@ static int sort_run(fields_job *j, unsigned char *recs, size_t m, uint64_t base)
     return EXIT_OK;
 }
 
-/* A sorted run to the output (the only run, or whole segments), or kept for the merge. */
-static int place_run(fields_job *j, size_t m, int direct)
+/* The library's stream asks for records here: whole records of the input (a stream that ends
+ * inside one is an error), fingerprinted for --verify. */
+static long long source_read(void *user, void *keys, void *values, size_t max)
 {
-    if (!direct) {
-        int rc = rec_runs_add(&j->runs, &j->buf, &j->pos, m);
-        if (!j->buf)
-            j->buf_cap = 0; /* taken by a run kept in memory */
-        return rc;
+    fields_job *j = user;
+    (void)values;
+    size_t got = 0;
+    int rc = input_read_some(j->in, keys, max * j->rs, &got);
+    if (rc == EXIT_OK && got % j->rs) /* a stream that ended inside a record */
+        rc = layout_check_records(j->in->name, j->in->got, j->rs);
+    if (rc != EXIT_OK) {
+        j->io_rc = rc;
+        return -1;
     }
-    const double t = now_ms();
-    int rc = rec_out_put(&j->w, j->buf, j->pos, m);
-    j->write_ms += now_ms() - t;
-    return rc;
+    if (j->f->verify)
+        j->fingerprint += verify_fingerprint_bytes(keys, j->rs, got / j->rs);
+    progress_set(j->in->got);
+    return (long long)(got / j->rs);
 }
 
-/* Runs read, sorted and placed until the input ends; the runs kept merged into the output. */
-static int sort_runs(fields_job *j)
+/* ... and gives the sorted records, with their input positions for --index-out. */
+static int sink_write(void *user, const void *keys, const void *values, size_t n)
 {
-    const int segments = j->spec->segment != 0; /* whole segments need no merge */
-    uint64_t base = 0;
-    int rc = EXIT_OK, ended = 0;
-    while (rc == EXIT_OK && !ended) {
-        size_t m;
-        rc = read_run(j, &m, &ended);
-        if (rc != EXIT_OK || !m)
-            break;
-        progress_phase("sort", 0);
-        rc = sort_run(j, j->buf, m, base);
-        base += m;
-        if (rc == EXIT_OK)
-            rc = place_run(j, m, segments || (ended && !j->runs.n));
-        if (!ended)
-            progress_phase("read", j->in->is_regular ? j->in->size : 0);
-    }
-    j->stats->n = base;
-    if (rc != EXIT_OK || !j->runs.n)
-        return rc;
-    progress_phase("merge", base * j->rs);
+    fields_job *j = user;
     const double t = now_ms();
-    free(j->buf); /* the merge's blocks take the run's place */
-    free(j->pos);
-    j->buf = NULL;
-    j->pos = NULL;
-    rc = rec_runs_merge(&j->runs, j->f->fan_in ? j->f->fan_in : 64, &j->w);
-    j->stats->merge_ms = now_ms() - t;
-    j->stats->merge_threads = 1;
-    return rc;
+    const int rc = rec_out_put(&j->w, keys, values, n);
+    j->write_ms += now_ms() - t;
+    if (rc != EXIT_OK)
+        j->io_rc = rc;
+    return rc != EXIT_OK;
+}
+
+static void on_progress(void *user, const char *phase, uint64_t done, uint64_t total)
+{
+    const fields_job *j = user;
+    if (strcmp(phase, "merge") == 0 || strcmp(phase, "output") == 0) {
+        if (!done)
+            progress_phase(phase, total * j->rs);
+        progress_set(done * j->rs);
+    }
+}
+
+/* The whole input through the library's stream of records. */
+static int sort_all(fields_job *j)
+{
+    const fields_args *f = j->f;
+    const rec_key *k = f->key;
+    clsort_stream_settings set;
+    clsort_stream_settings_default(&set);
+    set.memory_bytes = f->memory;
+    set.temp_dirs = f->n_temp_dirs ? f->temp_dirs : NULL;
+    set.n_temp_dirs = f->n_temp_dirs;
+    set.fan_in = (unsigned)f->fan_in;
+    set.threads = f->threads;
+    set.run_records = settings()->record_run;
+    set.progress = on_progress;
+    set.progress_user = j;
+    const clsort_layout lay = { j->rs, k->offset, k->bytes ? k->size : 0, j->with_pos };
+    clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN, 0 };
+    if (j->in->is_regular && j->in->size)
+        src.n = j->in->size / j->rs;
+    const clsort_sink dst = { sink_write, j, 0 };
+    const double w0 = j->write_ms;
+    clsort_status st = clsort_sort_stream_records(j->ctx, j->spec, &lay, &src, &dst, &set,
+                                                  j->stats);
+    j->read_ms = j->stats->read_ms;
+    j->write_ms = w0 + j->stats->write_ms;
+    /* the report's runs in files count each merge level's file too, as they always did here */
+    j->stats->runs_spilled += j->stats->merge_levels;
+    if (st == CLSORT_ERROR_IO && j->io_rc != EXIT_OK)
+        return j->io_rc; /* said already */
+    if (st == CLSORT_ERROR_TOO_LARGE && f->memory) { /* -S below what one run needs */
+        msg_error("%s: give a larger -S", clsort_error_detail(j->ctx));
+        return EXIT_USAGE;
+    }
+    if (st != CLSORT_OK) {
+        msg_lib_error("sort failed", st, clsort_error_detail(j->ctx));
+        return exit_for_status(st);
+    }
+    return EXIT_OK;
 }
 
 /* --top K: each run sorted behind the records kept, which end at the front (the first K of the
@@ -291,41 +300,28 @@ int fields_sort(clsort_context *ctx, const clsort_spec *spec, const fields_args 
     const double t0 = now_ms();
     fields_job j = { .ctx = ctx, .spec = spec, .f = f, .in = in, .rs = f->record_size,
                      .with_pos = index != NULL, .stats = stats };
-    static const char *const tmp[1] = { "/tmp" };
-    const char *const env_tmp[1] = { settings()->tmpdir };
-    const char *const *dirs = f->n_temp_dirs ? f->temp_dirs : env_tmp[0] ? env_tmp : tmp;
     memset(stats, 0, sizeof *stats);
     uint64_t memory = 0;
     int whole = !f->top;
-    int rc = whole ? plan_runs(&j, &memory) : plan_top(&j, &memory, &whole);
-    rec_runs_init(&j.runs, f->key, j.rs, j.with_pos, memory, dirs,
-                  f->n_temp_dirs ? f->n_temp_dirs : 1);
-    for (size_t i = 0; rc == EXIT_OK && i < f->n_temp_dirs; i++) {
-        temp_file t; /* -T given: each can take a file, before anything is read */
-        rc = temp_open(&t, f->temp_dirs[i]);
-        temp_close(&t);
-    }
+    int rc = whole ? EXIT_OK : plan_top(&j, &memory, &whole);
     if (rc == EXIT_OK)
         rc = rec_out_start(&j.w, f->key, j.rs, out, index, f->unique, f->verify);
     j.w.limit = f->top;
     if (rc == EXIT_OK) {
         progress_phase("read", in->is_regular ? in->size : 0);
-        rc = whole ? sort_runs(&j) : top_runs(&j);
+        rc = whole ? sort_all(&j) : top_runs(&j);
     }
     const double t = now_ms();
     if (rc == EXIT_OK)
         rc = rec_out_end(&j.w, j.fingerprint);
     *n_out = j.w.written;
-    /* the library's stats are its sorts'; the reading, merging and writing are here */
+    /* the library's stats are its sorts' and its stream's; --top's reading and writing are here */
     stats->read_ms = j.read_ms;
     stats->write_ms = j.write_ms + now_ms() - t;
-    stats->runs_spilled = j.runs.spilled;
-    stats->merge_levels = j.runs.levels;
-    stats->temp_bytes = j.runs.temp_bytes;
-    stats->memory_bytes = whole ? 2 * memory : memory;
+    if (!whole)
+        stats->memory_bytes = memory;
     stats->total_ms = now_ms() - t0;
     stats->gkeys_per_s = stats->kernel_ms > 0 ? (double)stats->n / stats->kernel_ms / 1e6 : 0;
-    rec_runs_free(&j.runs);
     rec_out_free(&j.w);
     free(j.buf);
     free(j.pos);

@@ -1,9 +1,10 @@
 /*
- * Records sorted by a key field (sort --record-size, --key-offset, --type bytes --key-size): read
- * in runs that fit the memory budget, each sorted by the library's clsort_sort_records(); one run
- * is written out as it is, more are kept in memory or written to temporary files and merged
- * (recruns.c). -u, --verify and --index-out apply to either (recout.c). --top K reads the runs
- * behind the first K records of those before, sorted with them, and writes the K.
+ * Records sorted by a key field (sort --record-size, --key-offset, --type bytes --key-size): the
+ * library's stream of records (clsort_sort_stream_records()) reads them in runs that fit the
+ * memory budget, sorts each on the device, keeps them in memory or in temporary files and merges
+ * them with --parallel threads. -u, --verify and --index-out apply on the way out (recout.c).
+ * --top K reads blocks behind the first K records of those before, sorted with them, and writes
+ * the K (a whole sort, of which the first K are written, where no block fits beside them).
  */
 #ifndef CLSORT_FIELDS_H
 #define CLSORT_FIELDS_H
@@ -22,6 +23,7 @@ typedef struct fields_args {
     size_t n_temp_dirs;
     size_t fan_in;                /* --batch-size; 0: 64 */
     uint64_t top;                 /* --top K: only the first K records; 0: all */
+    unsigned threads;             /* --parallel: merge threads; 0: one per processor */
 } fields_args;
 
 /* Read in, sort, write out (and each output record's input position to index, when not NULL);
