@@ -935,6 +935,114 @@ CLSORT_API uint64_t clsort_key_order(const clsort_spec *spec, const void *key);
 CLSORT_API void clsort_key_orders(const clsort_spec *spec, const void *keys, size_t stride,
                                   size_t n, uint64_t *out);
 
+/**
+ * @name Text lines
+ *
+ * Lines of text sorted as `LC_ALL=C sort` (GNU coreutils) sorts them, byte for byte: lines end at
+ * clsort_lines_spec::delimiter ('\n', or '\0' for NUL-terminated records); a last line without one
+ * is a line. Each line is compared by its keys in turn (GNU sort's `-k POS1[,POS2]` with the
+ * modifiers n g h r b f d i), then, when every key compares equal and neither
+ * clsort_lines_spec::stable nor clsort_lines_spec::unique is set, by its whole text as unsigned bytes
+ * (reversed by clsort_lines_spec::reverse): GNU sort's last-resort comparison. Without keys, the
+ * whole line is the key. Numbers are read as in the C locale ('.' the decimal point, no thousands
+ * separator), blanks are space, tab and newline.
+ *
+ * Each key carries its own flags: options that GNU sort applies to all keys (`sort -n -k2`) are the
+ * caller's to copy into every key that has none of its own, as GNU sort does; an ordering without
+ * keys (`sort -f`) is one key of the whole line (start_field 0, end_field 0) with those flags.
+ *
+ * The sort: a 64-bit prefix of each line's first key (numbers as order-preserving integers, bytes as
+ * their first 8 after the modifiers) is made on the host's threads and sorted on the device with
+ * the lines' positions (clsort_argsort()), then the ranges of equal prefixes are ordered on the
+ * host's threads by the exact comparison. Stable: lines that compare equal keep their input order.
+ * @{
+ */
+
+/** Most keys in a clsort_lines_spec. */
+#define CLSORT_LINES_MAX_KEYS 64
+
+/** Modifiers of a key (clsort_lines_key::flags), GNU sort's letters. n, g and h exclude each other
+ *  and d and i (GNU sort: "options '-dn' are incompatible"); d wins over i. */
+enum clsort_lines_flag {
+    CLSORT_LINES_NUMERIC = 1 << 0,         /**< n: a decimal number, [-]digits[.digits] */
+    CLSORT_LINES_GENERAL_NUMERIC = 1 << 1, /**< g: strtold(); no number < NaN < numbers */
+    CLSORT_LINES_HUMAN_NUMERIC = 1 << 2,   /**< h: by the unit after the number (K < M < ... < Q)
+                                                 first, then as n */
+    CLSORT_LINES_REVERSE = 1 << 3,         /**< r: this key in descending order */
+    CLSORT_LINES_BLANKS_START = 1 << 4,    /**< b on POS1: leading blanks of the start field skipped */
+    CLSORT_LINES_BLANKS_END = 1 << 5,      /**< b on POS2: leading blanks of the end field skipped */
+    CLSORT_LINES_FOLD = 1 << 6,            /**< f: lower-case letters compared as upper-case */
+    CLSORT_LINES_DICTIONARY = 1 << 7,      /**< d: only letters, digits and blanks compared */
+    CLSORT_LINES_NONPRINTING = 1 << 8,     /**< i: only printable bytes (0x20-0x7e) compared */
+    CLSORT_LINES_ALL_FLAGS = (1 << 9) - 1
+};
+
+/** One key: GNU sort's `-k start_field.start_char,end_field.end_char` with its modifiers. */
+typedef struct clsort_lines_key {
+    size_t start_field; /**< POS1's field, from 1; 0: the line's start */
+    size_t start_char;  /**< POS1's character in it, from 1; 0 as 1 */
+    size_t end_field;   /**< POS2's field, from 1; 0: the key runs to the line's end */
+    size_t end_char;    /**< POS2's last character, from 1; 0: the end of end_field */
+    unsigned flags;     /**< ::clsort_lines_flag values, or-ed */
+} clsort_lines_key;
+
+/** How lines are split and ordered. Initialise with clsort_lines_spec_default(). */
+typedef struct clsort_lines_spec {
+    char delimiter;  /**< the byte that ends a line: '\n' (default) or '\0' (`sort -z`) */
+    /** Fields: -1 (default): a field is blanks then non-blanks (the blanks belong to it, as in
+     *  GNU sort without -t); else a byte 0-255 that separates fields (`sort -t`). */
+    int separator;
+    const clsort_lines_key *keys; /**< n_keys keys, compared in turn */
+    size_t n_keys;                /**< 0 to ::CLSORT_LINES_MAX_KEYS */
+    int stable;  /**< non-zero: no last-resort comparison (`sort -s`) */
+    int unique;  /**< non-zero: keep the first of lines whose keys compare equal (`sort -u`) */
+    int reverse; /**< non-zero: the last-resort comparison reversed (`sort -r`) */
+} clsort_lines_spec;
+
+/** Fill a spec with the defaults: '\n', fields at blanks, no keys (whole lines as bytes). */
+CLSORT_API void clsort_lines_spec_default(clsort_lines_spec *spec);
+
+/** How many lines buf holds: delimiters, plus one for a last line without its delimiter. */
+CLSORT_API size_t clsort_lines_count(const clsort_lines_spec *spec, const char *buf, size_t len);
+
+/**
+ * Sort the lines of a buffer; the buffer is not changed.
+ *
+ * @param ctx    a context, or NULL to sort on the host's threads alone
+ * @param buf    len bytes of lines
+ * @param starts receives where each line starts, clsort_lines_count() + 1 entries (may be NULL):
+ *               line i is the bytes [starts[i], starts[i + 1] - 1), without its delimiter;
+ *               the last entry is len, or len + 1 when the last line has no delimiter
+ * @param order  receives the numbers (from 0) of the lines in sorted order: room for
+ *               clsort_lines_count() entries
+ * @param n_out  receives how many were written: every line, or with spec->unique the first of each
+ *               run of equal keys
+ * @param stats  the device sort's measurements, n the lines and total_ms the whole call; may be NULL
+ * @return ::CLSORT_ERROR_INVALID_ARGUMENT for a spec that does not hold together (the detail says
+ *         why); else as clsort_argsort()
+ */
+CLSORT_API clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *spec,
+                                           const char *buf, size_t len, uint64_t *starts,
+                                           uint64_t *order, size_t *n_out, clsort_stats *stats);
+
+/** The comparison of two lines (without delimiters) that clsort_sort_lines() sorts by: <0, 0, >0.
+ *  0 also for a spec that does not hold together; clsort_lines_order_new() checks it once, for
+ *  many comparisons (merges of sorted files, checks of order). */
+CLSORT_API int clsort_lines_compare(const clsort_lines_spec *spec, const char *a, size_t alen,
+                                    const char *b, size_t blen);
+
+/** A spec checked and prepared once for clsort_lines_order_compare(). */
+typedef struct clsort_lines_order clsort_lines_order;
+/** ::CLSORT_ERROR_INVALID_ARGUMENT (clsort_last_error_detail() says why) for a bad spec. */
+CLSORT_API clsort_status clsort_lines_order_new(const clsort_lines_spec *spec,
+                                                clsort_lines_order **order);
+CLSORT_API int clsort_lines_order_compare(const clsort_lines_order *order, const char *a,
+                                          size_t alen, const char *b, size_t blen);
+/** Release an order made by clsort_lines_order_new(); NULL is fine. */
+CLSORT_API void clsort_lines_order_free(clsort_lines_order *order);
+
+/** @} */
+
 /** The library's version, CLSORT_VERSION_STRING of the build that is linked. */
 CLSORT_API const char *clsort_version(void);
 
