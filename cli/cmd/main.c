@@ -2,13 +2,14 @@
  * clsort: sort binary files of keys and key/value records on OpenCL devices.
  *
  * This file dispatches to the subcommands; each lives in its own file (sort_cmd.c, merge_cmd.c,
- * gen_cmd.c, devices_cmd.c, bench_cmd.c). Owns the command names and the final flush of stdout;
+ * gen_cmd.c, devices_cmd.c, bench_cmd.c, text/text_cmd.c). Owns the command names and the final flush of stdout;
  * calls the subcommands, help.c, msg.c (standard streams), io.c (set-up) and settings.c (the environment).
  * The layers are drawn in cli/README.md.
  */
 #include "cli.h"
 #include "io.h"
 #include "settings.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,7 @@ static const command commands[] = {
     {"gen", cmd_gen, help_gen},
     {"devices", cmd_devices, help_devices},
     {"bench", cmd_bench, help_bench},
+    {"text", cmd_text, help_text},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -44,7 +46,7 @@ static int help_command(int argc, char **argv)
     }
     const command *c = find_command(argv[2]);
     if (!c) {
-        msg_error("no such command '%s' (commands: sort, merge, gen, devices, bench)", argv[2]);
+        msg_error("no such command '%s' (commands: sort, merge, gen, devices, bench, text)", argv[2]);
         return EXIT_USAGE;
     }
     c->help();
