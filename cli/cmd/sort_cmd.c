@@ -10,6 +10,7 @@
  */
 #include "args.h"
 #include "cli.h"
+#include "text.h"
 #include "fields.h"
 #include "io.h"
 #include "progress.h"
@@ -243,6 +244,8 @@ static int plan_files(sort_job *j)
     rc = layout_check_sizes(&a->layout, j->kin.name, j->kin.size, j->kin.is_regular,
                             j->have_vin ? j->vin.name : NULL, j->vin.size,
                             j->have_vin && j->vin.is_regular);
+    if (rc != EXIT_OK && j->kin.is_regular && j->kin.size % layout_record_size(&a->layout))
+        text_hint(j->kin.fd); /* a text file given to the binary sort */
     /* The offsets against the input's size where a regular file tells it, else in order only
      * (the rest once the input is read). */
     if (rc == EXIT_OK && a->segments)
@@ -922,6 +925,8 @@ int cmd_sort(int argc, char **argv, int first)
         return rc;
     if (!j.a.input && (g_stdin_closed || isatty(STDIN_FILENO))) {
         msg_error("no input: give a file (-i FILE), or pipe data to stdin (see 'clsort --help')");
+        if (!g_stdin_closed)
+            text_hint(-1);
         return EXIT_USAGE;
     }
     const layout_args *l = &j.a.layout;

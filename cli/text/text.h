@@ -38,6 +38,9 @@ void text_args_free(text_args *a);
 int text_parse_key(const char *spec, clsort_lines_key *key, char *why, size_t cap);
 
 int cmd_text(int argc, char **argv, int first);
+/* clsort sort's hint, on stderr, that `clsort text` sorts text lines: for a terminal (fd -1 or a
+ * terminal's), or a file whose first bytes look like text lines. */
+void text_hint(int fd);
 void help_text(void);
 
 #endif

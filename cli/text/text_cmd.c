@@ -570,6 +570,39 @@ done:
     return rc;
 }
 
+/* Whether the first bytes of a file look like text lines: a newline, no NUL, only printable
+ * ASCII, tab, CR and UTF-8. For clsort sort's hint; reads at an offset, moving nothing. */
+static int looks_like_text(int fd)
+{
+    unsigned char b[4096 + 4] = { 0 };
+    ssize_t n;
+    do
+        n = pread(fd, b, 4096, 0);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0 || !memchr(b, '\n', (size_t)n))
+        return 0;
+    for (ssize_t i = 0; i < n;) {
+        const unsigned char c = b[i];
+        if (c == '\n' || c == '\t' || c == '\r' || (c >= 0x20 && c < 0x7f)) {
+            i++;
+            continue;
+        }
+        const size_t u = utf8_printable(b + i);
+        if (u == 0)
+            return n == 4096 && i > 4096 - 4; /* a character cut at the end of the block */
+        i += (ssize_t)u;
+    }
+    return 1;
+}
+
+void text_hint(int fd)
+{
+    if (g_verbosity >= 1 && (fd < 0 || isatty(fd) || looks_like_text(fd)))
+        fprintf(stderr, "clsort: hint: %s: 'clsort text' sorts lines of text as 'LC_ALL=C sort' "
+                        "does (this command sorts binary keys and records)\n",
+                fd < 0 || isatty(fd) ? "input from a terminal" : "the input looks like text lines");
+}
+
 void help_text(void)
 {
     printf("Usage: clsort text [OPTION]... [FILE]...\n"

@@ -14,7 +14,7 @@ if ! LC_ALL=C sort --version 2>/dev/null | grep -q GNU; then
 fi
 
 $PYTHON "$TESTS/text_matrix.py" "$CLSORT" single pairs keys edge errors check merge files runs \
-    device fuzz > matrix.out 2>&1 || not_ok "text_matrix.py ran"
+    device fuzz hint > matrix.out 2>&1 || not_ok "text_matrix.py ran"
 while IFS= read -r line; do
     case $line in
         "ok "*) ok "${line#ok }" ;;

@@ -309,7 +309,36 @@ def group_fuzz():
         compare("fuzz -k %r" % spec, ["-k", spec], data)
 
 
-GROUPS = {"single": group_single, "pairs": group_pairs, "keys": group_keys, "edge": group_edge,
+def group_hint():
+    """clsort sort hints at clsort text on text input, and does what it did before."""
+    hint = b"clsort text"
+    write("h-text.txt", b"b\na\nc\n")  # 6 bytes: not whole u32 keys
+    write("h-bin.bin", bytes([0, 200, 3, 0, 1, 0, 9]))
+    write("h-utf8.txt", "zé\nä\n".encode())  # 7 bytes
+    write("h-four.txt", b"b\na\nc\n\n\n")  # 8 bytes: two u32 keys, sorted as before
+    for name, want in (("h-text.txt", True), ("h-utf8.txt", True), ("h-bin.bin", False)):
+        c = run([CLSORT, "sort", "-i", name, "-o", "h-out.bin"])
+        report("hint %s" % name, c[0] == 1 and (hint in c[2]) == want and b"multiple" in c[2]
+               and not os.path.exists("h-out.bin"), repr(c))
+    c = run([CLSORT, "sort", "-i", "h-four.txt", "-o", "h-out.bin"])
+    with open("h-out.bin", "rb") as f:
+        out = f.read()
+    import struct
+    keys = sorted(struct.unpack("<2I", b"b\na\nc\n\n\n"))
+    report("no hint, same sort, whole keys", c[0] == 0 and hint not in c[2] and
+           out == struct.pack("<2I", *keys), repr(c))
+    c = run([CLSORT, "sort", "-q", "-i", "h-text.txt", "-o", "h-out2.bin"])
+    report("hint quiet with -q", c[0] == 1 and hint not in c[2], repr(c))
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.run([CLSORT, "sort", "-o", "h-out3.bin"], stdin=slave, capture_output=True, env=ENV)
+    os.close(slave)
+    os.close(master)
+    report("hint on a terminal", p.returncode == 1 and hint in p.stderr and b"no input" in p.stderr,
+           repr(p))
+
+
+GROUPS = {"hint": group_hint, "single": group_single, "pairs": group_pairs, "keys": group_keys, "edge": group_edge,
           "errors": group_errors, "check": group_check, "merge": group_merge, "files": group_files,
           "runs": group_runs, "device": group_device, "fuzz": group_fuzz}
 
