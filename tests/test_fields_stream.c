@@ -57,6 +57,7 @@ static int drain_write(void *user, const void *keys, const void *values, size_t 
         return 1;
     memcpy(d->rec + d->n * d->rs, keys, n * d->rs);
     if (values) {
+        assert_int_equal((uintptr_t)values % 8, 0); /* an array of uint64_t */
         d->values_seen = 1;
         memcpy(d->pos + d->n, values, n * 8);
     }

@@ -635,14 +635,17 @@ static int worker_alloc(worker *w, merge_job *j, int joined)
                         .v = calloc(j->key.words, sizeof *w->subs.v) };
     for (size_t r = 0; w->pieces && r < k; r++)
         w->pieces[r].file.fd = -1;
-    w->in_keys = malloc(j->block * rs);
-    w->in_values = w->in_keys ? w->in_keys + j->block * j->ks : NULL;
+    /* the values start 8-byte aligned after keys of any size (records of an odd size), so that
+     * positions reach the sink as an array of uint64_t */
+    const size_t bk = (j->block * j->ks + 7) & ~(size_t)7, sk = (j->sub * j->ks + 7) & ~(size_t)7;
+    w->in_keys = malloc(bk + j->block * j->vs);
+    w->in_values = w->in_keys ? w->in_keys + bk : NULL;
     for (int i = 0; i < 2; i++) {
-        w->sub_keys[i] = malloc(j->sub * rs);
-        w->sub_values[i] = w->sub_keys[i] ? w->sub_keys[i] + j->sub * j->ks : NULL;
+        w->sub_keys[i] = malloc(sk + j->sub * j->vs);
+        w->sub_values[i] = w->sub_keys[i] ? w->sub_keys[i] + sk : NULL;
     }
-    w->out_keys = malloc(j->block * rs);
-    w->out_values = w->out_keys ? w->out_keys + (joined ? j->ks : j->block * j->ks) : NULL;
+    w->out_keys = malloc(bk + j->block * j->vs);
+    w->out_values = w->out_keys ? w->out_keys + (joined ? j->ks : bk) : NULL;
     w->key_stride = joined ? rs : j->ks;
     w->value_stride = joined ? rs : j->vs;
     return w->lo && w->hi && w->pieces && w->sub_lo && w->sub_hi && w->level && w->subs.up &&
