@@ -24,4 +24,18 @@ while IFS= read -r line; do
 done < matrix.out
 [ "$checks" -gt 600 ] || not_ok "text_matrix.py ran all its cases (only $checks)"
 
+# the help fits 80 columns, and clsort(1) names every long option it lists
+wide=$("$CLSORT" help text | awk 'length > 80')
+check "clsort help text: lines of 80 columns at most" test -z "$wide"
+check "clsort text --help is the same text" cmp -s <("$CLSORT" help text) <("$CLSORT" text --help)
+if command -v man > /dev/null; then
+    MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$TESTS/../../man/clsort.1" 2> /dev/null |
+        sed 's/\xe2\x80\x90/-/g; s/\xe2\x88\x92/-/g' > clsort.1.txt
+    if grep -q '^NAME' clsort.1.txt; then
+        for opt in $("$CLSORT" help text | grep -oE '(^|[ ,])--[a-z][a-z0-9-]*' | tr -d ' ,' | sort -u); do
+            check "clsort(1) documents text $opt" grep -qF -- "$opt" clsort.1.txt
+        done
+    fi
+fi
+
 finish
