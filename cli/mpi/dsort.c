@@ -181,7 +181,7 @@ void dsort_read(job *j)
         const unsigned __int128 n = j->n;
         j->lo = (uint64_t)(n * (unsigned)j->rank / (unsigned)j->size);
         j->m = (uint64_t)(n * (unsigned)(j->rank + 1) / (unsigned)j->size) - j->lo;
-        /* beyond the budget the slice is sorted in runs (external.c), which read it themselves */
+        /* beyond the budget the slice is sorted in runs (engine.c), which read it themselves */
         j->ext_local = dsort_sort_need(j, j->m) > j->budget;
         if (j->ext_local) {
             dsort_injected(j, PH_READ);
@@ -286,7 +286,10 @@ void dsort_open(job *j)
 {
     char id[128];
     pick_device(j, id, sizeof id);
-    clsort_status st = clsort_open(&j->ctx, id[0] ? id : NULL);
+    /* --merge host: the engine merges its runs on the host's threads */
+    static const clsort_setting host_merge[] = {{"device_merge", "0"}};
+    clsort_status st = clsort_open_with_settings(&j->ctx, id[0] ? id : NULL, host_merge,
+                                                 j->a->merge_host ? 1 : 0);
     if (st != CLSORT_OK) {
         dsort_fail(j, dsort_status_exit(st), "cannot open device %s: %s (%d) %s",
                    id[0] ? id : "(default)", clsort_status_string(st), st,

@@ -5,17 +5,18 @@
  *   dsort_local     the slice sorted on the rank's device (stable)
  *   dsort_sample    splitters from a regular sample of every rank's sorted slice
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
- *   dsort_merge     the received pieces merged: a stable sort on the device, or on the host's
- *                   threads (merge.c)
+ *   dsort_merge     the received pieces merged: a stable clsort_sort_stream() of them in rank
+ *                   order (engine.c)
  *   dsort_write     each rank's part written at its offset into a temporary file (outfile.h), put
  *                   in place by rank 0 once every rank voted for it
  * Records compare as (clsort_key_order(), input position). A rank's sorted slice is stable, so a
  * record's (order, rank, index in the sorted slice) compares the same way and needs no positions:
  * that triple is what the sample and the splitters carry.
- * A share larger than the budget (external.c): the slice is sorted by clsort_sort_stream() in runs
- * in temporary files into one sorted nameless file, sampled and sent from there; received pieces
- * beyond the budget go to a nameless file, and their merge (a stable sort of the pieces in rank
- * order) streams into the output at the rank's offset.
+ * Every sort but the in-memory local one is the library's engine, clsort_sort_stream() (engine.c):
+ * a slice larger than the budget is sorted in runs in temporary files into one sorted nameless
+ * file, sampled and sent from there; the received pieces are merged by a stable sort of them in
+ * rank order, from memory back into it, or, beyond the budget, from a nameless file straight into
+ * the output at the rank's offset.
  * A step that fails on a rank records its message (dsort_fail); dsort_agree() after each step tells
  * every rank whether any failed, so that all stop together.
  */
@@ -31,7 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* job.merge_threads of a merge by a stable sort on the device */
+/* job.merge_threads of a merge by a stable sort on the device (one device sort of the pieces, or
+ * the engine's runs merged on the device) */
 #define MERGED_ON_DEVICE UINT_MAX
 
 enum { PH_READ, PH_SORT, PH_SAMPLE, PH_EXCHANGE, PH_MERGE, PH_WRITE, N_PHASES };
@@ -56,10 +58,12 @@ typedef struct job {
     uint64_t out_n;
     uint64_t piece_bytes;      /* largest message of the exchange and the file I/O */
     unsigned threads;          /* --parallel, else the host's online cores over its ranks */
-    unsigned merge_threads;    /* the threads the merge used; 0: one piece, no merge */
+    unsigned merge_threads;    /* the host threads that merged the engine's runs (--merge host);
+                                  MERGED_ON_DEVICE; 0: one piece, no merge */
     uint64_t budget;           /* bytes of records this rank may hold */
     int ext_local;             /* the slice sorted in runs, into the file sorted_fd */
-    int ext_recv;              /* the received pieces in the file recv_fd, merged into the output */
+    int ext_recv;              /* the received pieces in the file recv_fd, merged into the output
+                                  (else in memory, merged in place) */
     int sorted_fd, recv_fd;    /* nameless temporary files, -1 when none */
     const char *sorted_dir, *recv_dir; /* their directories */
     unsigned next_dir;         /* the -T directory for the next temporary file */
@@ -116,7 +120,7 @@ void dsort_merge(job *j);
 /* Returns once the output is in place, or with the error recorded; collective inside. */
 int dsort_write(job *j);
 
-/* external.c */
+/* engine.c: temporary files, and the sorts on clsort_sort_stream() */
 /* A nameless file in the next -T directory (into *dir) for `bytes` of `what`, the directory's free
  * space checked first; or -1 with the error recorded. */
 int ext_temp(job *j, const char *what, uint64_t bytes, const char **dir);
@@ -125,6 +129,8 @@ int ext_pread(job *j, int fd, void *buf, size_t len, uint64_t off);
 int ext_pwrite(job *j, int fd, const void *buf, size_t len, uint64_t off);
 /* The slice sorted by clsort_sort_stream() into sorted_fd. */
 void ext_sort_slice(job *j);
+/* The engine's budget for the merge of received pieces held in memory: the rank's less the pieces. */
+uint64_t ext_merge_memory(const job *j);
 /* The pieces in recv_fd merged into f (name: for messages) from record `first` on. */
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first);
 /* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read

@@ -1,6 +1,6 @@
 /*
  * clsort-mpi's exchange (see dsort.h): each rank's sorted slice cut at the splitters and the
- * pieces sent to their ranks (merged by merge.c), from memory or a file, into memory or a file.
+ * pieces sent to their ranks (merged by engine.c), from memory or a file, into memory or a file.
  */
 #include "dsort.h"
 #include "cli.h"
@@ -133,13 +133,14 @@ static void exchange_in_pieces(job *j, const uint64_t *sdisp, const uint64_t *rd
 }
 
 /* Where the received records go: memory when they fit the budget with the slice still held during
- * the exchange, and then with their merge (the device's takes what a local sort of them would; the
- * host's an output and the orders), else a temporary file merged into the output later. */
+ * the exchange, and then with their merge, whose engine gets the rest of the budget, at least as
+ * much as the pieces take (else it would sort them in runs in files anyway); else a temporary
+ * file, merged into the output later under the whole budget. */
 static void receive_into(job *j)
 {
     const unsigned __int128 r = j->recv_total, rs = j->rs;
     const unsigned __int128 held = r * rs + (j->ext_local ? 0 : (unsigned __int128)j->m * rs);
-    const unsigned __int128 merge = j->a->merge_host ? r * (2 * rs + 8) : dsort_sort_need(j, r);
+    const unsigned __int128 merge = 2 * r * rs;
     j->ext_recv = (held > merge ? held : merge) > j->budget;
     if (j->ext_recv) {
         j->recv_fd = ext_temp(j, "the records this rank receives", j->recv_total * j->rs,

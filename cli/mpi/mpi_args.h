@@ -22,7 +22,8 @@ typedef struct mpi_args {
     unsigned begin_bit, end_bit; /* --bits B:E; 0, 0: every bit */
     int stats;               /* --stats */
     unsigned parallel;       /* --parallel N: host threads; 0: the host's cores over its ranks */
-    int merge_host;          /* --merge host: received pieces merged on the host's threads */
+    int merge_host;          /* --merge host: the engine's runs of the received pieces merged on
+                                the host's threads (its setting device_merge=0) */
     uint64_t buffer_size;    /* -S SIZE in bytes; 0: the default (or buffer_percent) */
     unsigned buffer_percent; /* -S N%: of physical memory */
     const char *temp_dirs[MPI_MAX_TEMP_DIRS]; /* -T DIR, repeatable; none: $TMPDIR, else /tmp */

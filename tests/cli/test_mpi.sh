@@ -95,8 +95,10 @@ CLSORT_MPI_PIECE_BYTES=1000 run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o 
 expect_status "3 ranks, --bits 8:40 -r, pieces of 1000 bytes" 0
 same_file "3 ranks, --bits 8:40 -r, pieces of 1000 bytes: as clsort sorts it" bits.out bits.ref
 
-# the merge on several threads: its parts are cut inside runs of equal keys (few distinct keys,
-# more threads than cores), for key types, values and --desc; the same bytes as clsort
+# the merge on several threads (--merge host: the engine's runs merged on the host's threads; runs
+# of 1000 records, CLSORT_CHUNK_KEYS, so that 5001 records make several): its parts are cut inside
+# runs of equal keys (few distinct keys, more threads than cores), for key types, values and
+# --desc; the same bytes as clsort
 merges=("3|7|-t u32|-t u32|few:2"
         "2|16|-t f32|-t f32 --desc|few:5"
         "3|4|-t i64 --kv|-t i64 --kv|few:4"
@@ -110,7 +112,7 @@ for m in "${merges[@]}"; do
     # shellcheck disable=SC2086
     "$CLSORT" $sopts -i mt.bin -o mt.ref 2> err.txt || { not_ok "clsort $sopts -i mt.bin"; continue; }
     # shellcheck disable=SC2086
-    run_mpi $p $sopts --merge host --parallel $t -i mt.bin -o mt.out --stats
+    CLSORT_CHUNK_KEYS=1000 run_mpi $p $sopts --merge host --parallel $t -i mt.bin -o mt.out --stats
     expect_status "$what" 0
     same_file "$what: as clsort sorts it" mt.out mt.ref
     check "$what: merged on $t threads" test "$(grep -c "merged on $t threads" err.txt)" -eq $p
@@ -120,6 +122,13 @@ for m in "${merges[@]}"; do
     expect_status "$p ranks, $sopts, $dist, merged on the device" 0
     same_file "$p ranks, $sopts, $dist, merged on the device: as clsort sorts it" mt.out mt.ref
     check "$p ranks, $sopts, $dist: every rank merged on the device" \
+        test "$(grep -c "merged on the device" err.txt)" -eq $p
+    # the engine's runs merged on the device
+    # shellcheck disable=SC2086
+    CLSORT_CHUNK_KEYS=1000 run_mpi $p $sopts -i mt.bin -o mt.out --stats
+    expect_status "$p ranks, $sopts, $dist, runs merged on the device" 0
+    same_file "$p ranks, $sopts, $dist, runs merged on the device: as clsort sorts it" mt.out mt.ref
+    check "$p ranks, $sopts, $dist: every rank merged its runs on the device" \
         test "$(grep -c "merged on the device" err.txt)" -eq $p
 done
 rm -f mt.bin mt.ref mt.out
@@ -172,7 +181,22 @@ for e in "${exts[@]}"; do
     [ "$spill" = 0 ] || check "$what: every rank's runs in files" test "$files" -eq $p
     expect_only runs "$what" # nameless files only
 done
-rm -f ext.ref ext.out
+# --merge host beyond the budget: the received part in a temporary file, sorted by the engine in
+# runs that it merges on the host's threads (each rank receives more than one run of them)
+"$CLSORT" gen -n 3000001 --dist few:5 --seed 5 -t u32 -o exth.bin || exit 2
+least=$(least_mpi 2 -t u32 --merge host -T runs -i exth.bin)
+S=$((${least:-100} + 3))Mi
+what="2 ranks, -S $S, --merge host --parallel 3"
+"$CLSORT" -t u32 -i exth.bin -o exth.ref 2> err.txt || not_ok "clsort -t u32 -i exth.bin"
+run_mpi 2 -t u32 --merge host --parallel 3 -S "$S" -T runs -i exth.bin -o exth.out --stats
+expect_status "$what" 0
+same_file "$what: as clsort sorts it" exth.out exth.ref
+cp err.txt stats.txt # check() writes err.txt
+check "$what: every rank merged on 3 threads" test "$(grep -c 'merged on 3 threads' stats.txt)" -eq 2
+check "$what: every rank's received part in a file" \
+    test "$(grep -c 'received part in a file' stats.txt)" -eq 2
+expect_only runs "$what"
+rm -f exth.bin exth.ref exth.out stats.txt
 # a failure with runs: a missing -T directory, and a rank that fails at the write (its merge
 # streams into the output): every rank stops, the old output stays, nothing is left behind
 cp two.bin kept.bin

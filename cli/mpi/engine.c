@@ -1,9 +1,15 @@
 /*
- * clsort-mpi's shares larger than a rank's memory budget (see dsort.h), on clsort's external sort:
- * clsort_sort_stream() sorts a slice in runs in temporary files (-T) and merges them into one
- * sorted nameless file here; received pieces that do not fit go to another, and their merge is a
- * stable clsort_sort_stream() of the pieces in rank order (equal keys: lower ranks, then the order
- * within a piece, which is the input's), written at the rank's offset in the output as it comes.
+ * clsort-mpi's sorts on the library's stream engine (see dsort.h): every sort but the in-memory
+ * local one is one clsort_sort_stream() call, from a source callback to a sink callback, under the
+ * rank's budget (-S), its -T directories and threads:
+ *   - a slice larger than the budget: read from the input, sorted in runs (spilled to nameless
+ *     files in -T), merged into one sorted nameless file, which the sample and the exchange read;
+ *   - the merge of the received pieces, one sorted piece per sending rank, given to the engine in
+ *     rank order: a stable sort of them is their merge by (key, sending rank), which is the order of
+ *     (key, input position) the splitters use. From memory back into that memory, or, beyond the
+ *     budget, from a nameless file straight into the output at the rank's offset. The engine sorts
+ *     the pieces in one device sort where they fit its budget, else in runs that it merges on the
+ *     device (the default) or, with --merge host (its setting device_merge=0), on the host's threads.
  * Temporary files have no name (nameless.c, as clsort's runs): nothing is left behind.
  */
 #include "dsort.h"
@@ -18,6 +24,10 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+
+/* ---------------------------------------------------------------------------------------------------
+ * Temporary files: the sorted slice and the received pieces beyond the budget
+ */
 
 /* The directory of a temporary file: -T in turn, else $TMPDIR, else /tmp (as the library). */
 static const char *next_dir(job *j)
@@ -85,13 +95,20 @@ int ext_pwrite(job *j, int fd, const void *buf, size_t len, uint64_t off)
     return e ? -1 : 0;
 }
 
-/* The records a stream reads, [at, end) of a file, and where it writes them. */
+/* ---------------------------------------------------------------------------------------------------
+ * The engine's source and sink
+ */
+
+/* Where a sort's records come from, [at, end) of memory or a file, and where they go. */
 typedef struct ext_io {
     job *j;
-    int in;             /* the file read from */
-    const char *name;   /* its name for messages, NULL for a temporary file */
+    const unsigned char *mem; /* the records in memory, else in the file `in` */
+    int in;
+    const char *name;   /* the file's name for messages (the input), NULL for a temporary file */
     uint64_t at, end;   /* records */
-    MPI_File out;       /* the output (ext_merge_into), else the records go to sorted_fd */
+    unsigned char *out_mem; /* the sorted records go to memory; else to the output out, else to
+                               sorted_fd */
+    MPI_File out;
     const char *out_name;
     uint64_t written, first;
 } ext_io;
@@ -105,7 +122,9 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
     const size_t n = left < max ? (size_t)left : max;
     if (n == 0)
         return 0;
-    if (!s->name) {
+    if (s->mem) {
+        memcpy(keys, s->mem + s->at * j->rs, n * j->rs);
+    } else if (!s->name) {
         if (ext_pread(j, s->in, keys, n * j->rs, s->at * j->rs) != 0)
             return -1;
     } else {
@@ -127,22 +146,28 @@ static int sink_write(void *user, const void *keys, const void *values, size_t n
     ext_io *s = user;
     job *j = s->j;
     (void)values; /* joined records (sink.records) */
-    int rc = s->out_name ? dsort_file_io(j, s->out, s->out_name, 1, (s->first + s->written) * j->rs,
-                                         (unsigned char *)keys, n * j->rs)
-                         : ext_pwrite(j, j->sorted_fd, keys, n * j->rs, s->written * j->rs);
+    int rc = 0;
+    if (s->out_mem) /* in place: the engine has read every record before it writes the first */
+        memcpy(s->out_mem + s->written * j->rs, keys, n * j->rs);
+    else if (s->out_name)
+        rc = dsort_file_io(j, s->out, s->out_name, 1, (s->first + s->written) * j->rs,
+                           (unsigned char *)keys, n * j->rs);
+    else
+        rc = ext_pwrite(j, j->sorted_fd, keys, n * j->rs, s->written * j->rs);
     s->written += n;
     return rc != 0;
 }
 
-/* clsort_sort_stream() of the io's records under the rank's budget, -T and threads. */
-static void stream_sort(job *j, ext_io *io, const char *what)
+/* clsort_sort_stream() of the io's records within memory bytes, -T and the rank's threads;
+ * `merge`: the received pieces (their device times and how they were merged are recorded). */
+static void stream_sort(job *j, ext_io *io, const char *what, uint64_t memory, int merge)
 {
     const uint64_t n = io->end - io->at;
     clsort_spec spec = j->spec;
     spec.value_size = j->a->value_size;
     clsort_stream_settings set;
     clsort_stream_settings_default(&set);
-    set.memory_bytes = j->budget;
+    set.memory_bytes = memory;
     set.temp_dirs = j->a->n_temp_dirs ? j->a->temp_dirs : NULL;
     set.n_temp_dirs = j->a->n_temp_dirs;
     set.threads = j->threads;
@@ -153,14 +178,24 @@ static void stream_sort(job *j, ext_io *io, const char *what)
     memset(&stats, 0, sizeof stats);
     clsort_status st = clsort_sort_stream(j->ctx, &spec, &src, &sink, &set, &stats);
     j->runs_spilled += stats.runs_spilled;
+    if (merge) {
+        dsort_device_times(j, 1, &stats);
+        /* one device sort of the pieces, or runs merged on the device: the device merged them */
+        j->merge_threads = stats.runs <= 1 || stats.merged_on_device ? MERGED_ON_DEVICE
+                                                                      : stats.merge_threads;
+    }
     if (st != CLSORT_OK) /* after a callback's failure its own message stands (the first) */
         dsort_fail(j, st == CLSORT_ERROR_IO ? EXIT_IO : dsort_status_exit(st),
-                   "%s of %llu records in runs on %s: %s (%d) %s", what, (unsigned long long)n,
-                   j->device, clsort_status_string(st), st, clsort_error_detail(j->ctx));
+                   "%s of %llu records on %s: %s (%d) %s", what, (unsigned long long)n, j->device,
+                   clsort_status_string(st), st, clsort_error_detail(j->ctx));
     else if (io->written != n)
         dsort_fail(j, EXIT_DEVICE, "%s: %llu records in, %llu out", what, (unsigned long long)n,
                    (unsigned long long)io->written);
 }
+
+/* ---------------------------------------------------------------------------------------------------
+ * The sorts
+ */
 
 void ext_sort_slice(job *j)
 {
@@ -172,9 +207,15 @@ void ext_sort_slice(job *j)
     j->sorted_fd = ext_temp(j, "this rank's sorted slice", j->m * j->rs, &j->sorted_dir);
     if (j->sorted_fd >= 0) {
         ext_io io = {.j = j, .in = in, .name = j->a->input, .at = j->lo, .end = j->lo + j->m};
-        stream_sort(j, &io, "sort");
+        stream_sort(j, &io, "sort in runs", j->budget, 0);
     }
     close(in);
+}
+
+uint64_t ext_merge_memory(const job *j)
+{
+    const uint64_t held = j->recv_total * j->rs;
+    return j->budget > held ? j->budget - held : 0;
 }
 
 /* One sorted piece is already the merge: copied into the output through a buffer. */
@@ -197,16 +238,37 @@ static void copy_into(job *j, MPI_File f, const char *name, uint64_t first)
     free(buf);
 }
 
+static int pieces(const job *j)
+{
+    int n = 0;
+    for (int r = 0; r < j->size; r++)
+        n += j->recv_n[r] > 0;
+    return n;
+}
+
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
 {
-    int pieces = 0;
-    for (int r = 0; r < j->size; r++)
-        pieces += j->recv_n[r] > 0;
-    if (pieces <= 1) {
+    if (pieces(j) <= 1) {
+        j->merge_threads = 0;
         copy_into(j, f, name, first);
         return;
     }
     ext_io io = {.j = j, .in = j->recv_fd, .end = j->recv_total, .out = f, .out_name = name,
                  .first = first};
-    stream_sort(j, &io, "merge");
+    stream_sort(j, &io, "merge", j->budget, 1);
+}
+
+void dsort_merge(job *j)
+{
+    if (dsort_injected(j, PH_MERGE))
+        return;
+    j->out_n = j->recv_total;
+    if (j->ext_recv) /* the merge streams into the output at the write (ext_merge_into) */
+        return;
+    j->out = j->recv;
+    j->merge_threads = 0;
+    if (pieces(j) <= 1) /* one sorted piece is already the merge */
+        return;
+    ext_io io = {.j = j, .mem = j->recv, .end = j->recv_total, .out_mem = j->recv};
+    stream_sort(j, &io, "merge", ext_merge_memory(j), 1);
 }
