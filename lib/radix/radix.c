@@ -1,5 +1,5 @@
 /*
- * LSD radix sorts (cl/radix8.cl), the family entries: radix8 with 8-bit digits (as onesweep or
+ * LSD radix sorts (cl/radix/), the family entries: radix8 with 8-bit digits (as onesweep or
  * radix8-rts, per device or as asked) and radix4 with 4-bit ones, on the same kernels. One stable
  * binning pass per digit place of the bit range (radix8: four for 32-bit keys, eight for 64-bit
  * ones; radix4 twice as many), ping-ponging between the job's buffers and scratch buffers. After an
@@ -9,11 +9,33 @@
  * Two ways to find each tile's global digit offsets, sharing the ranking and scatter kernel:
  * onesweep (radix_onesweep.c) and reduce-then-scan (radix_rts.c). Look-back needs running
  * work-groups to make progress while others spin; the tuning table enables it only on devices known
- * to give that (see cl/radix8.cl for why it cannot deadlock there).
+ * to give that (see cl/radix/base.cl for why it cannot deadlock there).
  * Calls: radix_shape.c, radix_onesweep.c, radix_rts.c, keys.c, options.c, program.c, buffers.c,
  * chain.c.
  */
 #include "radix.h"
+
+/* The parts of cl/radix/ that the run's form needs, in the order each builds on the one before
+ * (cl/radix/base.cl has the list): the serial form alone, or the ranking and binning with the
+ * histogram (onesweep, the chains) or the upsweep (reduce-then-scan), and the chains' and hybrid's
+ * own kernels where the run takes them. The same fields choose the -D options (radix_shape.c). */
+static unsigned radix_parts(const radix_run *r, clsort_cl_part *parts)
+{
+    unsigned n = 0;
+    parts[n++] = CLSORT_CL_PART(radix_base);
+    if (r->s.serial) {
+        parts[n++] = CLSORT_CL_PART(radix_serial);
+        return n;
+    }
+    parts[n++] = r->lookback ? CLSORT_CL_PART(radix_histogram) : CLSORT_CL_PART(radix_rts);
+    parts[n++] = CLSORT_CL_PART(radix_ranking);
+    if (r->job->varseg && r->lookback)
+        parts[n++] = CLSORT_CL_PART(radix_chains);
+    parts[n++] = CLSORT_CL_PART(radix_binning);
+    if (r->hybrid)
+        parts[n++] = CLSORT_CL_PART(radix_hybrid);
+    return n;
+}
 
 /* The program, the binning kernel and the ping-pong partners. */
 static clsort_status prepare(clsort_context *ctx, radix_run *r)
@@ -25,9 +47,11 @@ static clsort_status prepare(clsort_context *ctx, radix_run *r)
     r->bin_name = r->s.serial ? "radix8_serial_scatter" : "radix8_bin";
     r->keys[0] = job->keys;
     r->vals[0] = job->values;
+    clsort_cl_part parts[CLSORT_MAX_PARTS];
+    const unsigned n_parts = radix_parts(r, parts);
     clsort_status st;
-    if ((st = clsort_get_program(ctx, r->fam, clsort_cl_radix8, clsort_cl_radix8_len, &opts,
-                                 &r->prog)) != CLSORT_OK ||
+    if ((st = clsort_get_program_parts(ctx, r->fam, parts, n_parts, &opts, &r->prog)) !=
+            CLSORT_OK ||
         (st = clsort_create_kernel(ctx, r->prog, r->bin_name, &r->bin_k)) != CLSORT_OK ||
         (st = clsort_scratch(ctx, CLSORT_SLOT_TMP_KEYS, job->n * r->ks, &r->keys[1],
                              "radix8 key scratch")) != CLSORT_OK)

@@ -1,5 +1,5 @@
 /*
- * The long segments of variable segments by look-back (cl/radix8.cl with VARSEG and LOOKBACK):
+ * The long segments of variable segments by look-back (cl/radix/chains.cl, VARSEG and LOOKBACK):
  * each long segment's tiles form a look-back chain of their own in every pass. One launch counts
  * every digit place of every long segment (radix8_seg_hist), then one binning launch per place
  * whose first tile of each segment starts its chain from the segment's digit starts: 1 + places

@@ -1,7 +1,7 @@
 /*
  * radix-hybrid: after onesweep's histogram and its pass over the top digit place (radix_onesweep.c),
  * the lower places of every bucket of equal top digits in one launch, in waves of buckets sized to
- * stay in the device's cache between passes (cl/radix8.cl, radix8_hybrid, has the ticket order and
+ * stay in the device's cache between passes (cl/radix/, radix8_hybrid, has the ticket order and
  * why it cannot deadlock where look-back cannot). Three commands: the plan (bucket and wave layout,
  * computed on the device from the histogram's offsets, so nothing waits for the host) with the
  * clearing of the control words, the tickets' work decoded, and the sort of the buckets.
@@ -9,7 +9,7 @@
  */
 #include "radix.h"
 
-/* The layout of cl/radix8.cl's plan (ulong) and control (uint) words. */
+/* The layout of cl/radix/hybrid.cl's plan (ulong) and control (uint) words. */
 #define BINS 256u
 #define SEGS ((BINS + 32) * 8 + 1)
 #define STEPS (BINS + 4 * 8 + 1)

@@ -111,7 +111,7 @@ static void large_shape(const clsort_tuning *t, size_t key_size, size_t value_si
     if (value_size && s->digit_bits == 8)
         s->lb_win = t->radix.large.pair_lb_win;
     /* With values, passes whose digits are spread find a digit's lanes by two ballots on its top
-     * bits and a table of 64 lane masks (MATCH_SPLIT=2, cl/radix8.cl) rather than the table of
+     * bits and a table of 64 lane masks (MATCH_SPLIT=2, cl/radix/) rather than the table of
      * 256 alone. H100, pairs, wall ms, same run, two rounds, without / with (`VARIANTS="old: new:"
      * KINDS=pairs bash bench/envab-h100.sh`): u32 2^24 0.621-0.625 / 0.615-0.620, 2^26
      * 2.259-2.260 / 2.251-2.257, 2^28 8.800-8.803 / 8.767-8.774 (CUB 9.199), AND of 4 words
@@ -216,7 +216,7 @@ radix_shape clsort_radix_shape(const clsort_context *ctx, unsigned digit_bits, s
      * digits (four ballots otherwise), radix4 at 2^28 keys: uniform 30.6 -> 31.0 GKey/s, AND of 4
      * words 31.3 -> 31.7, constant 32.9 -> 35.0; pairs 15.0 -> 15.4, 15.5 -> 15.7, 16.6 -> 17.6.
      * radix8 there also takes the table on passes where one digit holds 1/16 to 3/4 of the keys,
-     * that digit's lanes found by a ballot (MATCH_TOP, cl/radix8.cl): H100, 2^28 keys, wall ms
+     * that digit's lanes found by a ballot (MATCH_TOP, cl/radix/): H100, 2^28 keys, wall ms
      * against the ballots, same run: skewed 5.42-5.45 -> 4.90 ms (pairs 7.86-7.90 -> 7.64-7.67), AND of 2
      * words 5.85-5.86 -> 5.54 (pairs 8.47-8.50 -> 8.49-8.52), of 3 5.60-5.63 -> 5.24-5.26 (7.97-8.00
      * -> 7.86-7.87), of 4 5.45-5.48 -> 5.03-5.05 (7.69-7.71 -> 7.53-7.54); uniform keys level

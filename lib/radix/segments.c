@@ -1,5 +1,5 @@
 /*
- * Variable segments (CSR offsets), stable (cl/segments.cl): short segments are sorted in local
+ * Variable segments (CSR offsets), stable (cl/segments/): short segments are sorted in local
  * memory, several to a work-group, in one launch; long ones by the radix8 passes, whose tiles are
  * cut within segments and described one by one, so every long segment, a few thousand keys or a
  * billion, is sorted by the same launches in parallel: a look-back chain each where the device
@@ -15,7 +15,7 @@
  * Where a sort is short: a segment of at most HALF keys (half the tile sort's capacity), so that
  * the short segments starting in one stretch of HALF keys fit one tile; the same work-group then
  * sorts the medium segment (up to a whole tile) that may start in that stretch too, alone
- * (cl/segments.cl). Where the tuning gives the short segments a smaller tile of their own, they
+ * (cl/segments/). Where the tuning gives the short segments a smaller tile of their own, they
  * take a launch of their own and the medium tile's launch sorts only the medium ones. Only longer
  * segments take the radix passes.
  * Calls: radix.c (the passes, its tile length), keys.c, compare.c (the tile shape), scan.c,
@@ -23,11 +23,11 @@
  */
 #include "internal.h"
 
-#define MAX_TILE 32768 /* positions and segment tags share a word in cl/segments.cl */
-#define MEDIUM_WAYS 8  /* the stretches a medium tile's group looks in (cl/segments.cl) */
+#define MAX_TILE 32768 /* positions and segment tags share a word (cl/segments/) */
+#define MEDIUM_WAYS 8  /* the stretches a medium tile's group looks in (cl/segments/short.cl) */
 
 /* The most keys a work-group of short segments sorts by the bitonic network; more take the radix
- * sort in local memory (cl/segments.cl; CLSORT_SEG_BITONIC_MAX overrides). The network's stages
+ * sort in local memory (cl/segments/; CLSORT_SEG_BITONIC_MAX overrides). The network's stages
  * grow as log^2 of the keys, the radix sort's 4-bit passes (8 for 32-bit keys, 16 for 64-bit ones,
  * fewer where a group's keys share digits) each cost a counter table and a scan over the work-group
  * whatever the keys: by counting local-memory operations and barriers per work-item the two meet at
@@ -89,13 +89,13 @@ static clsort_status short_shape(const clsort_context *ctx, const clsort_spec *s
 /*
  * Whether the short segments of n keys in n_seg segments take a launch of their own with a smaller
  * tile (*s), which the medium tile's launch then looks for medium segments in stretches of: at
- * most MEDIUM_WAYS stretches of s->tile / 2 in its own half tile (cl/segments.cl). Only where the
+ * most MEDIUM_WAYS stretches of s->tile / 2 in its own half tile (cl/segments/). Only where the
  * tuning asks for it and the segments average at most half the smaller tile: the second launch
  * and its work-groups that find nothing cost the other mixes. H100, 2^24 u32 keys (bench_segments,
  * wall ms of the whole call): with the counter ranking, one launch / short tiles of 1,024
  * positions took 1.60 / 1.33 on segments of about 64 keys, 1.21 / 1.31 on segments of about
  * 2,000, 0.81 / 0.88 on a mix of every length. Since the 4,096-position groups rank by warps
- * there (cl/segments.cl), one launch takes the short mix in 1.21 ms against 1.39 split (whose
+ * there (cl/segments/short.cl), one launch takes the short mix in 1.21 ms against 1.39 split (whose
  * groups of 128 rank by counters), so no device's tuning splits now.
  */
 static int short_split(const clsort_context *ctx, const clsort_spec *spec,
@@ -358,8 +358,9 @@ static clsort_status build_segments(clsort_context *ctx, const clsort_spec *spec
         clsort_opts_add_text(&opts, VALUE_T, spec->value_size == 8 ? "ulong" : "uint");
     }
     clsort_key_options(spec, &opts);
-    clsort_status st = clsort_get_program(ctx, "segments", clsort_cl_segments,
-                                          clsort_cl_segments_len, &opts, prog);
+    const clsort_cl_part parts[] = { CLSORT_CL_PART(segments_tiles),
+                                     CLSORT_CL_PART(segments_short) };
+    clsort_status st = clsort_get_program_parts(ctx, "segments", parts, 2, &opts, prog);
     /* Held: the radix and scan programs fetched later may make the context drop its table. */
     if (st == CLSORT_OK)
         clRetainProgram(*prog);

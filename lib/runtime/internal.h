@@ -220,7 +220,7 @@ typedef struct clsort_tuning {
         unsigned ptx;           /* 1: NVIDIA inline PTX warp-match ranking (else portable) */
         unsigned hist_copies;   /* copies of the local histogram counters (atomic contention) */
         unsigned lb_at;         /* warp ranking, large inputs: when onesweep tiles publish their
-                                 * counts and look back (LB_AT in cl/radix8.cl; 0 after the
+                                 * counts and look back (LB_AT in cl/radix/base.cl; 0 after the
                                  * reorder) */
         unsigned serial;        /* CPU devices: reduce-then-scan with one work-item per tile,
                                  * walking its keys in order; this many tiles per compute unit
@@ -230,7 +230,7 @@ typedef struct clsort_tuning {
             unsigned wg, items;           /* keys only */
             unsigned pair_wg, pair_items; /* with values */
             unsigned pair_lb_win;         /* radix8 with values: predecessors a look-back step
-                                           * reads (LB_WIN in cl/radix8.cl; 0 its default) */
+                                           * reads (LB_WIN in cl/radix/base.cl; 0 its default) */
             unsigned pair_match_split;    /* radix8 with values: ballots on the top digit bits
                                            * beside the lane-mask table (MATCH_SPLIT; 0 none) */
         } large;
@@ -312,10 +312,16 @@ typedef enum clsort_slot {
     CLSORT_SLOTS
 } clsort_slot;
 
-/* A built program and the options it was built with. */
+/* Parts of a program's source after cl/common.cl, at most. */
+#define CLSORT_MAX_PARTS 8
+
+/* A built program, the options it was built with and the parts it was built from (the embedded
+ * sources' addresses: a family builds different parts for different forms). */
 typedef struct clsort_program {
     char *options;
     const char *family; /* "radix4", ... */
+    const char *parts[CLSORT_MAX_PARTS];
+    unsigned n_parts;
     cl_program program;
 } clsort_program;
 
@@ -446,8 +452,19 @@ int clsort_cache_load(int dir, uint64_t key, unsigned char **binary, size_t *siz
 int clsort_cache_store(int dir, uint64_t key, const unsigned char *binary, size_t size);
 
 /* ---- program.c ---- */
+/* One part of a program's source: an embedded file of cl/, CLSORT_CL_PART(radix_base) for
+ * cl/radix/base.cl. */
+typedef struct clsort_cl_part {
+    const char *text;
+    size_t len;
+} clsort_cl_part;
+#define CLSORT_CL_PART(name) ((clsort_cl_part){ clsort_cl_##name, clsort_cl_##name##_len })
 /* Build (or fetch from the in-memory table or the disk cache) the program of a family: cl/common.cl
- * followed by the family's embedded source, with the options built by options.c. */
+ * followed by the family's parts in order (at most CLSORT_MAX_PARTS), with the options built by
+ * options.c. The disk cache's key covers every part. clsort_get_program() is the one-part form. */
+clsort_status clsort_get_program_parts(clsort_context *ctx, const char *family,
+                                       const clsort_cl_part *parts, unsigned n_parts,
+                                       const clsort_opts *opts, cl_program *out);
 clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *source,
                                  size_t length, const clsort_opts *opts, cl_program *out);
 clsort_status clsort_create_kernel(clsort_context *ctx, cl_program program, const char *name,
@@ -606,7 +623,7 @@ typedef struct clsort_job clsort_job;
 /* Variable segments (CSR offsets), see segments.c. The radix passes sort the long segments' tiles
  * (desc, tiles of them) and then call short_sort, which sorts the short segments from the job's
  * buffers into the buffers holding the passes' result. */
-#define CLSORT_VSEG_WORDS 5 /* words per radix tile description (VSEG_WORDS in cl/radix8.cl) */
+#define CLSORT_VSEG_WORDS 5 /* words of a radix tile description (VSEG_WORDS, cl/radix/base.cl) */
 typedef struct clsort_varseg {
     cl_mem offsets;                /* n_seg + 1 cl_ulong */
     size_t n_seg;
@@ -791,8 +808,22 @@ extern const char clsort_cl_bitonic[];
 extern const size_t clsort_cl_bitonic_len;
 extern const char clsort_cl_oddeven[];
 extern const size_t clsort_cl_oddeven_len;
-extern const char clsort_cl_radix8[];
-extern const size_t clsort_cl_radix8_len;
+extern const char clsort_cl_radix_base[];
+extern const size_t clsort_cl_radix_base_len;
+extern const char clsort_cl_radix_serial[];
+extern const size_t clsort_cl_radix_serial_len;
+extern const char clsort_cl_radix_histogram[];
+extern const size_t clsort_cl_radix_histogram_len;
+extern const char clsort_cl_radix_rts[];
+extern const size_t clsort_cl_radix_rts_len;
+extern const char clsort_cl_radix_ranking[];
+extern const size_t clsort_cl_radix_ranking_len;
+extern const char clsort_cl_radix_chains[];
+extern const size_t clsort_cl_radix_chains_len;
+extern const char clsort_cl_radix_binning[];
+extern const size_t clsort_cl_radix_binning_len;
+extern const char clsort_cl_radix_hybrid[];
+extern const size_t clsort_cl_radix_hybrid_len;
 extern const char clsort_cl_keys[];
 extern const size_t clsort_cl_keys_len;
 extern const char clsort_cl_scan[];
@@ -805,7 +836,9 @@ extern const char clsort_cl_top[];
 extern const size_t clsort_cl_top_len;
 extern const char clsort_cl_fields[];
 extern const size_t clsort_cl_fields_len;
-extern const char clsort_cl_segments[];
-extern const size_t clsort_cl_segments_len;
+extern const char clsort_cl_segments_tiles[];
+extern const size_t clsort_cl_segments_tiles_len;
+extern const char clsort_cl_segments_short[];
+extern const size_t clsort_cl_segments_short_len;
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * Programs: built once per (family, options) and context from the embedded sources (cl/common.cl
- * and the family's file), with their binaries kept in the on-disk cache so later processes skip the
- * compiler. The settings' extra build options go last.
+ * Programs: built once per (family, parts, options) and context from the embedded sources
+ * (cl/common.cl, then the parts of cl/ the family names for its form), with their binaries kept in
+ * the on-disk cache, under a key that covers every part, so later processes skip the compiler. The
+ * settings' extra build options go last.
  * Calls: cache.c, status.c.
  */
 #include "internal.h"
@@ -27,14 +28,19 @@ static clsort_status build_log(clsort_context *ctx, cl_program prog, const char 
     return st;
 }
 
+/* The disk cache's key: every source part (each with its length, so that where one part ends is
+ * part of the key too), the options, the library's version and the device's strings. */
 static uint64_t program_key(const clsort_context *ctx, const char *const *sources,
                             const size_t *lengths, size_t n_sources, const char *options)
 {
     uint64_t h = CLSORT_HASH_SEED;
     const char *parts[] = { CLSORT_VERSION_STRING, options, ctx->platform_name, ctx->device_name,
                             ctx->vendor, ctx->driver_version };
-    for (size_t i = 0; i < n_sources; i++)
+    for (size_t i = 0; i < n_sources; i++) {
+        const uint64_t len = lengths[i];
+        h = clsort_hash64(h, &len, sizeof len);
         h = clsort_hash64(h, sources[i], lengths[i]);
+    }
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         h = clsort_hash64(h, parts[i], strlen(parts[i]) + 1); /* the NUL separates fields */
     return h;
@@ -99,11 +105,11 @@ static clsort_status full_options(clsort_context *ctx, const clsort_opts *opts, 
 /* A new program from source, or the build log as the context's detail. */
 static clsort_status build_program(clsort_context *ctx, const char *family,
                                    const char *const *sources, const size_t *lengths,
-                                   const char *opts, cl_program *out)
+                                   unsigned n_sources, const char *opts, cl_program *out)
 {
     cl_int err;
-    cl_program prog = clCreateProgramWithSource(ctx->context, 2, (const char **)sources, lengths,
-                                                &err);
+    cl_program prog = clCreateProgramWithSource(ctx->context, n_sources, (const char **)sources,
+                                                lengths, &err);
     if (err != CL_SUCCESS)
         return clsort_fail_cl(ctx, err, "clCreateProgramWithSource");
     err = clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL);
@@ -116,18 +122,33 @@ static clsort_status build_program(clsort_context *ctx, const char *family,
     return CLSORT_OK;
 }
 
-clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *source,
-                                 size_t length, const clsort_opts *options, cl_program *out)
+/* Whether the table's program p is the one of family, parts and opts. */
+static int same_program(const clsort_program *p, const char *family, const clsort_cl_part *parts,
+                        unsigned n_parts, const char *opts)
 {
-    const char *const sources[] = { clsort_cl_common, source };
-    const size_t lengths[] = { clsort_cl_common_len, length };
+    if (p->n_parts != n_parts || strcmp(p->family, family) || strcmp(p->options, opts))
+        return 0;
+    for (unsigned i = 0; i < n_parts; i++)
+        if (p->parts[i] != parts[i].text)
+            return 0;
+    return 1;
+}
+
+clsort_status clsort_get_program_parts(clsort_context *ctx, const char *family,
+                                       const clsort_cl_part *parts, unsigned n_parts,
+                                       const clsort_opts *options, cl_program *out)
+{
+    if (n_parts < 1 || n_parts > CLSORT_MAX_PARTS)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "the %s program takes 1 to %d source parts, not %u", family,
+                           CLSORT_MAX_PARTS, n_parts);
     char opts[2048];
     clsort_status st = full_options(ctx, options, opts, sizeof opts);
     if (st != CLSORT_OK)
         return st;
     for (unsigned i = 0; i < ctx->n_programs; i++) {
         clsort_program *p = &ctx->programs[i];
-        if (!strcmp(p->family, family) && !strcmp(p->options, opts)) {
+        if (same_program(p, family, parts, n_parts, opts)) {
             *out = p->program;
             return CLSORT_OK;
         }
@@ -135,12 +156,20 @@ clsort_status clsort_get_program(clsort_context *ctx, const char *family, const 
     if (ctx->n_programs == CLSORT_MAX_PROGRAMS)
         clsort_release_programs(ctx); /* a context that cycles through many specs rebuilds */
 
-    uint64_t key = program_key(ctx, sources, lengths, 2, opts);
+    /* cl/common.cl first, then the parts */
+    const char *sources[1 + CLSORT_MAX_PARTS] = { clsort_cl_common };
+    size_t lengths[1 + CLSORT_MAX_PARTS] = { clsort_cl_common_len };
+    for (unsigned i = 0; i < n_parts; i++) {
+        sources[1 + i] = parts[i].text;
+        lengths[1 + i] = parts[i].len;
+    }
+    uint64_t key = program_key(ctx, sources, lengths, 1 + n_parts, opts);
     cl_program prog = load_cached(ctx, key, opts);
     if (prog) {
         ctx->programs_cached++;
     } else {
-        if ((st = build_program(ctx, family, sources, lengths, opts, &prog)) != CLSORT_OK)
+        st = build_program(ctx, family, sources, lengths, 1 + n_parts, opts, &prog);
+        if (st != CLSORT_OK)
             return st;
         ctx->programs_built++;
         store_binary(ctx, prog, key);
@@ -154,9 +183,19 @@ clsort_status clsort_get_program(clsort_context *ctx, const char *family, const 
     clsort_program *p = &ctx->programs[ctx->n_programs++];
     p->family = family;
     p->options = copy;
+    for (unsigned i = 0; i < n_parts; i++)
+        p->parts[i] = parts[i].text;
+    p->n_parts = n_parts;
     p->program = prog;
     *out = prog;
     return CLSORT_OK;
+}
+
+clsort_status clsort_get_program(clsort_context *ctx, const char *family, const char *source,
+                                 size_t length, const clsort_opts *options, cl_program *out)
+{
+    const clsort_cl_part part = { source, length };
+    return clsort_get_program_parts(ctx, family, &part, 1, options, out);
 }
 
 static void release_kernels(clsort_context *ctx)
