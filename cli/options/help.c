@@ -47,10 +47,9 @@ static void algorithm_lines(char *out, size_t cap)
     }
 }
 
-void help_main(void)
+/* The commands' synopses and what each does. */
+static void usage_text(void)
 {
-    char names[512];
-    algorithm_lines(names, sizeof names);
     printf("Usage: clsort [sort] [OPTIONS] [-i INPUT | INPUT] [-o OUTPUT]\n"
            "       clsort [sort] -c [OPTIONS] [-i INPUT | INPUT]\n"
            "       clsort merge [OPTIONS] FILE... [-o OUTPUT]\n"
@@ -73,6 +72,11 @@ void help_main(void)
            "  bench     measure sorting throughput on generated data\n"
            "  help CMD  show the options of a command\n"
            "\n");
+}
+
+/* The sort's options of what is sorted and how (names: the algorithms, algorithm_lines()). */
+static void sort_options_text(const char *names)
+{
     printf("Sort options:\n"
            "  -i, --input FILE      keys to sort ('-' is stdin); default: stdin, if it is\n"
            "                        not a terminal\n"
@@ -131,8 +135,14 @@ void help_main(void)
            "                        gives them all, sorted (with --segments: each\n"
            "                        segment's first K); with --index-out, their positions\n"
            "      --verify          check the result on the host (in the type's order, same\n"
-           "                        records)\n"
-           "  -s, --stats           print times, throughput and memory to stderr\n"
+           "                        records)\n",
+           names);
+}
+
+/* The sort's options of reporting, memory, runs and output. */
+static void run_options_text(void)
+{
+    printf("  -s, --stats           print times, throughput and memory to stderr\n"
            "      --stats-json FILE write them as a JSON object to FILE ('-' is stdout)\n"
            "  -S, --buffer-size SIZE memory for the data, as sort(1)'s buffer (what clsort\n"
            "                        and the OpenCL driver hold besides is not counted;\n"
@@ -156,8 +166,12 @@ void help_main(void)
            "                        replaces a file always is)\n"
            "  -h, --help            show this help\n"
            "  -V, --version         show the version\n"
-           "\n",
-           names);
+           "\n");
+}
+
+/* Where input and output go, and the environment. */
+static void files_text(void)
+{
     printf("'-' is stdin or stdout; with neither -i nor -o and stdin not a terminal, clsort\n"
            "reads stdin and writes stdout. Output to a regular file goes to a temporary file\n"
            "in the same directory that replaces the target only when complete (Ctrl-C\n"
@@ -171,7 +185,10 @@ void help_main(void)
            "Environment: CLSORT_DEVICE (device when -d is not given), CLSORT_CACHE_DIR,\n"
            "CLSORT_NO_CACHE=1, CLSORT_BUILD_OPTIONS, TMPDIR (see clsort(1)).\n"
            "\n");
-    exit_status_text();
+}
+
+static void examples_text(void)
+{
     printf("\nExamples:\n"
            "  clsort gen -n 1M --seed 7 -o keys.bin\n"
            "  clsort -i keys.bin -o sorted.bin --stats\n"
@@ -184,6 +201,18 @@ void help_main(void)
            "  clsort -c --type f64 f.sorted && echo sorted\n"
            "  clsort -u -i keys.bin -o distinct.bin\n"
            "  clsort merge a.sorted b.sorted -o all.sorted\n");
+}
+
+void help_main(void)
+{
+    char names[512];
+    algorithm_lines(names, sizeof names);
+    usage_text();
+    sort_options_text(names);
+    run_options_text();
+    files_text();
+    exit_status_text();
+    examples_text();
 }
 
 void help_sort(void)

@@ -77,10 +77,26 @@ static const char *const colors[] = {
 };
 #define N_COLORS (sizeof colors / sizeof colors[0])
 
-char *plot_svg(const char *title, const char *subtitle, const char *x_label, const char *y_label,
-               const plot_series *series, size_t count)
+/* The chart's scales and geometry: log2 of x from xmin to xmax, y from 0 to ytop in steps of ystep;
+ * the plot area at (left, top), pw x ph, in a W x H picture with the legend on the right. */
+typedef struct frame {
+    double xmin, xmax, ystep, ytop;
+    int W, H, left, top, pw, ph;
+} frame;
+
+static double px(const frame *f, double lx)
 {
-    /* the data's range */
+    return f->left + (lx - f->xmin) / (f->xmax - f->xmin) * f->pw;
+}
+
+static double py(const frame *f, double y)
+{
+    return f->top + f->ph - y / f->ytop * f->ph;
+}
+
+/* The scales from the data's range (x > 0 only, on a log2 axis), with a margin. */
+static frame plot_frame(const plot_series *series, size_t count)
+{
     double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
     for (size_t i = 0; i < count; i++) {
         for (size_t k = 0; k < series[i].count; k++) {
@@ -111,76 +127,97 @@ char *plot_svg(const char *title, const char *subtitle, const char *x_label, con
         ytop += ystep;
 
     /* geometry: plot area, legend on the right */
-    const int W = 960, H = 540, left = 80, top = 70, right = 250, bottom = 70;
-    const int pw = W - left - right, ph = H - top - bottom;
-#define PX(lx) (left + ((lx) - xmin) / (xmax - xmin) * pw)
-#define PY(y) (top + ph - (y) / ytop * ph)
+    frame f = { .xmin = xmin, .xmax = xmax, .ystep = ystep, .ytop = ytop,
+                .W = 960, .H = 540, .left = 80, .top = 70 };
+    const int right = 250, bottom = 70;
+    f.pw = f.W - f.left - right;
+    f.ph = f.H - f.top - bottom;
+    return f;
+}
 
-    sbuf b = {0};
-    add(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    add(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-            "font-family=\"sans-serif\" font-size=\"13\">\n", W, H, W, H);
-    add(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    add(&b, "<text x=\"%d\" y=\"28\" font-size=\"17\" font-weight=\"bold\">", left);
-    add_text(&b, title);
-    add(&b, "</text>\n<text x=\"%d\" y=\"48\" fill=\"#555\">", left);
-    add_text(&b, subtitle);
-    add(&b, "</text>\n");
+/* The picture's head, titles, grid, ticks and axis labels. */
+static void add_axes(sbuf *b, const frame *f, const char *title, const char *subtitle,
+                     const char *x_label, const char *y_label)
+{
+    const int W = f->W, H = f->H, left = f->left, top = f->top, pw = f->pw, ph = f->ph;
+    add(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    add(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+           "font-family=\"sans-serif\" font-size=\"13\">\n", W, H, W, H);
+    add(b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    add(b, "<text x=\"%d\" y=\"28\" font-size=\"17\" font-weight=\"bold\">", left);
+    add_text(b, title);
+    add(b, "</text>\n<text x=\"%d\" y=\"48\" fill=\"#555\">", left);
+    add_text(b, subtitle);
+    add(b, "</text>\n");
 
     /* grid and ticks */
+    const double xmin = f->xmin, xmax = f->xmax, ystep = f->ystep, ytop = f->ytop;
     int xstep = xmax - xmin > 12 ? 2 : 1;
-    add(&b, "<g stroke=\"#ddd\" stroke-width=\"1\">\n");
+    add(b, "<g stroke=\"#ddd\" stroke-width=\"1\">\n");
     for (double lx = xmin; lx <= xmax + 1e-9; lx += xstep)
-        add(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", PX(lx), top, PX(lx), top + ph);
+        add(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", px(f, lx), top, px(f, lx),
+            top + ph);
     for (double y = 0; y <= ytop + ystep / 2; y += ystep)
-        add(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", left, PY(y), left + pw, PY(y));
-    add(&b, "</g>\n<g text-anchor=\"middle\">\n");
+        add(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", left, py(f, y), left + pw,
+            py(f, y));
+    add(b, "</g>\n<g text-anchor=\"middle\">\n");
     for (double lx = xmin; lx <= xmax + 1e-9; lx += xstep)
-        add(&b, "<text x=\"%.1f\" y=\"%d\">2<tspan dy=\"-6\" font-size=\"10\">%.0f</tspan></text>\n", PX(lx),
-            top + ph + 20, lx);
-    add(&b, "</g>\n<g text-anchor=\"end\">\n");
+        add(b, "<text x=\"%.1f\" y=\"%d\">2<tspan dy=\"-6\" font-size=\"10\">%.0f</tspan></text>\n",
+            px(f, lx), top + ph + 20, lx);
+    add(b, "</g>\n<g text-anchor=\"end\">\n");
     int decimals = ystep >= 1 ? 0 : (int)ceil(-log10(ystep));
     if (decimals > 6)
         decimals = 6;
     for (double y = 0; y <= ytop + ystep / 2; y += ystep)
-        add(&b, "<text x=\"%d\" y=\"%.1f\">%.*f</text>\n", left - 8, PY(y) + 4, decimals, y);
-    add(&b, "</g>\n");
-    add(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", left, top,
-        pw, ph);
-    add(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", left + pw / 2.0, H - 22);
-    add_text(&b, x_label);
-    add(&b, "</text>\n<text transform=\"translate(22 %.1f) rotate(-90)\" text-anchor=\"middle\">",
+        add(b, "<text x=\"%d\" y=\"%.1f\">%.*f</text>\n", left - 8, py(f, y) + 4, decimals, y);
+    add(b, "</g>\n");
+    add(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", left,
+        top, pw, ph);
+    add(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", left + pw / 2.0, H - 22);
+    add_text(b, x_label);
+    add(b, "</text>\n<text transform=\"translate(22 %.1f) rotate(-90)\" text-anchor=\"middle\">",
         top + ph / 2.0);
-    add_text(&b, y_label);
-    add(&b, "</text>\n");
+    add_text(b, y_label);
+    add(b, "</text>\n");
+}
 
+/* Series i: its line, points and legend entry, in color c. */
+static void add_series(sbuf *b, const frame *f, const plot_series *s, size_t i, const char *c)
+{
+    const char *dash = s->dashed ? " stroke-dasharray=\"6 4\"" : "";
+    add(b, "<g class=\"series\"><title>");
+    add_text(b, s->label);
+    add(b, "</title>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", c, dash);
+    for (size_t k = 0; k < s->count; k++)
+        if (s->x[k] > 0 && isfinite(s->y[k]))
+            add(b, "%s%.1f,%.1f", k ? " " : "", px(f, log2(s->x[k])), py(f, s->y[k]));
+    add(b, "\"/>\n");
+    for (size_t k = 0; k < s->count; k++)
+        if (s->x[k] > 0 && isfinite(s->y[k]))
+            add(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", px(f, log2(s->x[k])),
+                py(f, s->y[k]), c);
+    double ly = f->top + 10 + 20.0 * (double)i;
+    const int lx = f->left + f->pw;
+    add(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+        lx + 15, ly, lx + 40, ly, c, dash);
+    add(b, "<text x=\"%d\" y=\"%.1f\">", lx + 46, ly + 4);
+    add_text(b, s->label);
+    add(b, "</text></g>\n");
+}
+
+char *plot_svg(const char *title, const char *subtitle, const char *x_label, const char *y_label,
+               const plot_series *series, size_t count)
+{
+    const frame f = plot_frame(series, count);
+    sbuf b = {0};
+    add_axes(&b, &f, title, subtitle, x_label, y_label);
     /* lines, points and the legend */
     size_t color = 0;
     for (size_t i = 0; i < count; i++) {
-        const plot_series *s = &series[i];
-        const char *c = s->dashed ? "#777" : colors[color++ % N_COLORS];
-        const char *dash = s->dashed ? " stroke-dasharray=\"6 4\"" : "";
-        add(&b, "<g class=\"series\"><title>");
-        add_text(&b, s->label);
-        add(&b, "</title>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", c, dash);
-        for (size_t k = 0; k < s->count; k++)
-            if (s->x[k] > 0 && isfinite(s->y[k]))
-                add(&b, "%s%.1f,%.1f", k ? " " : "", PX(log2(s->x[k])), PY(s->y[k]));
-        add(&b, "\"/>\n");
-        for (size_t k = 0; k < s->count; k++)
-            if (s->x[k] > 0 && isfinite(s->y[k]))
-                add(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", PX(log2(s->x[k])),
-                    PY(s->y[k]), c);
-        double ly = top + 10 + 20.0 * (double)i;
-        add(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
-            left + pw + 15, ly, left + pw + 40, ly, c, dash);
-        add(&b, "<text x=\"%d\" y=\"%.1f\">", left + pw + 46, ly + 4);
-        add_text(&b, s->label);
-        add(&b, "</text></g>\n");
+        const char *c = series[i].dashed ? "#777" : colors[color++ % N_COLORS];
+        add_series(&b, &f, &series[i], i, c);
     }
     add(&b, "</svg>\n");
-#undef PX
-#undef PY
     if (b.failed) {
         free(b.s);
         return NULL;
