@@ -113,6 +113,28 @@ clsort_status clsort_check_roles(clsort_context *ctx, const char *fn, const clso
     return CLSORT_OK;
 }
 
+/* The caller's device buffers of a call that sorts n keys in place, with values of
+ * spec->value_size bytes (named vname: "values", or "index" for an argsort): each large enough, and
+ * none that the call writes sharing memory with another. offsets (segments: n_offsets of them,
+ * only read) joins the check of shared memory where given. fn names the call in the messages. */
+static clsort_status check_device_buffers(clsort_context *ctx, const char *fn,
+                                          const clsort_spec *spec, cl_mem keys, cl_mem values,
+                                          const char *vname, size_t n, cl_mem offsets,
+                                          size_t n_offsets)
+{
+    const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
+    clsort_status st;
+    if ((st = clsort_check_buffer(ctx, keys, "keys", n, ks)) != CLSORT_OK ||
+        (st = clsort_check_buffer(ctx, values, vname, n, vs)) != CLSORT_OK)
+        return st;
+    const clsort_role roles[] = {
+        { keys, "keys", n * ks, 1 },
+        { values, vname, n * vs, 1 },
+        { offsets, "offsets", n_offsets * sizeof(cl_ulong), 0 },
+    };
+    return clsort_check_roles(ctx, fn, roles, offsets ? 3 : 2);
+}
+
 clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n)
 {
     clsort_spec def;
@@ -173,15 +195,8 @@ clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, 
     clsort_status st;
     if ((st = check_sort(ctx, spec, values, n)) != CLSORT_OK ||
         (st = clsort_dispatch_check_fits(ctx, spec, n, 0)) != CLSORT_OK ||
-        (st = clsort_check_buffer(ctx, keys, "keys", n, clsort_key_size(spec->key_type))) !=
-            CLSORT_OK ||
-        (st = clsort_check_buffer(ctx, values, "values", n, spec->value_size)) != CLSORT_OK)
-        return st;
-    const clsort_role roles[] = {
-        { keys, "keys", n * clsort_key_size(spec->key_type), 1 },
-        { values, "values", n * spec->value_size, 1 },
-    };
-    if ((st = clsort_check_roles(ctx, "clsort_enqueue", roles, 2)) != CLSORT_OK)
+        (st = check_device_buffers(ctx, "clsort_enqueue", spec, keys, values, "values", n, NULL,
+                                   0)) != CLSORT_OK)
         return st;
     /* The caller's buffers: the result ends in them (no swap), and nothing may block. */
     clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done };
@@ -376,13 +391,8 @@ clsort_status clsort_argsort_enqueue(clsort_context *ctx, const clsort_spec *spe
     s.value_size = index_size;
     if ((st = check_sort(ctx, &s, index, n)) != CLSORT_OK ||
         (st = clsort_dispatch_check_fits(ctx, &s, n, 0)) != CLSORT_OK ||
-        (st = clsort_check_buffer(ctx, keys, "keys", n, clsort_key_size(s.key_type))) !=
-            CLSORT_OK ||
-        (st = clsort_check_buffer(ctx, index, "index", n, index_size)) != CLSORT_OK)
-        return st;
-    const clsort_role roles[] = { { keys, "keys", n * clsort_key_size(s.key_type), 1 },
-                                  { index, "index", n * index_size, 1 } };
-    if ((st = clsort_check_roles(ctx, "clsort_argsort_enqueue", roles, 2)) != CLSORT_OK)
+        (st = check_device_buffers(ctx, "clsort_argsort_enqueue", &s, keys, index, "index", n,
+                                   NULL, 0)) != CLSORT_OK)
         return st;
     clsort_job job = { .spec = &s, .keys = keys, .values = index, .n = n, .no_event = !done,
                        .index_values = 1 };
@@ -504,16 +514,8 @@ clsort_status clsort_enqueue_segments(clsort_context *ctx, const clsort_spec *sp
                            bytes, n_seg + 1, (n_seg + 1) * sizeof(cl_ulong));
     clsort_status st = check_segments(ctx, spec, values, n, n_seg, 0);
     if (st != CLSORT_OK ||
-        (st = clsort_check_buffer(ctx, keys, "keys", n, clsort_key_size(spec->key_type))) !=
-            CLSORT_OK ||
-        (st = clsort_check_buffer(ctx, values, "values", n, spec->value_size)) != CLSORT_OK)
-        return st;
-    const clsort_role roles[] = {
-        { keys, "keys", n * clsort_key_size(spec->key_type), 1 },
-        { values, "values", n * spec->value_size, 1 },
-        { offsets, "offsets", (n_seg + 1) * sizeof(cl_ulong), 0 },
-    };
-    if ((st = clsort_check_roles(ctx, "clsort_enqueue_segments", roles, 3)) != CLSORT_OK)
+        (st = check_device_buffers(ctx, "clsort_enqueue_segments", spec, keys, values, "values", n,
+                                   offsets, n_seg + 1)) != CLSORT_OK)
         return st;
     clsort_varseg v = { .offsets = offsets, .n_seg = n_seg };
     clsort_job job = { .spec = spec, .keys = keys, .values = values, .n = n, .no_event = !done,

@@ -123,48 +123,39 @@ static const char *distrust_above(const struct stat *st, char *buf, size_t size)
     return NULL;
 }
 
-/* Every directory above dir (its real path), checked by distrust_above(); NULL when all pass, else
- * the reason, naming the directory, in buf. */
-static const char *distrust_parents(const char *dir, char *buf, size_t size)
+/* The directory at real (a real path) checked by distrust_above(): NULL, or the reason naming it
+ * in buf. */
+static const char *distrust_dir(const char *real, char *buf, size_t size)
+{
+    struct stat st;
+    char why[96];
+    const char *bad = stat(real, &st) != 0 ? strerror(errno) : distrust_above(&st, why, sizeof why);
+    if (!bad)
+        return NULL;
+    snprintf(buf, size, "is in %s, which %s", real, bad);
+    return buf;
+}
+
+/* Every directory above dir's real path, and that path itself where `self`, checked by
+ * distrust_dir(); NULL when all pass, else the reason in buf. `unresolved` begins the message
+ * where dir has no real path. */
+static const char *distrust_path(const char *dir, int self, const char *unresolved, char *buf,
+                                 size_t size)
 {
     char *real = realpath(dir, NULL);
     if (!real) {
-        snprintf(buf, size, "%s: %s", dir, strerror(errno));
+        snprintf(buf, size, "%s%s: %s", unresolved, dir, strerror(errno));
         return buf;
     }
-    const char *bad = NULL;
-    char why[96];
+    const char *bad = self ? distrust_dir(real, buf, size) : NULL;
     for (char *slash = strrchr(real, '/'); slash && !bad; slash = strrchr(real, '/')) {
         slash[slash == real] = '\0'; /* the parent; "/" stays itself */
-        struct stat st;
-        const char *b = stat(real, &st) != 0 ? strerror(errno) : distrust_above(&st, why, sizeof why);
-        if (b) {
-            snprintf(buf, size, "is in %s, which %s", real, b);
-            bad = buf;
-        }
+        bad = distrust_dir(real, buf, size);
         if (slash == real)
             break;
     }
     free(real);
     return bad;
-}
-
-/* Why the cache directory cannot be created in base, the deepest part of its path that exists,
- * or NULL: base and every directory above it must pass distrust_above(). */
-static const char *distrust_base(const char *base, char *buf, size_t size)
-{
-    char *real = realpath(base, NULL);
-    if (!real) {
-        snprintf(buf, size, "cannot be created in %s: %s", base, strerror(errno));
-        return buf;
-    }
-    struct stat st;
-    char why[96];
-    const char *bad = stat(real, &st) != 0 ? strerror(errno) : distrust_above(&st, why, sizeof why);
-    if (bad)
-        snprintf(buf, size, "is in %s, which %s", real, bad);
-    free(real);
-    return bad ? buf : distrust_parents(base, buf, size);
 }
 
 void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t size)
@@ -185,7 +176,9 @@ void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t siz
     struct stat st;
     char why[96], above[4200], base[4096];
     const int missing = existing_part(dir, base, sizeof base);
-    if (missing > 0 && distrust_base(base, above, sizeof above)) {
+    /* The cache directory is created in base, the deepest part of its path that exists: base and
+     * every directory above it must pass. */
+    if (missing > 0 && distrust_path(base, 1, "cannot be created in ", above, sizeof above)) {
         snprintf(info, size, "off: %s %s", dir, above);
         return;
     }
@@ -202,7 +195,7 @@ void clsort_cache_open(const clsort_settings *s, int *fd, char *info, size_t siz
     }
     const char *bad = fstat(d, &st) != 0 ? strerror(errno) : distrust(&st, why, sizeof why);
     if (!bad)
-        bad = distrust_parents(dir, above, sizeof above);
+        bad = distrust_path(dir, 0, "", above, sizeof above);
     if (bad) {
         snprintf(info, size, "off: %s %s", dir, bad);
         close(d);
