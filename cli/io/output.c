@@ -3,8 +3,9 @@
  * with its owner, group, mode, ACLs and extended attributes kept; outputs that name an open descriptor
  * or a device written directly; several outputs put in place at one commit point.
  *
- * Owns: output_open/write/finish/commit/abort/same, output_names_input. Calls: signals (the table of
- * temporary names, holding signals off around a commit), msg, progress, settings (a test hook).
+ * Owns: output_open/write/finish/commit/abort/same, output_names_input. Calls: replace.c (the
+ * file-system steps, shared with clsort-mpi), signals (the table of temporary names, holding signals
+ * off around a commit), msg, progress, settings (a test hook).
  */
 #include "io.h"
 #include "follow.h"
@@ -17,19 +18,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/xattr.h>
 #include <unistd.h>
-
-#ifndef O_TMPFILE
-#define O_TMPFILE 0
-#endif
 
 int g_output_sync;
 

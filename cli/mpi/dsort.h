@@ -129,8 +129,6 @@ int ext_pread(job *j, int fd, void *buf, size_t len, uint64_t off);
 int ext_pwrite(job *j, int fd, const void *buf, size_t len, uint64_t off);
 /* The slice sorted by clsort_sort_stream() into sorted_fd. */
 void ext_sort_slice(job *j);
-/* The engine's budget for the merge of received pieces held in memory: the rank's less the pieces. */
-uint64_t ext_merge_memory(const job *j);
 /* The pieces in recv_fd merged into f (name: for messages) from record `first` on. */
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first);
 /* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read

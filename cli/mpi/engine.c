@@ -212,7 +212,8 @@ void ext_sort_slice(job *j)
     close(in);
 }
 
-uint64_t ext_merge_memory(const job *j)
+/* The engine's budget for the merge of received pieces held in memory: the rank's less the pieces. */
+static uint64_t ext_merge_memory(const job *j)
 {
     const uint64_t held = j->recv_total * j->rs;
     return j->budget > held ? j->budget - held : 0;
