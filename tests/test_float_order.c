@@ -6,7 +6,8 @@
  * and with values (the input positions, so stability is checked bit for bit), for one algorithm;
  * fixed and CSR segments, chunks merged on the host, device buffers through clsort_enqueue(),
  * clsort_key_order(), and the refusals.
- * Usage: test_float_order ALGORITHM
+ * Usage: test_float_order ALGORITHM [quick]   (quick: sizes up to 600 and device buffers only, for
+ * runs under oclgrind)
  */
 #include <math.h>
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 
 static clsort_algorithm algo;
 static int unstable;
+static int quick;
 static clsort_context *ctx;
 
 static uint64_t rng(uint64_t *s)
@@ -192,7 +194,7 @@ static void check_one(clsort_context *c, clsort_key_type type, int descending, s
     free(pos);
 }
 
-static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 257, 4095, 4096, 4097, 70001 };
+static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 257, 600, 4095, 4096, 4097, 70001 };
 
 static void test_whole(void **state)
 {
@@ -205,7 +207,8 @@ static void test_whole(void **state)
                 if (unstable && vs)
                     continue;
                 for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-                    if (algo != CLSORT_ALGO_ODDEVEN || sizes[i] <= CLSORT_ODDEVEN_MAX_KEYS)
+                    if ((algo != CLSORT_ALGO_ODDEVEN || sizes[i] <= CLSORT_ODDEVEN_MAX_KEYS) &&
+                        (!quick || sizes[i] <= 600))
                         check_one(ctx, types[t], d, vs, sizes[i], 0, NULL, 0, 1000 * i + 10 * t + d);
             }
 }
@@ -213,7 +216,7 @@ static void test_whole(void **state)
 static void test_fixed_segments(void **state)
 {
     (void)state;
-    if (algo == CLSORT_ALGO_RADIX4 || algo == CLSORT_ALGO_ONESWEEP ||
+    if (quick || algo == CLSORT_ALGO_RADIX4 || algo == CLSORT_ALGO_ONESWEEP ||
         algo == CLSORT_ALGO_RADIX_HYBRID) /* whole arrays only */
         skip();
     for (int d = 0; d < 2; d++) {
@@ -225,7 +228,7 @@ static void test_fixed_segments(void **state)
 static void test_csr_segments(void **state)
 {
     (void)state;
-    if (unstable || algo == CLSORT_ALGO_RADIX4 || algo == CLSORT_ALGO_RADIX_HYBRID)
+    if (quick || unstable || algo == CLSORT_ALGO_RADIX4 || algo == CLSORT_ALGO_RADIX_HYBRID)
         skip();
     const uint64_t off[] = { 0, 0, 1, 700, 700, 5000, 5003, 20000 };
     const size_t n_seg = sizeof off / sizeof off[0] - 1;
@@ -239,7 +242,7 @@ static void test_csr_segments(void **state)
 static void test_chunks(void **state)
 {
     (void)state;
-    if (unstable)
+    if (quick || unstable)
         skip();
     setenv("CLSORT_CHUNK_KEYS", "1000", 1);
     clsort_context *c = NULL;
@@ -260,7 +263,7 @@ static void test_enqueue(void **state)
     cl_context cl;
     cl_command_queue q;
     assert_int_equal(clsort_context_info(ctx, &cl, &q), CLSORT_OK);
-    const size_t n = 10000;
+    const size_t n = quick ? 600 : 10000;
     float *k = malloc(n * 4), *orig = malloc(n * 4);
     size_t *pos = malloc(n * sizeof *pos);
     uint64_t s = 42;
@@ -388,6 +391,7 @@ int main(int argc, char **argv)
         return 2;
     }
     unstable = algo == CLSORT_ALGO_BITONIC || algo == CLSORT_ALGO_ODDEVEN;
+    quick = argc > 2 && !strcmp(argv[2], "quick");
     const struct CMUnitTest all[] = {
         cmocka_unit_test(test_whole),     cmocka_unit_test(test_fixed_segments),
         cmocka_unit_test(test_csr_segments), cmocka_unit_test(test_chunks),
