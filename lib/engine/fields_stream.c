@@ -11,12 +11,14 @@
  * order, is their merge). With an index, a run's "values" are its records' input positions, and a
  * block's positions follow the permutation of its sort.
  * Calls: fields.c (clsort_sort_records), spill.c (runs kept, spilled, merged), drain.c (the sink,
- * progress), stream.c (the settings), status.c.
+ * progress), stream.c (the settings), parallel.c (pages faulted in ahead of a read), status.c.
  */
 #include "stream.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 typedef struct fields_stream {
     stream *s;
@@ -84,12 +86,41 @@ static clsort_status plan(fields_stream *f)
     return CLSORT_OK;
 }
 
+/* Pages of a buffer touched by the host's threads, so that a large read into it does not fault them
+ * in one at a time on the reading thread (H200 machine, 1.6 GB of records: the read took 1.0 s
+ * into new memory against 0.3 s into memory faulted in beforehand). */
+static void touch_pages(void *arg, size_t begin, size_t end)
+{
+    volatile unsigned char *p = arg;
+    for (size_t page = begin; page < end; page++)
+        p[page * 4096] = 0;
+}
+
+/* A large new part of the run's buffer: huge pages asked for (fewer faults, and fewer TLB misses
+ * in the gather's random reads; a system without them says no, harmlessly), then faulted in. */
+static void prefault(unsigned char *at, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const size_t page = 4096;
+    const uintptr_t lo = ((uintptr_t)at + page - 1) / page * page;
+    const uintptr_t hi = ((uintptr_t)at + bytes) / page * page;
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
+    clsort_parallel(bytes / 4096, 1024, touch_pages, at);
+}
+
 /* Room for want records in the run's buffers. */
 static clsort_status grow(fields_stream *f, size_t want)
 {
+    enum { PREFAULT_MIN = 64 << 20 };
+    const size_t had = f->cap * f->rs;
     unsigned char *b = realloc(f->buf, want * f->rs);
-    if (b)
+    if (b) {
         f->buf = b;
+        if (want * f->rs - had >= PREFAULT_MIN)
+            prefault(b + had, want * f->rs - had);
+    }
     uint64_t *p = f->lay->index && b ? realloc(f->pos, want * sizeof *p) : f->pos;
     if (!b || (f->lay->index && !p))
         return clsort_fail(f->s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
@@ -135,6 +166,10 @@ static clsort_status fill_run(fields_stream *f, size_t *m)
         f->ahead_n = 0;
     }
     while (!s->eof && *m < s->run_limit) {
+        /* as many records as the source said it has: the read ahead below finds the end, with no
+         * growth for it */
+        if (*m == f->cap && s->n_hint != CLSORT_SIZE_UNKNOWN && s->total >= s->n_hint)
+            break;
         if (*m == f->cap) { /* a known size's run at once, a stream's in doubling steps */
             uint64_t want = 2 * f->cap > f->chunk ? 2 * f->cap : f->chunk;
             if (s->n_hint != CLSORT_SIZE_UNKNOWN && s->n_hint > s->total &&
