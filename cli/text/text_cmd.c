@@ -344,7 +344,8 @@ static int merge_readers(text_job *j, reader *r, size_t k)
                     last = nl;
                     last_cap = b->len;
                 }
-                memcpy(last, b->line, b->len);
+                if (b->len)
+                    memcpy(last, b->line, b->len);
                 last_len = b->len;
                 have_last = 1;
             }
@@ -412,7 +413,8 @@ static int check_order(text_job *j)
             prev = p;
             prev_cap = r.len;
         }
-        memcpy(prev, r.line, r.len);
+        if (r.len) /* an empty line: prev may be NULL still */
+            memcpy(prev, r.line, r.len);
         prev_len = r.len;
         have = 1;
     }

@@ -27,6 +27,7 @@ def first_line(err, prog):
 
 
 def report(name, ok, why=""):
+    name = name.replace("\n", "\\n").replace("\t", "TAB")
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + why))
     sys.stdout.flush()
 
@@ -316,6 +317,9 @@ def group_hint():
     write("h-bin.bin", bytes([0, 200, 3, 0, 1, 0, 9]))
     write("h-utf8.txt", "zé\nä\n".encode())  # 7 bytes
     write("h-four.txt", b"b\na\nc\n\n\n")  # 8 bytes: two u32 keys, sorted as before
+    for f in ("h-out.bin", "h-out2.bin", "h-out3.bin"):
+        if os.path.exists(f):
+            os.remove(f)
     for name, want in (("h-text.txt", True), ("h-utf8.txt", True), ("h-bin.bin", False)):
         c = run([CLSORT, "sort", "-i", name, "-o", "h-out.bin"])
         report("hint %s" % name, c[0] == 1 and (hint in c[2]) == want and b"multiple" in c[2]
