@@ -228,6 +228,12 @@ expect_only fail "input not whole records" odd.bin
 run_mpi 2 -i fail/missing.bin -o fail/out.bin
 expect_status "missing input" 1
 expect_message "missing input" "fail/missing.bin: cannot open: No such file or directory"
+# names in messages are shown as clsort shows them: control characters as \xNN, UTF-8 as it is
+run_mpi 2 -i "fail/bad$(printf '\033]0;x\007')é.bin" -o fail/out.bin
+expect_status "a crafted input name" 1
+expect_message "a crafted input name" 'fail/bad\x1b]0;x\x07é.bin: cannot open: No such file'
+check "a crafted input name: no control character reaches stderr" \
+    test "$(tr -d '\n' < err.txt | LC_ALL=C grep -c '[[:cntrl:]]')" -eq 0
 # a share larger than memory and than the temporary directory's free space is refused before
 # anything is read or allocated (a sparse file of 8 TiB: 4 TiB a rank)
 if truncate -s 8T fail/huge.bin 2> /dev/null; then
