@@ -11,7 +11,8 @@
  * order, is their merge). With an index, a run's "values" are its records' input positions, and a
  * block's positions follow the permutation of its sort.
  * Calls: fields.c (clsort_sort_records), spill.c (runs kept, spilled, merged), drain.c (the sink,
- * progress), stream.c (the settings), parallel.c (pages faulted in ahead of a read), status.c.
+ * progress), stream.c (the settings), transfer.c (clsort_staging_bytes), parallel.c (pages faulted in
+ * ahead of a read), status.c.
  */
 #include "stream.h"
 
@@ -42,11 +43,19 @@ static uint64_t record_cost(const clsort_layout *lay)
     return 2 * (uint64_t)lay->record_size + 8 * words + 56 + (lay->index ? 16 : 0);
 }
 
-/* The budget: half for the run being sorted, half for the runs kept and the merge's blocks. */
+/* The budget: half for the run being sorted, half for the runs kept and the merge's blocks (less
+ * what the context pins to transfer a run). */
 static clsort_status plan(fields_stream *f)
 {
     stream *s = f->s;
-    const uint64_t cost = record_cost(f->lay), half = s->set.memory_bytes / 2;
+    const uint64_t cost = record_cost(f->lay);
+    /* the staging slots a large run's transfer pins (kept by the context) come off the budget */
+    const uint64_t run_bytes = s->set.memory_bytes / 2 / cost * f->rs;
+    const uint64_t pinned =
+        clsort_staging_bytes(s->ctx, run_bytes < SIZE_MAX ? (size_t)run_bytes : SIZE_MAX);
+    const uint64_t budget =
+        s->set.memory_bytes > 2 * pinned ? s->set.memory_bytes - pinned : s->set.memory_bytes;
+    const uint64_t half = budget / 2;
     const size_t seg = s->spec->segment, rsv = s->ks + s->vs;
     uint64_t limit = half / cost;
     if (s->set.run_records >= 1 && s->set.run_records < limit)
