@@ -2,8 +2,8 @@
  * A stable k-way merge of sorted sources on the host: a binary heap of the sources by (their next
  * record's key, source index), so that of equal keys the earlier source's records come first. Each
  * source gives its records a block at a time, with their rec_key_orders(); the merge asks for the
- * next block when one is used up. Serves merge (sorted files) and the merge of the runs of records
- * larger than memory.
+ * next block when one is used up. Serves merge (sorted files); the runs of a sort are merged by
+ * the library.
  */
 #ifndef CLSORT_KMERGE_H
 #define CLSORT_KMERGE_H

@@ -2,7 +2,7 @@
  * The key of a record, wherever it sits: a number of the spec's type (order, bit range) or a string
  * of bytes (memcmp order) at an offset. Every layout is one: keys alone (offset 0, the record is the
  * key), key/value records (offset 0), records by a key field (--record-size, --key-offset, --type
- * bytes --key-size). The host's checks and merges (-c, -u, merge, --verify, the merge of runs)
+ * bytes --key-size). The host's checks and merges (-c, -u, merge, --verify)
  * compare records through it, so that they all share the sort's order.
  */
 #ifndef CLSORT_RECKEY_H

@@ -2,7 +2,7 @@
  * Where sorted records by a key field go: -u's filter (the first record of each run of equal keys),
  * --verify's checks (the order, across calls and runs, and the fingerprint of the records before
  * any is dropped), then the output and each kept record's input position to --index-out, through
- * one output block. Serves the sort of one run and the merge of many alike.
+ * one output block. Takes the library's sorted output (one run or the merge of many) and --top's.
  */
 #ifndef CLSORT_RECOUT_H
 #define CLSORT_RECOUT_H
