@@ -5,7 +5,6 @@
  * Calls msg.c, the C library.
  */
 #include "cli.h"
-#include "io.h"
 #include "text.h"
 
 #include <ctype.h>
@@ -15,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* xstrtoumax() as GNU sort reads counts: blanks, an optional '+', digits (too large: SIZE_MAX). */
 static const char *parse_count(const char *s, size_t *val)
@@ -149,7 +149,8 @@ static int parse_size(const char *s, uint64_t *out)
         switch (*end) {
         case 'b': shift = 0; break;
         case '%': {
-            const uint64_t phys = io_physical_memory();
+            const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+            const uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
             if (v > 100 || phys == 0)
                 return -1;
             *out = phys / 100 * v;
