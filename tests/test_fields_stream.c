@@ -5,7 +5,7 @@
  * host reference (a stable sort by (key order, input position) with qsort) and against
  * clsort_sort_records() of the whole input, with the input positions: numbers of each type at an
  * odd offset, a bit range, keys of 10 and 20 bytes, both orders, at sizes 0, 1, a run and one
- * either side of it, and primes.
+ * either side of it, and primes; segments in runs of whole segments.
  */
 #include "clsort.h"
 
@@ -237,6 +237,53 @@ static void test_runs_in_files(void **state)
     run_all(&set, 1);
 }
 
+/* spec->segment: runs of whole segments, each sorted on its own and written as it is; the same
+ * bytes and positions as clsort_sort_records() of the whole input, for a run cap that is not a
+ * multiple of the segment and one below it. */
+static void test_segments(void **state)
+{
+    (void)state;
+    const layout_case *c = &cases[7]; /* bytes 20 at 5 of 40, descending */
+    const size_t n = 1009, rs = c->rs;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    spec.descending = 1;
+    spec.segment = 50;
+    unsigned char *in = malloc(n * rs), *want = malloc(n * rs);
+    uint64_t *want_pos = malloc(n * 8);
+    drain d = { .rec = malloc(n * rs), .pos = malloc(n * 8), .cap = n, .rs = rs };
+    assert_non_null(d.pos);
+    fill(in, n, c, 5);
+    memcpy(want, in, n * rs);
+    assert_int_equal(clsort_sort_records(g_ctx, &spec, want, n, rs, c->off, c->key_size, want_pos,
+                                         NULL),
+                     CLSORT_OK);
+    const uint64_t caps[] = { 120, 30 };
+    for (size_t i = 0; i < 2; i++) {
+        clsort_stream_settings set;
+        clsort_stream_settings_default(&set);
+        set.run_records = caps[i];
+        feed f = { in, n, rs, 0, 99 };
+        const clsort_source src = { feed_read, &f, CLSORT_SIZE_UNKNOWN, 0 };
+        const clsort_sink snk = { drain_write, &d, 0 };
+        const clsort_layout lay = { rs, c->off, c->key_size, 1 };
+        clsort_stats st;
+        d.n = 0;
+        assert_int_equal(clsort_sort_stream_records(g_ctx, &spec, &lay, &src, &snk, &set, &st),
+                         CLSORT_OK);
+        assert_int_equal(d.n, n);
+        assert_true(st.runs > 1);
+        assert_int_equal(st.merge_levels, 0);
+        assert_memory_equal(d.rec, want, n * rs);
+        assert_memory_equal(d.pos, want_pos, n * 8);
+    }
+    free(in);
+    free(want);
+    free(want_pos);
+    free(d.rec);
+    free(d.pos);
+}
+
 /* The checks before any read: a key that does not fit, a bit range on bytes, an unstable algorithm. */
 static void test_refused(void **state)
 {
@@ -273,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_one_run),
         cmocka_unit_test(test_runs_in_memory),
         cmocka_unit_test(test_runs_in_files),
+        cmocka_unit_test(test_segments),
     };
     const int r = cmocka_run_group_tests(tests, NULL, NULL);
     clsort_close(&g_ctx);

@@ -57,9 +57,12 @@ static clsort_status plan(fields_stream *f)
         s->set.memory_bytes > 2 * pinned ? s->set.memory_bytes - pinned : s->set.memory_bytes;
     const uint64_t half = budget / 2;
     const size_t seg = s->spec->segment, rsv = s->ks + s->vs;
-    uint64_t limit = half / cost;
+    const uint64_t fit = half / cost;
+    uint64_t limit = fit;
     if (s->set.run_records >= 1 && s->set.run_records < limit)
-        limit = seg && s->set.run_records < seg ? seg : s->set.run_records; /* a segment at least */
+        limit = s->set.run_records;
+    if (seg && limit < seg && seg <= fit) /* a whole segment at least, where the budget holds it */
+        limit = seg;
     if (seg)
         limit -= limit % seg;
     if (limit < 1)
