@@ -26,7 +26,9 @@ static clsort_context *g_ctx;
 typedef struct feed {
     const unsigned char *rec;
     size_t n, rs, pos;
-    uint64_t rng; /* short counts: each call gives 1..max records */
+    uint64_t rng;     /* short counts: each call gives 1..max records */
+    size_t fail_at;   /* the source fails once pos reaches this (0: never) */
+    int too_many;     /* claims one record more than it was asked for */
 } feed;
 
 typedef struct drain {
@@ -34,12 +36,17 @@ typedef struct drain {
     uint64_t *pos;
     size_t n, cap, rs;
     int with_pos, values_seen;
+    size_t fail_at;   /* the sink fails a write that would pass this (0: never) */
 } drain;
 
 static long long feed_read(void *user, void *keys, void *values, size_t max)
 {
     feed *f = user;
     assert_null(values);
+    if (f->fail_at && f->pos >= f->fail_at)
+        return -1;
+    if (f->too_many && f->pos < f->n)
+        return (long long)max + 1;
     size_t m = f->n - f->pos < max ? f->n - f->pos : max;
     if (m > 1) {
         f->rng ^= f->rng << 13, f->rng ^= f->rng >> 7, f->rng ^= f->rng << 17;
@@ -53,7 +60,7 @@ static long long feed_read(void *user, void *keys, void *values, size_t max)
 static int drain_write(void *user, const void *keys, const void *values, size_t n)
 {
     drain *d = user;
-    if (d->n + n > d->cap)
+    if (d->n + n > d->cap || (d->fail_at && d->n + n > d->fail_at))
         return 1;
     memcpy(d->rec + d->n * d->rs, keys, n * d->rs);
     if (values) {
@@ -146,7 +153,7 @@ static void check_case(const layout_case *c, size_t n, const clsort_stream_setti
     if (n)
         assert_memory_equal(d.rec, want, n * rs);
     /* the stream */
-    feed f = { in, n, rs, 0, n * 31 + 7 };
+    feed f = { in, n, rs, 0, n * 31 + 7, 0, 0 };
     const clsort_source src = { feed_read, &f, n % 2 ? n : CLSORT_SIZE_UNKNOWN, 0 };
     const clsort_sink snk = { drain_write, &d, 0 };
     const clsort_layout lay = { rs, c->off, c->key_size, index };
@@ -263,7 +270,7 @@ static void test_segments(void **state)
         clsort_stream_settings set;
         clsort_stream_settings_default(&set);
         set.run_records = caps[i];
-        feed f = { in, n, rs, 0, 99 };
+        feed f = { in, n, rs, 0, 99, 0, 0 };
         const clsort_source src = { feed_read, &f, CLSORT_SIZE_UNKNOWN, 0 };
         const clsort_sink snk = { drain_write, &d, 0 };
         const clsort_layout lay = { rs, c->off, c->key_size, 1 };
@@ -284,13 +291,74 @@ static void test_segments(void **state)
     free(d.pos);
 }
 
+/* The callbacks' failures, a source that gives more than asked for, run files that cannot be made:
+ * each an error with its detail, in one run and in runs. */
+static void test_errors(void **state)
+{
+    (void)state;
+    const layout_case *c = &cases[6]; /* bytes 10 at 3 of 32 */
+    const size_t n = 1009, rs = c->rs;
+    unsigned char *in = malloc(n * rs);
+    drain d = { .rec = malloc(n * rs), .pos = malloc(n * 8), .cap = n, .rs = rs };
+    assert_non_null(d.pos);
+    fill(in, n, c, 3);
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    const clsort_layout lay = { rs, c->off, c->key_size, 1 };
+    const char *missing[] = { "/nonexistent-clsort-dir" };
+    for (int runs = 0; runs < 2; runs++) {
+        clsort_stream_settings set;
+        clsort_stream_settings_default(&set);
+        set.run_records = runs ? RUN : 0;
+        const clsort_sink snk = { drain_write, &d, 0 };
+        /* the source fails */
+        feed f = { in, n, rs, 0, 1, 500, 0 };
+        clsort_source src = { feed_read, &f, CLSORT_SIZE_UNKNOWN, 0 };
+        d.n = 0;
+        assert_int_equal(clsort_sort_stream_records(g_ctx, &spec, &lay, &src, &snk, &set, NULL),
+                         CLSORT_ERROR_IO);
+        assert_non_null(strstr(clsort_error_detail(g_ctx), "source"));
+        /* more records than asked for */
+        f = (feed){ in, n, rs, 0, 1, 0, 1 };
+        assert_int_equal(clsort_sort_stream_records(g_ctx, &spec, &lay, &src, &snk, &set, NULL),
+                         CLSORT_ERROR_INVALID_ARGUMENT);
+        /* the sink fails */
+        f = (feed){ in, n, rs, 0, 1, 0, 0 };
+        d = (drain){ .rec = d.rec, .pos = d.pos, .cap = n, .rs = rs, .fail_at = 300 };
+        assert_int_equal(clsort_sort_stream_records(g_ctx, &spec, &lay, &src, &snk, &set, NULL),
+                         CLSORT_ERROR_IO);
+        assert_non_null(strstr(clsort_error_detail(g_ctx), "sink"));
+        d.fail_at = 0;
+        /* run files in a directory that does not exist: named, before any read, when a small
+         * budget needs them; nothing asked of it when one run holds the input */
+        set.memory_bytes = runs ? 128 << 10 : 0;
+        set.temp_dirs = missing;
+        set.n_temp_dirs = 1;
+        f = (feed){ in, n, rs, 0, 1, 0, 0 };
+        src.n = n;
+        d.n = 0;
+        const clsort_status st =
+            clsort_sort_stream_records(g_ctx, &spec, &lay, &src, &snk, &set, NULL);
+        if (runs) {
+            assert_int_equal(st, CLSORT_ERROR_IO);
+            assert_non_null(strstr(clsort_error_detail(g_ctx), missing[0]));
+            assert_int_equal(f.pos, 0); /* checked before any read */
+        } else {
+            assert_int_equal(st, CLSORT_OK); /* one run needs no file */
+        }
+    }
+    free(in);
+    free(d.rec);
+    free(d.pos);
+}
+
 /* The checks before any read: a key that does not fit, a bit range on bytes, an unstable algorithm. */
 static void test_refused(void **state)
 {
     (void)state;
     clsort_spec spec;
     clsort_spec_default(&spec);
-    feed f = { NULL, 0, 8, 0, 1 };
+    feed f = { NULL, 0, 8, 0, 1, 0, 0 };
     drain d = { 0 };
     const clsort_source src = { feed_read, &f, CLSORT_SIZE_UNKNOWN, 0 };
     const clsort_sink snk = { drain_write, &d, 0 };
@@ -321,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_runs_in_memory),
         cmocka_unit_test(test_runs_in_files),
         cmocka_unit_test(test_segments),
+        cmocka_unit_test(test_errors),
     };
     const int r = cmocka_run_group_tests(tests, NULL, NULL);
     clsort_close(&g_ctx);
