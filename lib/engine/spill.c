@@ -1,8 +1,9 @@
 /*
- * The runs of clsort_sort_stream() when there is more than one: each kept in host memory while the
- * budget allows, else written to a nameless run file (from a thread of its own where the device has
- * memory of its own, so the next run is read meanwhile); then merged into the sink by runmerge.c,
- * after levels that bring the count down to the fan-in.
+ * The runs of clsort_sort_stream() (and of clsort_sort_stream_records(), whose runs are sorted on
+ * the host's side) when there is more than one: each kept in host memory while the budget allows,
+ * else written to a nameless run file (from a thread of its own where the device has memory of its
+ * own, so the next run is read meanwhile); then merged into the sink by runmerge.c, after levels
+ * that bring the count down to the fan-in.
  * Calls: drain.c (the drain, the sink, progress), runmerge.c, runfile.c, stage.c, status.c.
  */
 #include "stream.h"

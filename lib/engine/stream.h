@@ -1,7 +1,9 @@
 /*
  * The state of one clsort_sort_stream() call, shared by stream.c (the pipeline: fill, sort), drain.c
  * (sorted runs out through the staging slots) and spill.c (runs kept in memory or in files, and
- * their merge); calls go stream.c -> spill.c -> drain.c. Not installed.
+ * their merge); calls go stream.c -> spill.c -> drain.c. A clsort_sort_stream_records() call is
+ * the same state with records by a key field as its layout (fields_stream.c: its own pipeline, then
+ * spill.c and drain.c). Not installed.
  */
 #ifndef CLSORT_STREAM_H
 #define CLSORT_STREAM_H
