@@ -304,15 +304,41 @@ static int write_run(text_job *j, const char *buf, size_t len)
     return 0;
 }
 
-/* Merge readers into the output: the smallest line first, of equal lines the earlier reader's;
- * -u keeps the first of lines that compare equal. */
+/* Whether reader x's line goes before reader y's: the smaller line, of equal ones the earlier
+ * reader's (runs and inputs are in input order: the merge is stable). */
+static int reader_before(const text_job *j, const reader *r, size_t x, size_t y)
+{
+    const int c = clsort_lines_order_compare(j->order, r[x].line, r[x].len, r[y].line, r[y].len);
+    return c < 0 || (c == 0 && x < y);
+}
+
+static void heap_down(const text_job *j, const reader *r, size_t *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t m = i, c = 2 * i + 1;
+        if (c < n && reader_before(j, r, h[c], h[m]))
+            m = c;
+        if (c + 1 < n && reader_before(j, r, h[c + 1], h[m]))
+            m = c + 1;
+        if (m == i)
+            return;
+        const size_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Merge readers into the output through a heap: the smallest line first, of equal lines the
+ * earlier reader's; -u keeps the first of lines that compare equal. */
 static int merge_readers(text_job *j, reader *r, size_t k)
 {
-    int *live = calloc(k ? k : 1, sizeof *live);
+    size_t *heap = calloc(k ? k : 1, sizeof *heap);
+    size_t n = 0;
     char *last = NULL;
     size_t last_len = 0, last_cap = 0;
     int have_last = 0, rc = -1;
-    if (!live) {
+    if (!heap) {
         msg_error("out of memory");
         return -1;
     }
@@ -320,16 +346,13 @@ static int merge_readers(text_job *j, reader *r, size_t k)
         const int g = reader_next(&r[i]);
         if (g < 0)
             goto done;
-        live[i] = g;
+        if (g)
+            heap[n++] = i;
     }
-    for (;;) {
-        size_t best = k;
-        for (size_t i = 0; i < k; i++)
-            if (live[i] && (best == k || clsort_lines_order_compare(j->order, r[i].line, r[i].len,
-                                                                    r[best].line, r[best].len) < 0))
-                best = i;
-        if (best == k)
-            break;
+    for (size_t i = n / 2; i-- > 0;)
+        heap_down(j, r, heap, n, i);
+    while (n > 0) {
+        const size_t best = heap[0];
         reader *b = &r[best];
         int keep = 1;
         if (j->a.spec.unique) {
@@ -355,11 +378,13 @@ static int merge_readers(text_job *j, reader *r, size_t k)
         const int g = reader_next(b);
         if (g < 0)
             goto done;
-        live[best] = g;
+        if (!g)
+            heap[0] = heap[--n];
+        heap_down(j, r, heap, n, 0);
     }
     rc = writer_flush(&j->w);
 done:
-    free(live);
+    free(heap);
     free(last);
     return rc;
 }
