@@ -60,16 +60,22 @@ if [ -x "$MPI_EXE" ]; then
     for name in $(grep -ohE 'getenv\("[A-Z_]+"\)' "$TESTS"/../../cli/mpi/*.c | grep -oE '[A-Z_]{3,}' | sort -u); do
         check "clsort-mpi(1) documents $name" grep -qF -- "$name" clsort-mpi.1.txt
     done
+    readers=$(grep -lE '\bgetenv *\(' "$TESTS"/../../cli/mpi/*.c | xargs -n1 basename | tr '\n' ' ')
+    check "only msettings.c of clsort-mpi calls getenv (found: $readers)" test "$readers" = "msettings.c "
 fi
+# the tool's sources: every folder of cli/ but clsort-mpi's
+cli_sources=$(find "$TESTS"/../../cli -name '*.c' -not -path '*/mpi/*' | sort)
 
 # every environment variable the tool reads itself is in clsort(1)
-for name in $(grep -ohE 'getenv\("[A-Z_]+"\)' "$TESTS"/../../cli/*.c | grep -oE '[A-Z_]{3,}' | sort -u); do
+for name in $(grep -ohE 'getenv\("[A-Z_]+"\)' $cli_sources | grep -oE '[A-Z_]{3,}' | sort -u); do
     check "clsort(1) documents $name" grep -qF -- "$name" clsort.1.txt
 done
 
 # the tool reads its environment in one place, at start-up (settings.c); the other files ask it
-readers=$(grep -lE '\bgetenv *\(' "$TESTS"/../../cli/*.c | xargs -n1 basename | tr '\n' ' ')
+readers=$(grep -lE '\bgetenv *\(' $cli_sources | xargs -n1 basename | tr '\n' ' ')
 check "only settings.c calls getenv (found: $readers)" test "$readers" = "settings.c "
+readers=$(grep -rlE '\bgetenv *\(' --include='*.c' "$TESTS"/../../lib | xargs -n1 basename | tr '\n' ' ')
+check "only the library's settings.c calls getenv (found: $readers)" test "$readers" = "settings.c "
 
 # every public function, status code and environment variable of the header is in libclsort(3)
 for name in $(grep -oE 'CLSORT_API [a-z_ ]+\*? *(clsort_[a-z_]+)\(' "$HEADER" | grep -oE 'clsort_[a-z_]+\($' | tr -d '(') \
