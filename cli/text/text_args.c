@@ -272,7 +272,8 @@ static int read_files0(const char *from, text_args *a)
         msg_error("out of memory reading '%s'", from);
         return TEXT_EXIT_ERROR;
     }
-    a->files0[n] = data; /* the names' storage, freed last */
+    a->files0[n] = data; /* the names' storage, freed by text_args_free() */
+    a->n_files = n;
     size_t k = 0, start = 0;
     for (size_t i = 0; i < len; i++) {
         if (data[i] != '\0')
@@ -289,7 +290,6 @@ static int read_files0(const char *from, text_args *a)
         start = i + 1;
     }
     a->files = (const char **)a->files0;
-    a->n_files = n;
     return -1;
 }
 

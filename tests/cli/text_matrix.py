@@ -266,6 +266,10 @@ def group_files():
     compare("files0-from", ["--files0-from=list0"], b"")
     compare("files0-from stdin", ["--files0-from=-"], b"f2.txt\0f1.txt\0")
     compare("files0-from with operand", ["--files0-from=list0", "f1.txt"], b"")
+    write("list0-empty-name", b"f1.txt\0\0f2.txt\0")
+    compare("files0-from zero-length name", ["--files0-from=list0-empty-name"], b"")
+    write("list0-none", b"")
+    compare("files0-from no names", ["--files0-from=list0-none"], b"")
     for extra in (["-u"], ["-r", "-k1,1"]):
         compare("files %s" % " ".join(extra), extra, b"", ["f1.txt", "f2.txt"])
     # -o may name an input: everything is read first
