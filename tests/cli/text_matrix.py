@@ -90,7 +90,8 @@ NUMBERS = ["0", "-0", "+4", "4", "  -3.5", "-3.50", "3.5", ".5", "-.5", "0.000",
 GENERAL = ["1e3", "-inf", "inf", "0x1p3", "  2.5E-1", "abc", "", "1e5000",
            "-1e5000", "-0", "0", "1", "1.0", "+5", " 7", "infinity", "0x10",
            "1e-400", "-1e-400", "3", "2.9999999999999999999", "3.0000000000000000001", "e5", "."]
-HUMAN = ["1K", "2k", "3M", "1G", "0.5T", "-1K", "0K", "1", "10", "1Q", "1R", "5Y", "x", "",
+# (no R or Q: GNU sort took those units in 9.2; clsort text follows 9.1, Debian 12's)
+HUMAN = ["1K", "2k", "3M", "1G", "0.5T", "-1K", "0K", "1", "10", "5Y", "x", "",
          "1.5K", "1.K", "1023", "2P", "-2M", "1E", "1Z", "-0.0G", " 3K", "1KiB", "1Ki", "0.001M"]
 
 
@@ -186,7 +187,9 @@ def group_edge():
     for o in ([], ["-k2n"], ["-u", "-k1,1"], ["-r", "-b"], ["-f", "-s"], ["-t", "\n", "-k2,2"]):
         compare("-z %s" % " ".join(o), ["-z"] + o, zdata(9))
     compare("-z no final NUL", ["-z"], b"b\0a")
-    nans = b"nan\n-nan\n1\nx\n-inf\ninf\nnan(123)\n-nan(7)\n\n2e0\n"
+    # one NaN of each sign: GNU sort orders NaN against -NaN by their bytes in 9.1 and by their
+    # text in 9.2 and later, in opposite orders
+    nans = b"nan\n1\nx\n-inf\ninf\n\n2e0\n-0\n"
     for o in (["-g"], ["-g", "-r"], ["-g", "-s"], ["-g", "-u"]):
         compare("NaNs %s" % " ".join(o), o, nans)
 
