@@ -27,6 +27,10 @@
 #define TEXT_OUT_BYTES (1u << 20)
 /* The default budget: the input and its line tables in memory up to this part of physical memory */
 #define TEXT_DEFAULT_SHARE 2
+/* Memory a line takes beside its bytes while its block sorts: its start, prefix and place in the
+ * order (8 bytes each), then the device sort's host copy of prefix and place (16) and, on a CPU
+ * device, its buffers and scratch (32): 64 MiB of words, 7 million lines, peaked at 580 MB */
+#define TEXT_LINE_COST 96
 
 /* A run file with no name: O_TMPFILE, else a file unlinked the moment it exists (every signal
  * held off in between), so that nothing is left behind by a failure, a signal or a crash. */
@@ -491,43 +495,43 @@ static int sort_inputs(text_job *j)
         const uint64_t phys = io_physical_memory();
         budget = phys ? phys / TEXT_DEFAULT_SHARE : (uint64_t)1 << 32;
     }
-    /* the block and its tables (starts, prefixes, order, the sort's copies: about 40 bytes a line,
-     * 1/3 of the budget for lines of 16 bytes) */
-    size_t block_max = (size_t)(budget / 3 > ((size_t)-1 >> 2) ? ((size_t)-1 >> 2) : budget / 3);
-    if (block_max < (64u << 10))
-        block_max = 64u << 10;
+    /* a read's piece: small budgets make small blocks */
+    const size_t piece = budget / 4 < (64u << 10) ? 64u << 10 : budget / 4 > (16u << 20) ? 16u << 20
+                                                                 : (size_t)(budget / 4);
     char *buf = NULL;
     size_t len = 0, cap = 0;
+    uint64_t lines = 0; /* delimiters in buf */
     int rc = -1;
     const char delim = j->a.spec.delimiter;
     for (size_t f = 0; f < j->a.n_files; f++) {
         source s;
         if (open_source(&s, j->a.files[f]) != 0)
             goto done;
+        /* a regular file that fits: its room at once, not by doubling */
+        if (s.in.is_regular && s.in.size && len + s.in.size + 1 > cap &&
+            len + s.in.size + 1 + TEXT_LINE_COST * (lines + s.in.size / 8) <= budget) {
+            char *nb = realloc(buf, len + (size_t)s.in.size + 1);
+            if (nb) {
+                buf = nb;
+                cap = len + (size_t)s.in.size + 1;
+            }
+        }
         for (;;) {
-            if (len == cap) {
-                size_t ncap = cap ? cap * 2 : (s.in.is_regular && s.in.size ? (size_t)s.in.size + 1 : 1u << 20);
-                if (ncap > block_max && cap < block_max)
-                    ncap = block_max;
-                if (len >= block_max) {
-                    /* the block is full: its whole lines become a run */
-                    char *q = buf + len;
-                    while (q > buf && q[-1] != delim)
-                        q--;
-                    q = q > buf ? q - 1 : NULL;
-                    if (!q) {
-                        ncap = cap * 2; /* one line longer than the block: the block grows */
-                    } else {
-                        const size_t whole = (size_t)(q - buf) + 1;
-                        if (write_run(j, buf, whole) != 0) {
-                            input_close(&s.in);
-                            goto done;
-                        }
-                        memmove(buf, buf + whole, len - whole);
-                        len -= whole;
-                        continue;
-                    }
+            if (lines && len + TEXT_LINE_COST * lines >= budget) {
+                /* the block fills the budget: its whole lines become a run */
+                size_t whole = len;
+                while (whole > 0 && buf[whole - 1] != delim)
+                    whole--;
+                if (write_run(j, buf, whole) != 0) {
+                    input_close(&s.in);
+                    goto done;
                 }
+                memmove(buf, buf + whole, len - whole);
+                len -= whole;
+                lines = 0;
+            }
+            if (cap - len < piece / 2) {
+                const size_t ncap = cap + (cap > piece ? cap : piece);
                 char *nb = realloc(buf, ncap);
                 if (!nb) {
                     msg_error("out of memory for %zu bytes of input; give -S a smaller size", ncap);
@@ -537,13 +541,16 @@ static int sort_inputs(text_job *j)
                 buf = nb;
                 cap = ncap;
             }
-            size_t got = 0;
-            if (source_read(&s, buf + len, cap - len, &got) != 0) {
+            size_t got = 0, want = cap - len < piece ? cap - len : piece;
+            if (source_read(&s, buf + len, want, &got) != 0) {
                 input_close(&s.in);
                 goto done;
             }
             if (got == 0)
                 break;
+            for (const char *p = buf + len, *e = buf + len + got;
+                 (p = memchr(p, delim, (size_t)(e - p))) != NULL; p++)
+                lines++;
             len += got;
         }
         input_close(&s.in);
@@ -559,6 +566,7 @@ static int sort_inputs(text_job *j)
                 cap++;
             }
             buf[len++] = delim;
+            lines++;
         }
     }
     if (j->n_runs == 0) {
