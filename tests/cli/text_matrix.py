@@ -205,6 +205,13 @@ def group_errors():
     c = run([CLSORT, "text", "no-such-file"])
     report("error missing file", c[0] == 2 and b"no-such-file" in c[2] and not c[1], repr(c))
     compare("error -c two files", ["-c", "a", "b"], b"")
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([CLSORT, "text"], input=b"b\na\n", stdout=full, stderr=subprocess.PIPE,
+                               env=ENV)
+        report("error: stdout full", p.returncode == 2 and b"No space" in p.stderr, repr(p))
+    c = run([CLSORT, "text", "-o", "no-such-dir/x"], b"a\n")
+    report("error: -o in a missing directory", c[0] == 2 and b"no-such-dir" in c[2], repr(c))
     for o in (["-M"], ["-R"], ["-V"], ["--sort=month"], ["--debug"], ["-k1M"], ["-k1,1V"], ["+1"]):
         c = run([CLSORT, "text"] + o, b"a\n")
         report("unsupported %s" % " ".join(o), c[0] == 2 and b"GNU sort" in c[2] and not c[1],
