@@ -105,6 +105,21 @@ inline void seg_bitonic(__local key_t *lk, __local uint *lt, uint p2)
 #endif
 
 #if SEG_RADIX
+/* The end of a pass: this work-item's elements i < count of k and t to their ranks r in lk and lt
+ * (t only where `carry`), then a barrier. */
+inline void seg_place(__local key_t *lk, __local uint *lt, const key_t *k, const uint *t,
+                      const uint *r, uint count, int carry)
+{
+    for (uint i = 0; i < ITEMS; i++) {
+        if (i < count) {
+            lk[SLOT(r[i])] = k[i];
+            if (carry)
+                lt[SLOT(r[i])] = t[i];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* One stable pass over the digit at `shift` of the keys (tags 0) or of the segment tags (1);
  * lt moves with the keys where `carry` (not for a lone segment's keys alone). */
 inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *counters,
@@ -134,14 +149,7 @@ inline void seg_radix_pass(__local key_t *lk, __local uint *lt, __local uint *co
         if (i < mine)
             r[i] += rank_base(counters, d[i], lid);
     barrier(CLK_LOCAL_MEM_FENCE); /* every rank read before the elements overwrite the counters */
-    for (uint i = 0; i < ITEMS; i++) {
-        if (i < mine) {
-            lk[SLOT(r[i])] = k[i];
-            if (carry)
-                lt[SLOT(r[i])] = t[i];
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    seg_place(lk, lt, k, t, r, mine, carry);
 }
 
 /* SEG_WARP=0 in the library's own options keeps the counter ranking on NVIDIA too (comparisons). */
@@ -213,14 +221,7 @@ inline void seg_warp_pass(__local key_t *lk, __local uint *lt, key_t *k, uint *t
         if (i < per)
             r[i] += mine[tags ? (t[i] >> (TAG_SHIFT + shift)) & 255 : digit_of(k[i], shift, 255)];
     barrier(CLK_LOCAL_MEM_FENCE); /* every counter read before the elements overwrite them */
-    for (uint i = 0; i < ITEMS; i++) {
-        if (i < per) {
-            lk[SLOT(r[i])] = k[i];
-            if (carry)
-                lt[SLOT(r[i])] = t[i];
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    seg_place(lk, lt, k, t, r, per, carry);
 }
 
 /* The elements of k and t back to lk and lt unsorted (no pass ran on them). */

@@ -12,16 +12,13 @@
  * [0, n) and the keys and values stay a permutation of the input.
  *
  * Options: WG, ITEMS (TILE = WG * ITEMS positions, a power of two of at most 32768), the key
- * options of common.cl, HAS_VALUES, VALUE_T.
+ * options of common.cl, HAS_VALUES and with it VALUE_T.
  */
 
 #define TILE (WG * ITEMS)
 #define HALF (TILE / 2)
 #ifndef HAS_VALUES
 #define HAS_VALUES 0
-#endif
-#ifndef VALUE_T
-#define VALUE_T uint
 #endif
 #if TILE > 32768
 #error "TILE must fit 15 bits: positions and tags share a word"

@@ -13,13 +13,13 @@
  * (CLSORT_PROFILE=1, medians of 5, one run) with 2 / 4 / 8 / 16: u32 keys 2^24 0.045 / 0.050 /
  * 0.048 / 0.052, 2^26 0.132 / 0.134 / 0.134 / 0.137, 2^28 0.478 / 0.476 / 0.480 / 0.477; u64 keys
  * 2^24 0.085 / 0.094 / 0.094 / 0.090, 2^27 0.472 / 0.478 / 0.471 / 0.488. Runs of 4 keys through a
- * vector pointer (the form before, cl/radix8.cl) took 0.045-0.055 / 0.132-0.136 / 0.473-0.486 and
+ * vector pointer (the form before, cl/radix/) took 0.045-0.055 / 0.132-0.136 / 0.473-0.486 and
  * u64 0.089-0.098 / 0.501-0.521 with 2-16. */
 #define HIST_GROUPS_PER_CU 2
-#define HIST_LOADS 4 /* loads of 4 keys in flight per histogram work-item (cl/radix8.cl) */
+#define HIST_LOADS 4 /* loads of 4 keys in flight per histogram work-item (cl/radix/histogram.cl) */
 /* radix-hybrid where the tuning table names none: bytes of records per wave of buckets. */
 #define HYBRID_WAVE_BYTES ((size_t)8 << 20)
-/* Steps between a wave's passes in the ticket order (cl/radix8.cl), 1 to 4. */
+/* Steps between a wave's passes in the ticket order (cl/radix/hybrid.cl), 1 to 4. */
 #define HYBRID_LAG 1
 
 typedef struct radix_shape {
@@ -28,8 +28,8 @@ typedef struct radix_shape {
     unsigned match; /* warp ranking: 0 ballots per digit bit, 1 match.any, 2 lane-mask table,
                     * 3 the table with a ballot for the frequent digit */
     unsigned serial; /* reduce-then-scan with one work-item per tile (CPU devices) */
-    unsigned lb_at;  /* warp ranking: when tiles publish their counts (LB_AT in cl/radix8.cl) */
-    unsigned lb_win; /* look-back: predecessors read at a time (LB_WIN in cl/radix8.cl; 0 default) */
+    unsigned lb_at;  /* warp ranking: when tiles publish their counts (LB_AT, cl/radix/base.cl) */
+    unsigned lb_win; /* look-back: predecessors read at a time (LB_WIN, cl/radix/; 0 default) */
     unsigned kv;     /* warp ranking with values: keys and values reordered together (KV_TOGETHER) */
     unsigned split;  /* lane-mask table: ballots on the digits' top bits beside it (MATCH_SPLIT) */
     size_t tile;
@@ -52,7 +52,7 @@ typedef struct radix_run {
     cl_mem seg_hist;         /* variable segments by look-back: each long segment's counts */
 } radix_run;
 
-/* The arguments of radix8_bin after its data buffers (see cl/radix8.cl). */
+/* The arguments of radix8_bin after its data buffers (see cl/radix/binning.cl). */
 typedef struct radix_bin_args {
     cl_ulong base, n;
     cl_uint shift;
