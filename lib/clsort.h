@@ -1025,6 +1025,18 @@ CLSORT_API clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lin
                                            const char *buf, size_t len, uint64_t *starts,
                                            uint64_t *order, size_t *n_out, clsort_stats *stats);
 
+/**
+ * The lines of a sort's result, one after the other, each ended by spec->delimiter (a last line
+ * that had none gets one, as GNU sort writes it), copied on the host's threads.
+ *
+ * @param starts, order, n  what clsort_sort_lines() gave (n: its *n_out)
+ * @param out   room for the lines and their delimiters: len + 1 bytes always suffice
+ * @return the bytes written (0 for NULL arguments or n 0)
+ */
+CLSORT_API size_t clsort_gather_lines(const clsort_lines_spec *spec, const char *buf,
+                                      const uint64_t *starts, const uint64_t *order, size_t n,
+                                      char *out);
+
 /** The comparison of two lines (without delimiters) that clsort_sort_lines() sorts by: <0, 0, >0.
  *  0 also for a spec that does not hold together; clsort_lines_order_new() checks it once, for
  *  many comparisons (merges of sorted files, checks of order). */

@@ -27,7 +27,8 @@
 #define TEXT_OUT_BYTES (1u << 20)
 /* The default budget: the input and its line tables in memory up to this part of physical memory */
 #define TEXT_DEFAULT_SHARE 2
-/* Memory a line takes beside its bytes while its block sorts: its start, prefix and place in the
+/* Memory a line takes beside its bytes (twice: the block and its sorted copy) while its block
+ * sorts: its start, prefix and place in the
  * order (8 bytes each), then the device sort's host copy of prefix and place (16) and, on a CPU
  * device, its buffers and scratch (32): 64 MiB of words, 7 million lines, peaked at 580 MB */
 #define TEXT_LINE_COST 96
@@ -265,6 +266,7 @@ static int sort_block(text_job *j, const char *buf, size_t len, writer *w)
     uint64_t *order = malloc((n ? n : 1) * sizeof *order);
     size_t kept = 0;
     int rc = -1;
+    char *out = NULL;
     if (!starts || !order) {
         msg_error("out of memory for the tables of %zu lines", n);
         goto done;
@@ -274,6 +276,22 @@ static int sort_block(text_job *j, const char *buf, size_t len, writer *w)
         msg_lib_error("sorting lines", st, j->ctx ? clsort_error_detail(j->ctx) : clsort_last_error_detail());
         goto done;
     }
+    /* the lines gathered on the host's threads into one copy, written at once; without room for
+     * it, line by line */
+    out = kept ? malloc(len + 1) : NULL;
+    if (out) {
+        io_prefault(out, len + 1, 0); /* huge pages, faulted by several threads */
+        const size_t bytes = clsort_gather_lines(&j->a.spec, buf, starts, order, kept, out);
+        if (writer_flush(w) != 0)
+            goto done;
+        char *saved = w->buf;
+        w->buf = out;
+        w->n = bytes;
+        rc = writer_flush(w);
+        w->buf = saved;
+        w->n = 0;
+        goto done;
+    }
     for (size_t i = 0; i < kept; i++) {
         const uint64_t k = order[i];
         if (writer_line(w, buf + starts[k], (size_t)(starts[k + 1] - starts[k] - 1)) != 0)
@@ -281,6 +299,7 @@ static int sort_block(text_job *j, const char *buf, size_t len, writer *w)
     }
     rc = writer_flush(w);
 done:
+    free(out);
     free(starts);
     free(order);
     return rc;
@@ -509,7 +528,7 @@ static int sort_inputs(text_job *j)
             goto done;
         /* a regular file that fits: its room at once, not by doubling */
         if (s.in.is_regular && s.in.size && len + s.in.size + 1 > cap &&
-            len + s.in.size + 1 + TEXT_LINE_COST * (lines + s.in.size / 8) <= budget) {
+            2 * (len + s.in.size + 1) + TEXT_LINE_COST * (lines + s.in.size / 8) <= budget) {
             char *nb = realloc(buf, len + (size_t)s.in.size + 1);
             if (nb) {
                 buf = nb;
@@ -517,7 +536,7 @@ static int sort_inputs(text_job *j)
             }
         }
         for (;;) {
-            if (lines && len + TEXT_LINE_COST * lines >= budget) {
+            if (lines && 2 * len + TEXT_LINE_COST * lines >= budget) {
                 /* the block fills the budget: its whole lines become a run */
                 size_t whole = len;
                 while (whole > 0 && buf[whole - 1] != delim)

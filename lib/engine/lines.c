@@ -201,6 +201,71 @@ static clsort_status host_argsort(clsort_context *ctx, uint64_t *keys, uint64_t 
     return CLSORT_OK;
 }
 
+/* The gather: the order cut into chunks; their sizes first, then each chunk copied at its offset. */
+enum { GATHER_CHUNKS = 256 };
+
+typedef struct gather_job {
+    const char *buf;
+    const uint64_t *starts, *order;
+    size_t n;
+    char delim;
+    char *out;
+    uint64_t at[GATHER_CHUNKS + 1]; /* where each chunk's lines go */
+} gather_job;
+
+static void gather_sizes(void *arg, size_t begin, size_t end)
+{
+    gather_job *g = arg;
+    for (size_t c = begin; c < end; c++) {
+        uint64_t bytes = 0;
+        for (size_t i = g->n * c / GATHER_CHUNKS; i < g->n * (c + 1) / GATHER_CHUNKS; i++)
+            bytes += g->starts[g->order[i] + 1] - g->starts[g->order[i]];
+        g->at[c + 1] = bytes;
+    }
+}
+
+static void gather_copy(void *arg, size_t begin, size_t end)
+{
+    gather_job *g = arg;
+    for (size_t c = begin; c < end; c++) {
+        char *o = g->out + g->at[c];
+        for (size_t i = g->n * c / GATHER_CHUNKS; i < g->n * (c + 1) / GATHER_CHUNKS; i++) {
+            const uint64_t k = g->order[i];
+            const size_t len = (size_t)(g->starts[k + 1] - g->starts[k] - 1);
+            memcpy(o, g->buf + g->starts[k], len);
+            o[len] = g->delim;
+            o += len + 1;
+        }
+    }
+}
+
+size_t clsort_gather_lines(const clsort_lines_spec *spec, const char *buf, const uint64_t *starts,
+                           const uint64_t *order, size_t n, char *out)
+{
+    if (!spec || !starts || !order || !out || !n)
+        return 0;
+    gather_job *g = malloc(sizeof *g);
+    if (!g) { /* one thread, then */
+        size_t o = 0;
+        for (size_t i = 0; i < n; i++) {
+            const size_t len = (size_t)(starts[order[i] + 1] - starts[order[i]] - 1);
+            memcpy(out + o, buf + starts[order[i]], len);
+            out[o + len] = spec->delimiter;
+            o += len + 1;
+        }
+        return o;
+    }
+    *g = (gather_job){ .buf = buf, .starts = starts, .order = order, .n = n,
+                       .delim = spec->delimiter, .out = out };
+    clsort_parallel(GATHER_CHUNKS, 1, gather_sizes, g);
+    for (size_t c = 0; c < GATHER_CHUNKS; c++)
+        g->at[c + 1] += g->at[c];
+    clsort_parallel(GATHER_CHUNKS, 1, gather_copy, g);
+    const size_t total = (size_t)g->at[GATHER_CHUNKS];
+    free(g);
+    return total;
+}
+
 clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *spec, const char *buf,
                                 size_t len, uint64_t *starts, uint64_t *order, size_t *n_out,
                                 clsort_stats *stats)
