@@ -575,7 +575,7 @@ static void expect_pairs(cl_command_queue q, cl_mem kb, cl_mem vb, uint32_t *k, 
 
 /* Onesweep leaves out the passes over digit places where every key has the same digit, and the
  * result is still bit for bit the stable sort, values included. Through clsort_enqueue() the host
- * cannot see those places: the device copies the keys in their passes instead (cl/radix8.cl's
+ * cannot see those places: the device copies the keys in their passes instead (cl/radix/base.cl's
  * ONE_DIGIT), with and without values, for 8- and 4-bit digits (radix4 copies where it looks
  * back, as on NVIDIA GPUs and under Oclgrind; on PoCL it takes reduce-then-scan and ranks them). */
 static void check_skips(clsort_context *ctx, size_t n, uint32_t mask, uint32_t or_bits, unsigned want)

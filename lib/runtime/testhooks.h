@@ -25,7 +25,7 @@
  *
  * Kernel hooks go through the build_options setting (CLSORT_BUILD_OPTIONS), which leaves them open:
  * - -DSTALL_TILE=t: the work-group of tile t of onesweep's binning dawdles before it publishes
- *   anything, so that its successors wait on it under look-back (cl/radix8.cl; the test
+ *   anything, so that its successors wait on it under look-back (cl/radix/binning.cl; the test
  *   stall-onesweep).
  *
  * The command-line tool's own hooks (CLSORT_TEST_STOP_AFTER_READ and others) are read by
