@@ -156,7 +156,7 @@ static clsort_status small_sort(clsort_context *ctx, clsort_job *j)
 }
 
 /* The K records found, in no order, sorted: by index, then stably by key; values by index. */
-static clsort_status order(clsort_context *ctx, const top_run *t, cl_mem values, cl_mem out_keys,
+static clsort_status sort_found(clsort_context *ctx, const top_run *t, cl_mem values, cl_mem out_keys,
                            cl_mem out_values)
 {
     clsort_status st = CLSORT_OK;
@@ -200,7 +200,7 @@ static clsort_status top_chain(clsort_context *ctx, const clsort_spec *spec, cl_
     for (unsigned r = 0; r < t.n_places && st == CLSORT_OK; r++)
         st = round_r(ctx, &t, keys, out_keys, r);
     if (st == CLSORT_OK)
-        st = order(ctx, &t, values, out_keys, out_values);
+        st = sort_found(ctx, &t, values, out_keys, out_values);
     release(&t);
     return st;
 }

@@ -21,7 +21,7 @@
 #include <string.h>
 
 /* Word w of a byte key (bytes 8w.. of key_size), big-endian, zero past the key's end. */
-static uint64_t key_word(const unsigned char *key, size_t key_size, size_t w)
+static uint64_t field_key_word(const unsigned char *key, size_t key_size, size_t w)
 {
     uint64_t v = 0;
     for (size_t b = 0; b < 8; b++) {
@@ -84,7 +84,7 @@ static void extract(const step *st, size_t begin, size_t end)
             memcpy((unsigned char *)st->dst + i * f->ks, key, f->ks);
         else
             for (size_t w = 0; w < f->words; w++)
-                st->dst[w * f->n + i] = key_word(key, f->key_size, w);
+                st->dst[w * f->n + i] = field_key_word(key, f->key_size, w);
     }
 }
 

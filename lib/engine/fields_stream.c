@@ -123,7 +123,7 @@ static void prefault(unsigned char *at, size_t bytes)
 }
 
 /* Room for want records in the run's buffers. */
-static clsort_status grow(fields_stream *f, size_t want)
+static clsort_status grow_run_buffer(fields_stream *f, size_t want)
 {
     enum { PREFAULT_MIN = 64 << 20 };
     const size_t had = f->cap * f->rs;
@@ -165,13 +165,13 @@ static clsort_status read_some(fields_stream *f, unsigned char *at, size_t want,
 
 /* The next run into f->buf: *m records. A full run reads a chunk ahead, so that a run that ends
  * with the input is known to be the last. */
-static clsort_status fill_run(fields_stream *f, size_t *m)
+static clsort_status fill_records_run(fields_stream *f, size_t *m)
 {
     stream *s = f->s;
     clsort_status st = CLSORT_OK;
     *m = 0;
     if (f->ahead_n) {
-        if (f->cap < f->ahead_n && (st = grow(f, f->chunk)) != CLSORT_OK)
+        if (f->cap < f->ahead_n && (st = grow_run_buffer(f, f->chunk)) != CLSORT_OK)
             return st;
         memcpy(f->buf, f->ahead, f->ahead_n * f->rs);
         *m = f->ahead_n;
@@ -187,7 +187,7 @@ static clsort_status fill_run(fields_stream *f, size_t *m)
             if (s->n_hint != CLSORT_SIZE_UNKNOWN && s->n_hint > s->total &&
                 s->n_hint - s->total + *m > want)
                 want = s->n_hint - s->total + *m;
-            if ((st = grow(f, want < s->run_limit ? (size_t)want : s->run_limit)) != CLSORT_OK)
+            if ((st = grow_run_buffer(f, want < s->run_limit ? (size_t)want : s->run_limit)) != CLSORT_OK)
                 return st;
         }
         const size_t room = f->cap - *m;
@@ -219,7 +219,7 @@ static clsort_status sort_records(stream *s, void *recs, size_t n, uint64_t *ind
 
 /* A merge block (clsort_block_sorter): the runs' pieces sorted stably are their merge; their
  * positions (values) follow the permutation. Called by one merge thread at a time. */
-static clsort_status sort_block(void *user, void *keys, void *values, size_t n)
+static clsort_status sort_records_block(void *user, void *keys, void *values, size_t n)
 {
     fields_stream *f = user;
     stream *s = f->s;
@@ -259,7 +259,7 @@ static clsort_status write_run(fields_stream *f, size_t m)
 }
 
 /* Every run: read, sorted, then written (the only run, or segments) or kept for the merge. */
-static clsort_status pipeline(fields_stream *f)
+static clsort_status records_pipeline(fields_stream *f)
 {
     stream *s = f->s;
     clsort_status st = CLSORT_OK;
@@ -267,7 +267,7 @@ static clsort_status pipeline(fields_stream *f)
     clsort_stream_progress(s, "sort", 0, s->n_hint != CLSORT_SIZE_UNKNOWN ? s->n_hint : 0, 1);
     for (;;) {
         size_t m;
-        if ((st = fill_run(f, &m)) != CLSORT_OK || m == 0)
+        if ((st = fill_records_run(f, &m)) != CLSORT_OK || m == 0)
             break;
         const int last = s->eof && !f->ahead_n, direct = s->spec->segment || (last && !s->n_runs);
         clsort_stats one;
@@ -333,13 +333,13 @@ clsort_status clsort_sort_stream_records(clsort_context *ctx, const clsort_spec 
                  .ks = layout->record_size, .vs = vs, .fields = layout, .n_hint = in->n,
                  .lay = { layout->record_size, layout->key_offset, layout->key_size, vs } };
     fields_stream f = { .s = &s, .lay = layout, .rs = layout->record_size };
-    s.fields_sorter = (clsort_block_sorter){ sort_block, &f };
+    s.fields_sorter = (clsort_block_sorter){ sort_records_block, &f };
     clsort_stream_resolve_settings(&s, settings);
     s.device_merge = ctx->settings.device_merge != 0;
     VALIDATE(ctx, s.set.fan_in >= 2);
     stats->memory_bytes = s.set.memory_bytes;
     if ((st = plan(&f)) == CLSORT_OK && (st = clsort_stream_plan_spill(&s)) == CLSORT_OK)
-        st = pipeline(&f);
+        st = records_pipeline(&f);
     for (size_t i = 0; i < s.n_runs; i++)
         clsort_run_free(&s.runs[i]);
     free(s.runs);
