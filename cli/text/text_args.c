@@ -324,202 +324,251 @@ static void key_letters(unsigned f, char *out)
     *out = '\0';
 }
 
-int text_parse_args(int argc, char **argv, int first, text_args *a)
+/* What text_parse_args() gathers beyond text_args while it reads the options. */
+typedef struct text_parse {
+    text_args *a;
+    char **av;               /* getopt's argv: av[optind - 1] is the option just read */
+    unsigned global;         /* the orders given as options, for keys without their own */
+    size_t n_keys;
+    const char *files0_from; /* --files0-from, or NULL */
+} text_parse;
+
+/* An option's letter that is an order of every key (-b -d -f -g -h -i -n -r), or 0. */
+static unsigned order_flag(int c)
 {
-    memset(a, 0, sizeof *a);
-    clsort_lines_spec_default(&a->spec);
-    unsigned global = 0;
-    size_t n_keys = 0;
-    const char *files0_from = NULL;
-    /* getopt over argv[first - 1 ..]: the command's name stands in for the program's */
-    char **av = argv + first - 1;
-    const int ac = argc - first + 1;
-    a->files = calloc((size_t)ac + 1, sizeof *a->files);
-    if (!a->files) {
-        msg_error("out of memory");
+    switch (c) {
+    case 'b': return CLSORT_LINES_BLANKS_START | CLSORT_LINES_BLANKS_END;
+    case 'd': return CLSORT_LINES_DICTIONARY;
+    case 'f': return CLSORT_LINES_FOLD;
+    case 'g': return CLSORT_LINES_GENERAL_NUMERIC;
+    case 'h': return CLSORT_LINES_HUMAN_NUMERIC;
+    case 'i': return CLSORT_LINES_NONPRINTING;
+    case 'n': return CLSORT_LINES_NUMERIC;
+    case 'r': return CLSORT_LINES_REVERSE;
+    default: return 0;
+    }
+}
+
+/* An operand: a file, unless it is the obsolete +POS key form. */
+static int opt_operand(text_parse *p, const char *arg)
+{
+    if (arg[0] == '+' && isdigit((unsigned char)arg[1]))
+        return unsupported("the obsolete key form +POS (write -k instead)");
+    p->a->files[p->a->n_files++] = arg;
+    return -1;
+}
+
+/* --sort=WORD: GNU sort's words; a word it does not know is its status 1, as for --check. */
+static int opt_sort(text_parse *p, const char *arg)
+{
+    if (strcmp(arg, "numeric") == 0) {
+        p->global |= CLSORT_LINES_NUMERIC;
+    } else if (strcmp(arg, "general-numeric") == 0) {
+        p->global |= CLSORT_LINES_GENERAL_NUMERIC;
+    } else if (strcmp(arg, "human-numeric") == 0) {
+        p->global |= CLSORT_LINES_HUMAN_NUMERIC;
+    } else if (strcmp(arg, "month") == 0 || strcmp(arg, "random") == 0 ||
+               strcmp(arg, "version") == 0) {
+        char what[512];
+        snprintf(what, sizeof what, "--sort=%s", arg);
+        return unsupported(what);
+    } else {
+        msg_error("invalid argument '%s' for '--sort'", arg);
+        fprintf(stderr, "Valid arguments are:\n  - 'general-numeric'\n  - 'human-numeric'\n"
+                        "  - 'month'\n  - 'numeric'\n  - 'random'\n  - 'version'\n");
+        usage_error();
+        return 1; /* GNU sort's status for a bad word */
+    }
+    return -1;
+}
+
+/* -c, -C, --check[=WORD]: one of the two kinds only. */
+static int opt_check(text_parse *p, int c, const char *arg)
+{
+    int k = c;
+    if (c == OPT_CHECK) {
+        if (!arg || strcmp(arg, "diagnose-first") == 0) {
+            k = 'c';
+        } else if (strcmp(arg, "quiet") == 0 || strcmp(arg, "silent") == 0) {
+            k = 'C';
+        } else {
+            msg_error("invalid argument '%s' for '--check'", arg);
+            fprintf(stderr, "Valid arguments are:\n  - 'quiet', 'silent'\n"
+                            "  - 'diagnose-first'\n");
+            usage_error();
+            return 1;
+        }
+    }
+    if (p->a->check && p->a->check != k) {
+        msg_error("options '-cC' are incompatible");
         return TEXT_EXIT_ERROR;
     }
-    optind = 0; /* glibc: start over */
-    opterr = 0;
-    int c;
+    p->a->check = k;
+    return -1;
+}
+
+static int opt_key(text_parse *p, const char *arg)
+{
+    if (p->n_keys == CLSORT_LINES_MAX_KEYS) {
+        msg_error("more than %d keys: clsort text takes at most %d; use GNU sort",
+                  CLSORT_LINES_MAX_KEYS, CLSORT_LINES_MAX_KEYS);
+        return TEXT_EXIT_ERROR;
+    }
     char why[512];
-    while ((c = getopt_long(ac, av, "-bcCdfghik:mMno:rRsS:t:T:uVy:z", long_options, NULL)) != -1) {
-        switch (c) {
-        case 1:
-            if (optarg[0] == '+' && isdigit((unsigned char)optarg[1]))
-                return unsupported("the obsolete key form +POS (write -k instead)");
-            a->files[a->n_files++] = optarg;
-            break;
-        case 'b': global |= CLSORT_LINES_BLANKS_START | CLSORT_LINES_BLANKS_END; break;
-        case 'd': global |= CLSORT_LINES_DICTIONARY; break;
-        case 'f': global |= CLSORT_LINES_FOLD; break;
-        case 'g': global |= CLSORT_LINES_GENERAL_NUMERIC; break;
-        case 'h': global |= CLSORT_LINES_HUMAN_NUMERIC; break;
-        case 'i': global |= CLSORT_LINES_NONPRINTING; break;
-        case 'n': global |= CLSORT_LINES_NUMERIC; break;
-        case 'r': global |= CLSORT_LINES_REVERSE; break;
-        case 'M': return unsupported("-M (--month-sort)");
-        case 'R': return unsupported("-R (--random-sort)");
-        case 'V': return unsupported("-V (--version-sort)");
-        case OPT_RANDOM_SOURCE: return unsupported("--random-source");
-        case OPT_DEBUG: return unsupported("--debug");
-        case OPT_COMPRESS: return unsupported("--compress-program");
-        case OPT_SORT:
-            if (strcmp(optarg, "numeric") == 0)
-                global |= CLSORT_LINES_NUMERIC;
-            else if (strcmp(optarg, "general-numeric") == 0)
-                global |= CLSORT_LINES_GENERAL_NUMERIC;
-            else if (strcmp(optarg, "human-numeric") == 0)
-                global |= CLSORT_LINES_HUMAN_NUMERIC;
-            else if (strcmp(optarg, "month") == 0 || strcmp(optarg, "random") == 0 ||
-                     strcmp(optarg, "version") == 0) {
-                snprintf(why, sizeof why, "--sort=%s", optarg);
-                return unsupported(why);
-            } else {
-                msg_error("invalid argument '%s' for '--sort'", optarg);
-                fprintf(stderr, "Valid arguments are:\n  - 'general-numeric'\n  - 'human-numeric'\n"
-                                "  - 'month'\n  - 'numeric'\n  - 'random'\n  - 'version'\n");
-                usage_error();
-                return 1; /* GNU sort's status for a bad word */
-            }
-            break;
-        case 'c':
-        case 'C':
-        case OPT_CHECK: {
-            int k = c;
-            if (c == OPT_CHECK) {
-                if (!optarg || strcmp(optarg, "diagnose-first") == 0)
-                    k = 'c';
-                else if (strcmp(optarg, "quiet") == 0 || strcmp(optarg, "silent") == 0)
-                    k = 'C';
-                else {
-                    msg_error("invalid argument '%s' for '--check'", optarg);
-                    fprintf(stderr, "Valid arguments are:\n  - 'quiet', 'silent'\n"
-                                    "  - 'diagnose-first'\n");
-                    usage_error();
-                    return 1;
-                }
-            }
-            if (a->check && a->check != k) {
-                msg_error("options '-cC' are incompatible");
-                return TEXT_EXIT_ERROR;
-            }
-            a->check = k;
-            break;
-        }
-        case 'k': {
-            if (n_keys == CLSORT_LINES_MAX_KEYS) {
-                msg_error("more than %d keys: clsort text takes at most %d; use GNU sort",
-                          CLSORT_LINES_MAX_KEYS, CLSORT_LINES_MAX_KEYS);
-                return TEXT_EXIT_ERROR;
-            }
-            const int r = text_parse_key(optarg, &a->keys[n_keys], why, sizeof why);
-            if (r != 0) {
-                msg_error("%s", why);
-                return TEXT_EXIT_ERROR;
-            }
-            n_keys++;
-            break;
-        }
-        case 'm': a->merge = 1; break;
-        case 'o':
-            if (a->output && strcmp(a->output, optarg) != 0) {
-                msg_error("multiple output files specified");
-                return TEXT_EXIT_ERROR;
-            }
-            a->output = optarg;
-            break;
-        case 's': a->spec.stable = 1; break;
-        case 'u': a->spec.unique = 1; break;
-        case 'z': a->spec.delimiter = '\0'; break;
-        case 'y': break; /* obsolete, ignored by GNU sort too */
-        case 'S': {
-            uint64_t v;
-            if (parse_size(optarg, &v) != 0) {
-                msg_error("invalid -S argument '%s'", optarg);
-                return TEXT_EXIT_ERROR;
-            }
-            if (v > a->memory)
-                a->memory = v;
-            break;
-        }
-        case 't': {
-            int t;
-            if (optarg[0] == '\0') {
-                msg_error("empty tab");
-                return TEXT_EXIT_ERROR;
-            }
-            if (optarg[1] == '\0')
-                t = (unsigned char)optarg[0];
-            else if (strcmp(optarg, "\\0") == 0)
-                t = 0;
-            else {
-                msg_error("multi-character tab '%s'", optarg);
-                return TEXT_EXIT_ERROR;
-            }
-            if (a->spec.separator != -1 && a->spec.separator != t) {
-                msg_error("incompatible tabs");
-                return TEXT_EXIT_ERROR;
-            }
-            a->spec.separator = t;
-            break;
-        }
-        case 'T':
-            if (!a->tmpdir)
-                a->tmpdir = optarg;
-            break;
-        case OPT_PARALLEL: {
-            size_t v;
-            const char *e = parse_count(optarg, &v);
-            if (!e || *e) {
-                msg_error("invalid number of threads: '%s'", optarg);
-                return TEXT_EXIT_ERROR;
-            }
-            if (v == 0) {
-                msg_error("number in parallel must be nonzero");
-                return TEXT_EXIT_ERROR;
-            }
-            a->parallel = v > 1024 ? 1024 : (unsigned)v;
-            break;
-        }
-        case OPT_BATCH: {
-            size_t v;
-            const char *e = parse_count(optarg, &v);
-            if (!e || *e || v < 2) {
-                msg_error("invalid --batch-size argument '%s'", optarg);
-                return TEXT_EXIT_ERROR;
-            }
-            break; /* how many files a merge opens at once: no difference to the output */
-        }
-        case OPT_FILES0: files0_from = optarg; break;
-        case OPT_DEVICE: a->device = optarg; break;
-        case OPT_HELP: a->help = 1; return -1;
-        case OPT_VERSION: a->version = 1; return -1;
-        case ':':
-        case '?':
-        default:
-            if (optopt && optopt < 256 && strchr("kotST", optopt) &&
-                strncmp(av[optind - 1], "--", 2) != 0)
-                msg_error("option requires an argument -- '%c'", optopt);
-            else if (optopt && optopt < 256)
-                msg_error("invalid option -- '%c'", optopt);
-            else if (optopt >= 256)
-                msg_error("option '%s' requires an argument", av[optind - 1]);
-            else
-                msg_error("unrecognized option '%s'", av[optind - 1]);
-            return usage_error();
-        }
+    if (text_parse_key(arg, &p->a->keys[p->n_keys], why, sizeof why) != 0) {
+        msg_error("%s", why);
+        return TEXT_EXIT_ERROR;
     }
-    /* keys without modifiers of their own take the global ones (GNU sort's inheritance); without
-     * keys, global orders are one key of the whole line */
-    for (size_t i = 0; i < n_keys; i++)
+    p->n_keys++;
+    return -1;
+}
+
+/* -o: given twice, only with the same name. */
+static int opt_output(text_args *a, const char *arg)
+{
+    if (a->output && strcmp(a->output, arg) != 0) {
+        msg_error("multiple output files specified");
+        return TEXT_EXIT_ERROR;
+    }
+    a->output = arg;
+    return -1;
+}
+
+/* -S: the largest one given counts. */
+static int opt_buffer_size(text_args *a, const char *arg)
+{
+    uint64_t v;
+    if (parse_size(arg, &v) != 0) {
+        msg_error("invalid -S argument '%s'", arg);
+        return TEXT_EXIT_ERROR;
+    }
+    if (v > a->memory)
+        a->memory = v;
+    return -1;
+}
+
+/* -t: one byte, or "\0"; given twice, only the same one. */
+static int opt_tab(text_args *a, const char *arg)
+{
+    int t;
+    if (arg[0] == '\0') {
+        msg_error("empty tab");
+        return TEXT_EXIT_ERROR;
+    }
+    if (arg[1] == '\0') {
+        t = (unsigned char)arg[0];
+    } else if (strcmp(arg, "\\0") == 0) {
+        t = 0;
+    } else {
+        msg_error("multi-character tab '%s'", arg);
+        return TEXT_EXIT_ERROR;
+    }
+    if (a->spec.separator != -1 && a->spec.separator != t) {
+        msg_error("incompatible tabs");
+        return TEXT_EXIT_ERROR;
+    }
+    a->spec.separator = t;
+    return -1;
+}
+
+static int opt_parallel(text_args *a, const char *arg)
+{
+    size_t v;
+    const char *e = parse_count(arg, &v);
+    if (!e || *e) {
+        msg_error("invalid number of threads: '%s'", arg);
+        return TEXT_EXIT_ERROR;
+    }
+    if (v == 0) {
+        msg_error("number in parallel must be nonzero");
+        return TEXT_EXIT_ERROR;
+    }
+    a->parallel = v > 1024 ? 1024 : (unsigned)v;
+    return -1;
+}
+
+/* --batch-size: how many files a merge opens at once, no difference to the output; checked only. */
+static int opt_batch_size(const char *arg)
+{
+    size_t v;
+    const char *e = parse_count(arg, &v);
+    if (!e || *e || v < 2) {
+        msg_error("invalid --batch-size argument '%s'", arg);
+        return TEXT_EXIT_ERROR;
+    }
+    return -1;
+}
+
+/* getopt's refusal (unknown option, missing argument) in GNU sort's words. */
+static int bad_option(char **av)
+{
+    if (optopt && optopt < 256 && strchr("kotST", optopt) &&
+        strncmp(av[optind - 1], "--", 2) != 0)
+        msg_error("option requires an argument -- '%c'", optopt);
+    else if (optopt && optopt < 256)
+        msg_error("invalid option -- '%c'", optopt);
+    else if (optopt >= 256)
+        msg_error("option '%s' requires an argument", av[optind - 1]);
+    else
+        msg_error("unrecognized option '%s'", av[optind - 1]);
+    return usage_error();
+}
+
+/* One option c from getopt_long(), its argument in optarg. Returns -1 to go on, else an exit
+ * status; --help and --version go on too, with a->help or a->version set. */
+static int text_option(text_parse *p, int c)
+{
+    text_args *a = p->a;
+    if (order_flag(c)) {
+        p->global |= order_flag(c);
+        return -1;
+    }
+    switch (c) {
+    case 1: return opt_operand(p, optarg);
+    case 'M': return unsupported("-M (--month-sort)");
+    case 'R': return unsupported("-R (--random-sort)");
+    case 'V': return unsupported("-V (--version-sort)");
+    case OPT_RANDOM_SOURCE: return unsupported("--random-source");
+    case OPT_DEBUG: return unsupported("--debug");
+    case OPT_COMPRESS: return unsupported("--compress-program");
+    case OPT_SORT: return opt_sort(p, optarg);
+    case 'c': case 'C': case OPT_CHECK: return opt_check(p, c, optarg);
+    case 'k': return opt_key(p, optarg);
+    case 'm': a->merge = 1; return -1;
+    case 'o': return opt_output(a, optarg);
+    case 's': a->spec.stable = 1; return -1;
+    case 'u': a->spec.unique = 1; return -1;
+    case 'z': a->spec.delimiter = '\0'; return -1;
+    case 'y': return -1; /* obsolete, ignored by GNU sort too */
+    case 'S': return opt_buffer_size(a, optarg);
+    case 't': return opt_tab(a, optarg);
+    case 'T':
+        if (!a->tmpdir)
+            a->tmpdir = optarg;
+        return -1;
+    case OPT_PARALLEL: return opt_parallel(a, optarg);
+    case OPT_BATCH: return opt_batch_size(optarg);
+    case OPT_FILES0: p->files0_from = optarg; return -1;
+    case OPT_DEVICE: a->device = optarg; return -1;
+    case OPT_HELP: a->help = 1; return -1;
+    case OPT_VERSION: a->version = 1; return -1;
+    default: return bad_option(p->av); /* ':' and '?' */
+    }
+}
+
+/* Keys without modifiers of their own take the global ones (GNU sort's inheritance); without
+ * keys, global orders are one key of the whole line. A key of two orders is refused. */
+static int finish_keys(text_parse *p)
+{
+    text_args *a = p->a;
+    for (size_t i = 0; i < p->n_keys; i++)
         if (a->keys[i].flags == 0)
-            a->keys[i].flags = global;
-    if (n_keys == 0 && (global & ~(unsigned)CLSORT_LINES_REVERSE)) {
-        a->keys[0] = (clsort_lines_key){ 0, 0, 0, 0, global };
-        n_keys = 1;
+            a->keys[i].flags = p->global;
+    if (p->n_keys == 0 && (p->global & ~(unsigned)CLSORT_LINES_REVERSE)) {
+        a->keys[0] = (clsort_lines_key){ 0, 0, 0, 0, p->global };
+        p->n_keys = 1;
     }
-    for (size_t i = 0; i < n_keys; i++) {
+    for (size_t i = 0; i < p->n_keys; i++) {
         const unsigned f = a->keys[i].flags;
         const int orders = !!(f & CLSORT_LINES_NUMERIC) + !!(f & CLSORT_LINES_GENERAL_NUMERIC) +
                            !!(f & CLSORT_LINES_HUMAN_NUMERIC) +
@@ -532,9 +581,16 @@ int text_parse_args(int argc, char **argv, int first, text_args *a)
         }
     }
     a->spec.keys = a->keys;
-    a->spec.n_keys = n_keys;
-    a->spec.reverse = !!(global & CLSORT_LINES_REVERSE);
-    if (files0_from) {
+    a->spec.n_keys = p->n_keys;
+    a->spec.reverse = !!(p->global & CLSORT_LINES_REVERSE);
+    return -1;
+}
+
+/* The inputs: the operands, --files0-from's list or stdin; -c and -C check one, and write none. */
+static int finish_files(text_parse *p)
+{
+    text_args *a = p->a;
+    if (p->files0_from) {
         if (a->n_files) {
             msg_error("extra operand '%s'", a->files[0]);
             fprintf(stderr, "file operands cannot be combined with --files0-from\n");
@@ -542,7 +598,7 @@ int text_parse_args(int argc, char **argv, int first, text_args *a)
         }
         free(a->files);
         a->files = NULL;
-        const int rc = read_files0(files0_from, a);
+        const int rc = read_files0(p->files0_from, a);
         if (rc != -1)
             return rc;
     } else if (a->n_files == 0) {
@@ -558,6 +614,11 @@ int text_parse_args(int argc, char **argv, int first, text_args *a)
             return TEXT_EXIT_ERROR;
         }
     }
+    return -1;
+}
+
+static int check_locale(void)
+{
     char name[256];
     if (!locale_is_c(LC_COLLATE, name, sizeof name) || !locale_is_c(LC_NUMERIC, name, sizeof name)) {
         msg_error("the locale '%s' (LC_ALL, LC_COLLATE, LC_NUMERIC or LANG) orders text other than "
@@ -566,4 +627,34 @@ int text_parse_args(int argc, char **argv, int first, text_args *a)
         return TEXT_EXIT_ERROR;
     }
     return -1;
+}
+
+int text_parse_args(int argc, char **argv, int first, text_args *a)
+{
+    memset(a, 0, sizeof *a);
+    clsort_lines_spec_default(&a->spec);
+    /* getopt over argv[first - 1 ..]: the command's name stands in for the program's */
+    text_parse p = { .a = a, .av = argv + first - 1 };
+    const int ac = argc - first + 1;
+    a->files = calloc((size_t)ac + 1, sizeof *a->files);
+    if (!a->files) {
+        msg_error("out of memory");
+        return TEXT_EXIT_ERROR;
+    }
+    optind = 0; /* glibc: start over */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(ac, p.av, "-bcCdfghik:mMno:rRsS:t:T:uVy:z", long_options, NULL)) != -1) {
+        const int rc = text_option(&p, c);
+        if (rc != -1)
+            return rc;
+        if (a->help || a->version)
+            return -1; /* at once, as GNU sort: nothing after them is read */
+    }
+    int rc = finish_keys(&p);
+    if (rc == -1)
+        rc = finish_files(&p);
+    if (rc == -1)
+        rc = check_locale();
+    return rc;
 }
