@@ -32,17 +32,26 @@ if ! grep -q '^NAME' clsort.1.txt; then
 fi
 
 # every help text fits a terminal of 80 columns
-for cmd in sort merge gen devices bench; do
+for cmd in sort merge gen devices bench text; do
     wide=$("$CLSORT" help $cmd | awk 'length > 80')
     check "clsort help $cmd: lines of 80 columns at most" test -z "$wide"
     [ -z "$wide" ] || printf '%s\n' "$wide"
 done
 
 # every long option in the help texts is in clsort(1)
-for cmd in sort merge gen devices bench; do
+for cmd in sort merge gen devices bench text; do
     for opt in $("$CLSORT" help $cmd | grep -oE '(^|[ ,])--[a-z][a-z-]*' | tr -d ' ,' | sort -u); do
         check "clsort(1) documents $cmd $opt" grep -qF -- "$opt" clsort.1.txt
     done
+done
+# clsort text shares many option names with clsort sort, with other meanings: each of its options
+# (`clsort text --help`, long and short) must be in its own subsection of clsort(1)
+# (a subsection's title is indented 3 columns, the synopsis 7)
+sed -n '/^   clsort text \[option\]/,/^   clsort help/p' clsort.1.txt > text.1.txt
+check "clsort(1) has a subsection for clsort text" test -s text.1.txt
+for opt in $("$CLSORT" text --help | grep -oE '(^|[ ,])--[a-z][a-z0-9-]*' | tr -d ' ,' | sort -u) \
+        $("$CLSORT" text --help | grep -oE '^  -[a-zA-Z],' | tr -d ' ,' | sort -u); do
+    check "clsort(1)'s clsort text documents $opt" grep -qE -- "(^|[^a-z0-9-])$opt([^a-z0-9-]|$)" text.1.txt
 done
 for word in "EXIT STATUS" CLSORT_DEVICE zipf --plot --json; do
     check "clsort(1) mentions $word" grep -qF -- "$word" clsort.1.txt
