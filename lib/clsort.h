@@ -1037,6 +1037,64 @@ CLSORT_API size_t clsort_gather_lines(const clsort_lines_spec *spec, const char 
                                       const uint64_t *starts, const uint64_t *order, size_t n,
                                       char *out);
 
+/** Where clsort_sort_lines_stream() gets its bytes: a callback the library calls until it returns 0. */
+typedef struct clsort_lines_source {
+    /** Place up to @p max bytes of the input at @p buf (lines may be cut anywhere between calls);
+     *  return how many were placed, 0 at the end of the input, or -1 to stop the sort with
+     *  ::CLSORT_ERROR_IO (the callback reports its own error). A return above @p max stops it
+     *  with ::CLSORT_ERROR_INVALID_ARGUMENT. */
+    long long (*read)(void *user, char *buf, size_t max);
+    void *user;
+    /** Bytes the source will give, when known (a block that holds them is allocated at once, and
+     *  an input that needs run files has its directories checked before it is read), else
+     *  ::CLSORT_SIZE_UNKNOWN. A hint: more or fewer are sorted too. */
+    uint64_t size;
+} clsort_lines_source;
+
+/** Where clsort_sort_lines_stream() puts the sorted lines, in order. */
+typedef struct clsort_lines_sink {
+    /** @p len bytes of the output, lines each ended by the delimiter (a long line may be cut
+     *  between calls); valid only during the call. Return 0, or non-zero to stop the sort with
+     *  ::CLSORT_ERROR_IO. */
+    int (*write)(void *user, const char *buf, size_t len);
+    void *user;
+} clsort_lines_sink;
+
+/**
+ * Sort lines of text that come from a callback and go to another, of any size, within a memory
+ * budget: the output is what clsort_sort_lines() and clsort_gather_lines() give for the whole
+ * input (GNU sort's order; with spec->unique the first of lines whose keys compare equal,
+ * across the whole input), byte for byte.
+ *
+ * The source's bytes are read into a block until the block, its sorted copy and its line tables
+ * (its bytes twice, plus about 96 bytes a line) fill clsort_stream_settings.memory_bytes (0: half of
+ * physical memory), or until it holds clsort_stream_settings.run_records lines when that is set.
+ * Each block is sorted by clsort_sort_lines() (on the device with @p ctx, on the host's threads
+ * with NULL). An input that fits one block goes to the sink with no file; else each sorted block
+ * is written as a run to a nameless file in clsort_stream_settings.temp_dirs, used in turn (none
+ * given: `$TMPDIR` as it was when @p ctx opened, else /tmp; /tmp without a context), and the runs
+ * are merged on the calling thread by the same comparison, each read back a buffered block at a
+ * time, equal lines taken from the earlier run first; more runs than clsort_stream_settings.fan_in
+ * (0: 64) are first merged in groups into longer runs. The threads and progress settings are not
+ * used. A last line without its delimiter gets one. On an error the sink may have received part of
+ * the output: the caller discards it.
+ *
+ * @param ctx       a context, or NULL to sort on the host's threads alone
+ * @param settings  memory budget, temporary directories, fan-in; NULL for the defaults
+ * @param stats     receives n (the lines read), runs, runs_spilled, merge_levels, temp_bytes,
+ *                  memory_bytes, read_ms, write_ms, spill_ms, merge_ms and total_ms; may be NULL
+ * @return ::CLSORT_OK; ::CLSORT_ERROR_INVALID_ARGUMENT for a spec that does not hold together or a
+ *         NULL callback; ::CLSORT_ERROR_IO when a callback failed or a run file could not be made,
+ *         written or read (the detail names the directory and the space needed);
+ *         ::CLSORT_ERROR_OUT_OF_HOST_MEMORY; else as clsort_sort_lines()
+ */
+CLSORT_API clsort_status clsort_sort_lines_stream(clsort_context *ctx,
+                                                  const clsort_lines_spec *spec,
+                                                  const clsort_lines_source *source,
+                                                  const clsort_lines_sink *sink,
+                                                  const clsort_stream_settings *settings,
+                                                  clsort_stats *stats);
+
 /** The comparison of two lines (without delimiters) that clsort_sort_lines() sorts by: <0, 0, >0.
  *  0 also for a spec that does not hold together; clsort_lines_order_new() checks it once, for
  *  many comparisons (merges of sorted files, checks of order). */

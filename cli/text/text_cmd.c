@@ -1,12 +1,13 @@
 /*
  * clsort text: text lines sorted as `LC_ALL=C sort` sorts them, byte for byte (GNU sort's options,
- * text_args.c). The inputs are read one after the other into a block of lines; a block is sorted by
- * clsort_sort_lines() (on the device from 1 MiB of input, or with --device, else on the host's
- * threads) and written out, or, when the input is larger than the -S budget, written sorted to a
- * nameless run file and the runs merged with the same comparison. -m merges the inputs as they are,
- * -c and -C check the order. Output goes through io.c: a temporary file put in place at the end, so
- * that no partial output is left and the output may be an input.
- * Calls text_args.c, the library (clsort_sort_lines, clsort_lines_order_*), io.c, settings.c, msg.c.
+ * text_args.c). The inputs, one after the other, are the source of the library's
+ * clsort_sort_lines_stream() (on the device from 1 MiB of input, or with --device, else on the
+ * host's threads), which sorts them in blocks within the -S budget, as runs in nameless files in -T
+ * and merged when they do not fit, into the output. -m merges the inputs as they are (a heap here,
+ * over the library's comparison), -c and -C check the order. Output goes through io.c: a temporary
+ * file put in place at the end, so that no partial output is left and the output may be an input.
+ * Calls text_args.c, the library (clsort_sort_lines_stream, clsort_lines_order_*), io.c,
+ * settings.c, msg.c.
  */
 #include "cli.h"
 #include "io.h"
@@ -14,84 +15,28 @@
 #include "text.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* From this much input on, the device sorts (a context costs more than it saves below) */
 #define TEXT_DEVICE_MIN (1u << 20)
 #define TEXT_OUT_BYTES (1u << 20)
-/* The default budget: the input and its line tables in memory up to this part of physical memory */
+/* The default budget: the input and its line tables in memory up to this part of physical memory
+ * (the library's default too) */
 #define TEXT_DEFAULT_SHARE 2
-/* Memory a line takes beside its bytes (twice: the block and its sorted copy) while its block
- * sorts: its start, prefix and place in the
- * order (8 bytes each), then the device sort's host copy of prefix and place (16) and, on a CPU
- * device, its buffers and scratch (32): 64 MiB of words, 7 million lines, peaked at 580 MB */
-#define TEXT_LINE_COST 96
-
-/* A run file with no name: O_TMPFILE, else a file unlinked the moment it exists (every signal
- * held off in between), so that nothing is left behind by a failure, a signal or a crash. */
-static int nameless_file(const char *dir)
-{
-#ifdef O_TMPFILE
-    const int tfd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (tfd >= 0 || (errno != EISDIR && errno != EOPNOTSUPP && errno != EINVAL))
-        return tfd;
-#endif
-    char path[4200];
-    if (snprintf(path, sizeof path, "%s/.clsort-text-XXXXXX", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int fd = mkostemp(path, O_CLOEXEC);
-    int saved = errno;
-    if (fd >= 0 && unlink(path) != 0) {
-        saved = errno;
-        close(fd);
-        fd = -1;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = saved;
-    return fd;
-}
-
-/* A source of bytes: an input file or a run file. */
+/* An input file read for -m and -c. */
 typedef struct source {
-    input_file in;  /* an input, or */
-    int fd;         /* a run file (>= 0), read from offset 0 */
-    uint64_t off, size;
+    input_file in;
     const char *name;
 } source;
 
 static int source_read(source *s, char *buf, size_t cap, size_t *got)
 {
-    if (s->fd < 0)
-        return input_read_some(&s->in, buf, cap, got) == EXIT_OK ? 0 : -1;
-    const uint64_t left = s->size - s->off;
-    size_t want = cap < left ? cap : (size_t)left;
-    size_t n = 0;
-    while (n < want) {
-        const ssize_t r = pread(s->fd, buf + n, want - n, (off_t)(s->off + n));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            msg_error("cannot read a temporary run file: %s", r < 0 ? strerror(errno) : "it ended early");
-            return -1;
-        }
-        n += (size_t)r;
-    }
-    s->off += n;
-    *got = n;
-    return 0;
+    return input_read_some(&s->in, buf, cap, got) == EXIT_OK ? 0 : -1;
 }
-
 /* Lines read from a source a block at a time (a longer line grows the block). */
 typedef struct reader {
     source *src;
@@ -157,9 +102,7 @@ static int reader_next(reader *r)
 
 /* Buffered output of lines, each ended by the delimiter. */
 typedef struct writer {
-    output_file *out; /* or NULL: a run file */
-    int fd;
-    uint64_t off;
+    output_file *out;
     char *buf;
     size_t n;
     char delim;
@@ -169,23 +112,8 @@ static int writer_flush(writer *w)
 {
     if (w->n == 0)
         return 0;
-    if (w->out) {
-        if (output_write(w->out, w->buf, w->n) != EXIT_OK)
-            return -1;
-    } else {
-        size_t done = 0;
-        while (done < w->n) {
-            const ssize_t r = pwrite(w->fd, w->buf + done, w->n - done, (off_t)(w->off + done));
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0) {
-                msg_error("cannot write a temporary run file: %s", r < 0 ? strerror(errno) : "no space");
-                return -1;
-            }
-            done += (size_t)r;
-        }
-        w->off += w->n;
-    }
+    if (output_write(w->out, w->buf, w->n) != EXIT_OK)
+        return -1;
     w->n = 0;
     return 0;
 }
@@ -222,9 +150,6 @@ typedef struct text_job {
     output_file out;
     int have_out;
     writer w;
-    int run_fds[4096];
-    uint64_t run_sizes[4096];
-    size_t n_runs;
     const char *tmpdir;
 } text_job;
 
@@ -253,77 +178,6 @@ static int want_device(text_job *j, size_t len)
             j->ctx = NULL; /* the host sorts the same lines the same way */
         }
     }
-    return 0;
-}
-
-/* Sort one block of whole lines and write it to w. */
-static int sort_block(text_job *j, const char *buf, size_t len, writer *w)
-{
-    if (want_device(j, len) != 0)
-        return -1;
-    const size_t n = clsort_lines_count(&j->a.spec, buf, len);
-    uint64_t *starts = malloc((n + 1) * sizeof *starts);
-    uint64_t *order = malloc((n ? n : 1) * sizeof *order);
-    size_t kept = 0;
-    int rc = -1;
-    char *out = NULL;
-    if (!starts || !order) {
-        msg_error("out of memory for the tables of %zu lines", n);
-        goto done;
-    }
-    const clsort_status st = clsort_sort_lines(j->ctx, &j->a.spec, buf, len, starts, order, &kept, NULL);
-    if (st != CLSORT_OK) {
-        msg_lib_error("sorting lines", st, j->ctx ? clsort_error_detail(j->ctx) : clsort_last_error_detail());
-        goto done;
-    }
-    /* the lines gathered on the host's threads into one copy, written at once; without room for
-     * it, line by line */
-    out = kept ? malloc(len + 1) : NULL;
-    if (out) {
-        io_prefault(out, len + 1, 0); /* huge pages, faulted by several threads */
-        const size_t bytes = clsort_gather_lines(&j->a.spec, buf, starts, order, kept, out);
-        if (writer_flush(w) != 0)
-            goto done;
-        char *saved = w->buf;
-        w->buf = out;
-        w->n = bytes;
-        rc = writer_flush(w);
-        w->buf = saved;
-        w->n = 0;
-        goto done;
-    }
-    for (size_t i = 0; i < kept; i++) {
-        const uint64_t k = order[i];
-        if (writer_line(w, buf + starts[k], (size_t)(starts[k + 1] - starts[k] - 1)) != 0)
-            goto done;
-    }
-    rc = writer_flush(w);
-done:
-    free(out);
-    free(starts);
-    free(order);
-    return rc;
-}
-
-/* A sorted block to a nameless run file. */
-static int write_run(text_job *j, const char *buf, size_t len)
-{
-    if (j->n_runs == sizeof j->run_fds / sizeof j->run_fds[0]) {
-        msg_error("more than %zu runs: give a larger -S", j->n_runs);
-        return -1;
-    }
-    const int fd = nameless_file(j->tmpdir);
-    if (fd < 0) {
-        msg_error("cannot create a temporary file in %s: %s", j->tmpdir, strerror(errno));
-        return -1;
-    }
-    j->run_fds[j->n_runs] = fd;
-    j->run_sizes[j->n_runs] = 0;
-    j->n_runs++;
-    writer w = { NULL, fd, 0, j->w.buf, 0, j->a.spec.delimiter };
-    if (sort_block(j, buf, len, &w) != 0)
-        return -1;
-    j->run_sizes[j->n_runs - 1] = w.off;
     return 0;
 }
 
@@ -415,7 +269,6 @@ done:
 static int open_source(source *s, const char *path)
 {
     memset(s, 0, sizeof *s);
-    s->fd = -1;
     s->name = path;
     if (input_open(&s->in, path) != EXIT_OK)
         return -1;
@@ -506,7 +359,116 @@ done:
     return rc;
 }
 
-/* Read the inputs into blocks of whole lines; each block that fills the budget becomes a run. */
+/* The inputs one after the other as the library's source of bytes: each file's last line ends at
+ * its end (a delimiter added where it has none), as GNU sort reads several files. The first bytes
+ * may have been read ahead (pre) to choose the device. */
+typedef struct text_source {
+    text_job *j;
+    size_t next;      /* the next file to open */
+    int open, any;    /* a file is open; it gave bytes */
+    char last;        /* the last byte it gave */
+    int failed;       /* an input's error, said */
+    input_file in;
+    char *pre;
+    size_t pre_len, pre_off;
+} text_source;
+
+static long long text_source_files(text_source *t, char *buf, size_t max)
+{
+    const char delim = t->j->a.spec.delimiter;
+    for (;;) {
+        if (!t->open) {
+            if (t->next == t->j->a.n_files)
+                return 0;
+            if (input_open(&t->in, t->j->a.files[t->next]) != EXIT_OK) {
+                t->failed = 1;
+                return -1;
+            }
+            t->open = 1;
+            t->any = 0;
+        }
+        size_t got = 0;
+        if (input_read_some(&t->in, buf, max, &got) != EXIT_OK) {
+            t->failed = 1;
+            return -1;
+        }
+        if (got) {
+            t->any = 1;
+            t->last = buf[got - 1];
+            return (long long)got;
+        }
+        input_close(&t->in);
+        t->open = 0;
+        t->next++;
+        if (t->any && t->last != delim) {
+            buf[0] = delim;
+            return 1;
+        }
+    }
+}
+
+static long long text_source_read(void *user, char *buf, size_t max)
+{
+    text_source *t = user;
+    if (t->pre_off < t->pre_len) {
+        const size_t n = t->pre_len - t->pre_off < max ? t->pre_len - t->pre_off : max;
+        memcpy(buf, t->pre + t->pre_off, n);
+        t->pre_off += n;
+        return (long long)n;
+    }
+    return text_source_files(t, buf, max);
+}
+
+/* Up to max bytes of the inputs read ahead; 0, or -1 on an error (said). */
+static int text_source_ahead(text_source *t, size_t max)
+{
+    t->pre = malloc(max);
+    if (!t->pre) {
+        msg_error("out of memory");
+        return -1;
+    }
+    while (t->pre_len < max) {
+        const long long got = text_source_files(t, t->pre + t->pre_len, max - t->pre_len);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        t->pre_len += (size_t)got;
+    }
+    return 0;
+}
+
+/* The inputs' bytes when each is a regular file, else CLSORT_SIZE_UNKNOWN: the library's hint. */
+static uint64_t text_inputs_size(const text_args *a)
+{
+    uint64_t sum = 0;
+    for (size_t f = 0; f < a->n_files; f++) {
+        struct stat st;
+        const int r = strcmp(a->files[f], "-") == 0 ? fstat(STDIN_FILENO, &st) : stat(a->files[f], &st);
+        if (r != 0 || !S_ISREG(st.st_mode))
+            return CLSORT_SIZE_UNKNOWN;
+        sum += (uint64_t)st.st_size;
+    }
+    return sum;
+}
+
+/* The library's sink: the output, opened at the first bytes (everything has been read by then). */
+typedef struct text_sink {
+    text_job *j;
+    int failed; /* the output's error, said */
+} text_sink;
+
+static int text_sink_write(void *user, const char *buf, size_t len)
+{
+    text_sink *k = user;
+    if ((!k->j->have_out && open_output(k->j) != 0) || output_write(&k->j->out, buf, len) != EXIT_OK) {
+        k->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Sort the inputs through clsort_sort_lines_stream() into the output. */
 static int sort_inputs(text_job *j)
 {
     uint64_t budget = j->a.memory;
@@ -514,113 +476,35 @@ static int sort_inputs(text_job *j)
         const uint64_t phys = io_physical_memory();
         budget = phys ? phys / TEXT_DEFAULT_SHARE : (uint64_t)1 << 32;
     }
-    /* a read's piece: small budgets make small blocks */
-    const size_t piece = budget / 4 < (64u << 10) ? 64u << 10 : budget / 4 > (16u << 20) ? 16u << 20
-                                                                 : (size_t)(budget / 4);
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    uint64_t lines = 0; /* delimiters in buf */
+    text_source t = { .j = j };
+    text_sink k = { .j = j };
     int rc = -1;
-    const char delim = j->a.spec.delimiter;
-    for (size_t f = 0; f < j->a.n_files; f++) {
-        source s;
-        if (open_source(&s, j->a.files[f]) != 0)
-            goto done;
-        /* a regular file that fits: its room at once, not by doubling */
-        if (s.in.is_regular && s.in.size && len + s.in.size + 1 > cap &&
-            2 * (len + s.in.size + 1) + TEXT_LINE_COST * (lines + s.in.size / 8) <= budget) {
-            char *nb = realloc(buf, len + (size_t)s.in.size + 1);
-            if (nb) {
-                buf = nb;
-                cap = len + (size_t)s.in.size + 1;
-            }
-        }
-        for (;;) {
-            if (lines && 2 * len + TEXT_LINE_COST * lines >= budget) {
-                /* the block fills the budget: its whole lines become a run */
-                size_t whole = len;
-                while (whole > 0 && buf[whole - 1] != delim)
-                    whole--;
-                if (write_run(j, buf, whole) != 0) {
-                    input_close(&s.in);
-                    goto done;
-                }
-                memmove(buf, buf + whole, len - whole);
-                len -= whole;
-                lines = 0;
-            }
-            if (cap - len < piece / 2) {
-                const size_t ncap = cap + (cap > piece ? cap : piece);
-                char *nb = realloc(buf, ncap);
-                if (!nb) {
-                    msg_error("out of memory for %zu bytes of input; give -S a smaller size", ncap);
-                    input_close(&s.in);
-                    goto done;
-                }
-                buf = nb;
-                cap = ncap;
-            }
-            size_t got = 0, want = cap - len < piece ? cap - len : piece;
-            if (source_read(&s, buf + len, want, &got) != 0) {
-                input_close(&s.in);
-                goto done;
-            }
-            if (got == 0)
-                break;
-            for (const char *p = buf + len, *e = buf + len + got;
-                 (p = memchr(p, delim, (size_t)(e - p))) != NULL; p++)
-                lines++;
-            len += got;
-        }
-        input_close(&s.in);
-        /* each file's last line ends at its end */
-        if (len && buf[len - 1] != delim) {
-            if (len == cap) {
-                char *nb = realloc(buf, cap + 1);
-                if (!nb) {
-                    msg_error("out of memory");
-                    goto done;
-                }
-                buf = nb;
-                cap++;
-            }
-            buf[len++] = delim;
-            lines++;
-        }
-    }
-    if (j->n_runs == 0) {
-        if (open_output(j) != 0)
-            goto done;
-        rc = sort_block(j, buf, len, &j->w);
+    /* the device for blocks of 1 MiB or more: the first MiB read ahead says whether there are */
+    if (!j->a.device && text_source_ahead(&t, TEXT_DEVICE_MIN) != 0)
+        goto done;
+    if (want_device(j, t.pre_len == TEXT_DEVICE_MIN && budget / 2 >= TEXT_DEVICE_MIN ? TEXT_DEVICE_MIN
+                                                                                    : 0) != 0)
+        goto done;
+    const clsort_lines_source src = { text_source_read, &t, text_inputs_size(&j->a) };
+    const clsort_lines_sink sink = { text_sink_write, &k };
+    const char *dirs[1] = { j->tmpdir };
+    clsort_stream_settings set;
+    clsort_stream_settings_default(&set);
+    set.memory_bytes = budget;
+    set.temp_dirs = dirs;
+    set.n_temp_dirs = 1;
+    const clsort_status st = clsort_sort_lines_stream(j->ctx, &j->a.spec, &src, &sink, &set, NULL);
+    if (st != CLSORT_OK) {
+        if (!t.failed && !k.failed)
+            msg_lib_error("sorting lines", st,
+                          j->ctx ? clsort_error_detail(j->ctx) : clsort_last_error_detail());
         goto done;
     }
-    if (len && write_run(j, buf, len) != 0)
-        goto done;
-    free(buf);
-    buf = NULL;
-    source *s = calloc(j->n_runs, sizeof *s);
-    reader *r = calloc(j->n_runs, sizeof *r);
-    size_t ready = 0;
-    if (s && r) {
-        const uint64_t per = budget / 2 / j->n_runs;
-        const size_t block = per < (64u << 10) ? 64u << 10 : per > (8u << 20) ? 8u << 20 : (size_t)per;
-        for (; ready < j->n_runs; ready++) {
-            s[ready].fd = j->run_fds[ready];
-            s[ready].size = j->run_sizes[ready];
-            if (reader_init(&r[ready], &s[ready], block, delim) != 0)
-                break;
-        }
-        if (ready == j->n_runs && open_output(j) == 0)
-            rc = merge_readers(j, r, j->n_runs);
-    } else {
-        msg_error("out of memory");
-    }
-    for (size_t i = 0; i < ready; i++)
-        free(r[i].buf);
-    free(s);
-    free(r);
+    rc = j->have_out ? 0 : open_output(j); /* an empty output */
 done:
-    free(buf);
+    if (t.open)
+        input_close(&t.in);
+    free(t.pre);
     return rc;
 }
 
@@ -741,7 +625,6 @@ int cmd_text(int argc, char **argv, int first)
     j->tmpdir = j->a.tmpdir ? j->a.tmpdir : settings()->tmpdir ? settings()->tmpdir : "/tmp";
     j->w.buf = malloc(TEXT_OUT_BYTES);
     j->w.delim = j->a.spec.delimiter;
-    j->w.fd = -1;
     if (!j->w.buf) {
         msg_error("out of memory");
         rc = TEXT_EXIT_ERROR;
@@ -760,8 +643,6 @@ int cmd_text(int argc, char **argv, int first)
 out:
     if (j->have_out)
         output_abort(&j->out);
-    for (size_t i = 0; i < j->n_runs; i++)
-        close(j->run_fds[i]);
     free(j->w.buf);
     clsort_lines_order_free(j->order);
     clsort_close(&j->ctx);
