@@ -31,7 +31,7 @@ double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static void put(const char *s, size_t len)
+static void progress_put(const char *s, size_t len)
 {
     while (len > 0) {
         ssize_t w = write(STDERR_FILENO, s, len);
@@ -45,7 +45,7 @@ static void put(const char *s, size_t len)
 static void clear_line(void)
 {
     if (drawn) {
-        put("\r\033[K", 4);
+        progress_put("\r\033[K", 4);
         drawn = 0;
     }
 }
@@ -105,13 +105,13 @@ static void draw(double now)
         len = width - 1;
     if (len >= (int)sizeof line)
         len = (int)sizeof line - 1;
-    put("\r", 1);
-    put(line, (size_t)len);
-    put("\033[K", 3);
+    progress_put("\r", 1);
+    progress_put(line, (size_t)len);
+    progress_put("\033[K", 3);
     drawn = 1;
 }
 
-static void *run(void *arg)
+static void *progress_main(void *arg)
 {
     (void)arg;
     /* signals are for the main thread, whose handler removes the temporary files */
@@ -147,7 +147,7 @@ void progress_start(int enabled)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    running = pthread_create(&thread, NULL, run, NULL) == 0;
+    running = pthread_create(&thread, NULL, progress_main, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -205,5 +205,5 @@ void progress_hide(void)
 void progress_signal_clear(void)
 {
     if (drawn)
-        put("\r\033[K", 4);
+        progress_put("\r\033[K", 4);
 }

@@ -12,7 +12,7 @@
 static cli_settings current;
 
 /* A decimal byte count, or 0 when text is not one. */
-static int parse_count(const char *text, uint64_t *out)
+static int parse_env_count(const char *text, uint64_t *out)
 {
     char *end;
     errno = 0;
@@ -27,7 +27,7 @@ void settings_load(void)
 {
     const char *stop = getenv("CLSORT_TEST_STOP_AFTER_READ");
     if (stop && *stop) {
-        current.stop_after_read_set = parse_count(stop, &current.stop_after_read);
+        current.stop_after_read_set = parse_env_count(stop, &current.stop_after_read);
         if (!current.stop_after_read_set)
             current.stop_after_read_bad = stop;
     }
@@ -36,10 +36,10 @@ void settings_load(void)
     if (commit && *commit && !current.stop_in_commit && strcmp(commit, "0"))
         current.stop_in_commit_bad = commit;
     const char *run = getenv("CLSORT_TEST_RECORD_RUN");
-    if (run && !parse_count(run, &current.record_run))
+    if (run && !parse_env_count(run, &current.record_run))
         current.record_run = 0;
     const char *batch = getenv("CLSORT_TEST_SEGMENT_BATCH");
-    if (batch && !parse_count(batch, &current.segment_batch))
+    if (batch && !parse_env_count(batch, &current.segment_batch))
         current.segment_batch = 0;
     const char *prefault = getenv("CLSORT_PREFAULT");
     current.prefault = !prefault ? -1 : !strcmp(prefault, "0") ? 0 : !strcmp(prefault, "1") ? 1 : -1;

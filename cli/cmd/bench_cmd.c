@@ -70,7 +70,7 @@ static double median(double *v, unsigned n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static uint64_t mix64(uint64_t z)
+static uint64_t bench_mix64(uint64_t z)
 {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -81,7 +81,7 @@ static uint64_t pairs_fingerprint(const uint32_t *k, const uint32_t *v, size_t n
 {
     uint64_t s = 0;
     for (size_t i = 0; i < n; i++)
-        s += mix64(((uint64_t)k[i] << 32 | (v ? v[i] : 0)) + 1);
+        s += bench_mix64(((uint64_t)k[i] << 32 | (v ? v[i] : 0)) + 1);
     return s;
 }
 

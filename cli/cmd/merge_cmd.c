@@ -47,7 +47,7 @@ typedef struct merge_job {
     uint64_t n_in, n_out;
 } merge_job;
 
-static void job_cleanup(merge_job *j)
+static void merge_job_cleanup(merge_job *j)
 {
     for (size_t i = 0; i < j->n_open; i++)
         sorted_close(&j->in[i]);
@@ -125,7 +125,7 @@ static int fill_input(void *user, size_t i, kmerge_block *b)
 
 /* The next merged record to the output block; with -u, only when its key differs from the last
  * one written. */
-static int put(merge_job *j, const kmerge_item *it)
+static int merge_put(merge_job *j, const kmerge_item *it)
 {
     j->n_in++;
     if (j->a.s.unique && j->have_last &&
@@ -146,7 +146,7 @@ static int put(merge_job *j, const kmerge_item *it)
 
 /* Step 2: each input's first block read, then the smallest record taken until every input is at its
  * end; an input's next block is read (and checked) when its block is used up. */
-static int merge(merge_job *j)
+static int merge_inputs(merge_job *j)
 {
     uint64_t total = 0;
     int sized = 1;
@@ -158,7 +158,7 @@ static int merge(merge_job *j)
     int rc = kmerge_start(&j->merge, &j->key, j->rs, j->a.n_inputs, fill_input, j);
     kmerge_item it;
     while (rc == EXIT_OK && kmerge_next(&j->merge, &it, &rc))
-        rc = put(j, &it);
+        rc = merge_put(j, &it);
     return rc == EXIT_OK ? flush_out(j) : rc;
 }
 
@@ -201,10 +201,10 @@ int cmd_merge(int argc, char **argv, int first)
     progress_start(!s->common.no_progress);
     rc = open_files(&j);
     if (rc == EXIT_OK)
-        rc = merge(&j);
+        rc = merge_inputs(&j);
     if (rc == EXIT_OK)
         rc = commit(&j);
     progress_end();
-    job_cleanup(&j);
+    merge_job_cleanup(&j);
     return rc;
 }

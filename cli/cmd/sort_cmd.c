@@ -61,7 +61,7 @@ typedef struct sort_job {
     run_report rep;
 } sort_job;
 
-static void job_cleanup(sort_job *j)
+static void sort_job_cleanup(sort_job *j)
 {
     if (j->have_kout)
         output_abort(&j->kout);
@@ -125,7 +125,7 @@ static int read_values(sort_job *j, unsigned char *values, size_t m)
 }
 
 /* The library's source: the next records of the input(s), fingerprinted for --verify. */
-static long long source_read(void *user, void *keys, void *values, size_t max)
+static long long keys_source_read(void *user, void *keys, void *values, size_t max)
 {
     sort_job *j = user;
     size_t m = 0;
@@ -149,7 +149,7 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
 
 /* The library's sink: sorted records to the output(s), checked for --verify (the sort's output, before
  * -u drops any). */
-static int sink_write(void *user, const void *keys, const void *values, size_t m)
+static int keys_sink_write(void *user, const void *keys, const void *values, size_t m)
 {
     sort_job *j = user;
     if (j->limit) { /* --top: the first records only, the rest of the sorted output dropped */
@@ -180,7 +180,7 @@ static int sink_write(void *user, const void *keys, const void *values, size_t m
 
 /* The library's progress: a merge into a run file is a phase of its own on the progress line (the
  * reads and the final writes count themselves as they happen). */
-static void on_progress(void *user, const char *phase, uint64_t done, uint64_t total)
+static void sort_progress(void *user, const char *phase, uint64_t done, uint64_t total)
 {
     sort_job *j = user;
     const uint64_t rs = layout_record_size(&j->a.layout);
@@ -391,7 +391,7 @@ static int plan_device(sort_job *j)
 /* -S: the memory for the data, as sort(1)'s buffer: what the process holds besides (the OpenCL
  * driver, the programs) is not counted; -T, --parallel, --batch-size as given. What the process
  * holds before the data is measured for the report. */
-static int plan_budget(sort_job *j)
+static int plan_sort_budget(sort_job *j)
 {
     const sort_args *a = &j->a;
     clsort_stream_settings *set = &j->set;
@@ -505,8 +505,8 @@ static int open_outputs(sort_job *j)
 static int sort_segments(sort_job *j)
 {
     const layout_args *l = &j->a.layout;
-    clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN, l->kv };
-    clsort_sink dst = { sink_write, j, l->kv };
+    clsort_source src = { keys_source_read, j, CLSORT_SIZE_UNKNOWN, l->kv };
+    clsort_sink dst = { keys_sink_write, j, l->kv };
     j->t_read = now_ms();
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
@@ -528,11 +528,11 @@ static int sort_stream(sort_job *j)
         return sort_segments(j);
     const layout_args *l = &j->a.layout;
     const uint64_t rs = layout_record_size(l);
-    clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN, l->kv };
+    clsort_source src = { keys_source_read, j, CLSORT_SIZE_UNKNOWN, l->kv };
     if (j->kin.is_regular && j->kin.size)
         src.n = j->kin.size / rs;
-    clsort_sink dst = { sink_write, j, l->kv };
-    j->set.progress = on_progress;
+    clsort_sink dst = { keys_sink_write, j, l->kv };
+    j->set.progress = sort_progress;
     j->set.progress_user = j;
     verify_start(&j->check);
     j->t_read = now_ms();
@@ -608,14 +608,14 @@ static int top_read(sort_job *j, top_buffers *b, size_t at, size_t max, size_t *
         const size_t pos = at + *got;
         long long m;
         if (j->a.layout.kv) {
-            m = source_read(j, b->records, NULL, max - *got);
+            m = keys_source_read(j, b->records, NULL, max - *got);
             for (long long i = 0; i < m; i++) { /* split on the host: blocks are small */
                 const unsigned char *r = b->records + (size_t)i * (j->ks + j->vs);
                 memcpy(b->keys + (pos + (size_t)i) * j->ks, r, j->ks);
                 memcpy(b->values + (pos + (size_t)i) * j->vs, r + j->ks, j->vs);
             }
         } else {
-            m = source_read(j, b->keys + pos * j->ks, j->has_values ? b->values + pos * j->vs : NULL,
+            m = keys_source_read(j, b->keys + pos * j->ks, j->has_values ? b->values + pos * j->vs : NULL,
                             max - *got);
         }
         if (m < 0)
@@ -656,13 +656,13 @@ static int top_take(sort_job *j, top_buffers *b, size_t have, size_t k)
 static int top_write(sort_job *j, top_buffers *b, size_t k)
 {
     if (!j->a.layout.kv)
-        return sink_write(j, b->keys, j->vs ? b->values : NULL, k) ? j->io_rc : EXIT_OK;
+        return keys_sink_write(j, b->keys, j->vs ? b->values : NULL, k) ? j->io_rc : EXIT_OK;
     for (size_t i = 0; i < k; i++) {
         unsigned char *r = b->records + i * (j->ks + j->vs);
         memcpy(r, b->keys + i * j->ks, j->ks);
         memcpy(r + j->ks, b->values + i * j->vs, j->vs);
     }
-    return sink_write(j, b->records, NULL, k) ? j->io_rc : EXIT_OK;
+    return keys_sink_write(j, b->records, NULL, k) ? j->io_rc : EXIT_OK;
 }
 
 static int top_stream(sort_job *j)
@@ -841,7 +841,7 @@ static int report(sort_job *j)
  * is sort(1)'s: 1 for a record out of order (said, unless -C), 2 for an input that could not be
  * checked (opened, read, whole records); the offsets of --segments are an option's, and their
  * errors exit 1 as the sort's do. */
-static int check_order(sort_job *j)
+static int check_keys_order(sort_job *j)
 {
     job_spec(j, &j->spec);
     sorted_reader r;
@@ -891,16 +891,16 @@ static int sort_fields(sort_job *j)
                        &j->stats, &j->fields_out);
 }
 
-static int run(sort_job *j)
+static int run_sort(sort_job *j)
 {
     int (*steps[])(sort_job *) = {
-        plan_files, open_outputs, plan_device, plan_budget, sort_stream, commit_outputs, report,
+        plan_files, open_outputs, plan_device, plan_sort_budget, sort_stream, commit_outputs, report,
     };
     static int (*const field_steps[])(sort_job *) = {
-        plan_files, open_outputs, plan_device, plan_budget, sort_fields, commit_outputs, report,
+        plan_files, open_outputs, plan_device, plan_sort_budget, sort_fields, commit_outputs, report,
     };
     if (j->a.check)
-        return check_order(j);
+        return check_keys_order(j);
     if (j->a.record_size) {
         int rc = EXIT_OK;
         for (size_t i = 0; i < sizeof field_steps / sizeof field_steps[0] && rc == EXIT_OK; i++)
@@ -941,8 +941,8 @@ int cmd_sort(int argc, char **argv, int first)
     io_install_signal_handlers();
     g_output_sync = j.a.common.sync;
     progress_start(!j.a.common.no_progress);
-    rc = run(&j);
+    rc = run_sort(&j);
     progress_end();
-    job_cleanup(&j);
+    sort_job_cleanup(&j);
     return rc;
 }

@@ -97,6 +97,8 @@ void dsort_launcher_gone(job *j);
 /* Testing: this rank stops itself (SIGSTOP) if CLSORT_MPI_TEST_STOP names it and this point. */
 void dsort_test_stop(job *j, int point);
 
+/* MPI's text of an error code, in buf (MPI_MAX_ERROR_STRING bytes). */
+const char *dsort_mpi_error_text(int rc, char *buf);
 /* Reads or writes len bytes at off of an MPI file in pieces of at most piece_bytes; 0 or -1 with
  * the error recorded (name: the file's, for it). */
 int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,

@@ -149,7 +149,7 @@ static void print_stats(job *j)
     free(devices);
 }
 
-static int run(job *j)
+static int run_steps(job *j)
 {
     void (*steps[])(job *) = {dsort_read, dsort_local, dsort_sample, dsort_exchange, dsort_merge};
     int code;
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
         j.spec.begin_bit = a.begin_bit;
         j.spec.end_bit = a.end_bit;
         j.threads = a.parallel ? a.parallel : default_threads(&j);
-        code = run(&j);
+        code = run_steps(&j);
     }
     if (j.rank == 0)
         mout_close(&j); /* whatever ended the run: a temporary name that is left goes */

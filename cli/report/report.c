@@ -140,7 +140,7 @@ void report_line(FILE *f, const run_report *r)
  * JSON
  */
 
-static void put(json_buf *j, const char *s, size_t n)
+static void report_put(json_buf *j, const char *s, size_t n)
 {
     if (j->failed)
         return;
@@ -170,12 +170,12 @@ static void putf(json_buf *j, const char *fmt, ...)
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     if (n > 0)
-        put(j, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+        report_put(j, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 void json_raw(json_buf *j, const char *text)
 {
-    put(j, text, strlen(text));
+    report_put(j, text, strlen(text));
 }
 
 /* One character of a string at p, escaped for JSON; returns the bytes it took. Strings are file
@@ -183,59 +183,59 @@ void json_raw(json_buf *j, const char *text)
 static size_t quote_char(json_buf *j, const unsigned char *p)
 {
     switch (*p) {
-    case '"': put(j, "\\\"", 2); return 1;
-    case '\\': put(j, "\\\\", 2); return 1;
-    case '\n': put(j, "\\n", 2); return 1;
-    case '\r': put(j, "\\r", 2); return 1;
-    case '\t': put(j, "\\t", 2); return 1;
+    case '"': report_put(j, "\\\"", 2); return 1;
+    case '\\': report_put(j, "\\\\", 2); return 1;
+    case '\n': report_put(j, "\\n", 2); return 1;
+    case '\r': report_put(j, "\\r", 2); return 1;
+    case '\t': report_put(j, "\\t", 2); return 1;
     }
     if (*p < 0x20 || *p == 0x7f) {
         putf(j, "\\u%04x", *p);
         return 1;
     }
     if (*p < 0x80) {
-        put(j, (const char *)p, 1);
+        report_put(j, (const char *)p, 1);
         return 1;
     }
     size_t len = utf8_printable(p);
     if (len) {
-        put(j, (const char *)p, len);
+        report_put(j, (const char *)p, len);
         return len;
     }
     if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) { /* a C1 control: escaped as the others */
         putf(j, "\\u%04x", p[1]);
         return 2;
     }
-    put(j, "\\ufffd", 6); /* a byte that is not UTF-8: U+FFFD REPLACEMENT CHARACTER */
+    report_put(j, "\\ufffd", 6); /* a byte that is not UTF-8: U+FFFD REPLACEMENT CHARACTER */
     return 1;
 }
 
 void json_quote(json_buf *j, const char *s)
 {
-    put(j, "\"", 1);
+    report_put(j, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p;)
         p += quote_char(j, p);
-    put(j, "\"", 1);
+    report_put(j, "\"", 1);
 }
 
 void json_open(json_buf *j)
 {
-    put(j, "{", 1);
+    report_put(j, "{", 1);
     j->fields = 0;
 }
 
 void json_close(json_buf *j)
 {
-    put(j, "}", 1);
+    report_put(j, "}", 1);
     j->fields = 1; /* a closed object is a field of its parent */
 }
 
 void json_key(json_buf *j, const char *key)
 {
     if (j->fields++)
-        put(j, ", ", 2);
+        report_put(j, ", ", 2);
     json_quote(j, key);
-    put(j, ": ", 2);
+    report_put(j, ": ", 2);
 }
 
 void json_str(json_buf *j, const char *key, const char *value)

@@ -40,7 +40,7 @@ typedef struct fields_job {
 
 /* The memory for the data (-S, else half of physical memory, less the library's pinned staging
  * slots where a run's transfer would take them) and what sorting a record costs. */
-static uint64_t plan_budget(const fields_job *j, uint64_t *cost)
+static uint64_t plan_fields_budget(const fields_job *j, uint64_t *cost)
 {
     const fields_args *f = j->f;
     const uint64_t phys = io_physical_memory();
@@ -61,7 +61,7 @@ static int plan_top(fields_job *j, uint64_t *memory, int *whole)
 {
     const uint64_t k = j->f->top;
     uint64_t cost;
-    const uint64_t budget = plan_budget(j, &cost), fit = budget / cost;
+    const uint64_t budget = plan_fields_budget(j, &cost), fit = budget / cost;
     uint64_t block = fit > k ? fit - k : 0;
     const input_file *in = j->in;
     if (block < k || k > SIZE_MAX / j->rs / 2 || (in->is_regular && k >= in->size / j->rs)) {
@@ -167,7 +167,7 @@ static int sort_run(fields_job *j, unsigned char *recs, size_t m, uint64_t base)
 
 /* The library's stream asks for records here: whole records of the input (a stream that ends
  * inside one is an error), fingerprinted for --verify. */
-static long long source_read(void *user, void *keys, void *values, size_t max)
+static long long fields_source_read(void *user, void *keys, void *values, size_t max)
 {
     fields_job *j = user;
     (void)values;
@@ -186,7 +186,7 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
 }
 
 /* ... and gives the sorted records, with their input positions for --index-out. */
-static int sink_write(void *user, const void *keys, const void *values, size_t n)
+static int fields_sink_write(void *user, const void *keys, const void *values, size_t n)
 {
     fields_job *j = user;
     const double t = now_ms();
@@ -197,7 +197,7 @@ static int sink_write(void *user, const void *keys, const void *values, size_t n
     return rc != EXIT_OK;
 }
 
-static void on_progress(void *user, const char *phase, uint64_t done, uint64_t total)
+static void fields_progress(void *user, const char *phase, uint64_t done, uint64_t total)
 {
     const fields_job *j = user;
     if (strcmp(phase, "merge") == 0 || strcmp(phase, "output") == 0) {
@@ -220,13 +220,13 @@ static int sort_all(fields_job *j)
     set.fan_in = (unsigned)f->fan_in;
     set.threads = f->threads;
     set.run_records = settings()->record_run;
-    set.progress = on_progress;
+    set.progress = fields_progress;
     set.progress_user = j;
     const clsort_layout lay = { j->rs, k->offset, k->bytes ? k->size : 0, j->with_pos };
-    clsort_source src = { source_read, j, CLSORT_SIZE_UNKNOWN, 0 };
+    clsort_source src = { fields_source_read, j, CLSORT_SIZE_UNKNOWN, 0 };
     if (j->in->is_regular && j->in->size)
         src.n = j->in->size / j->rs;
-    const clsort_sink dst = { sink_write, j, 0 };
+    const clsort_sink dst = { fields_sink_write, j, 0 };
     const double w0 = j->write_ms;
     clsort_status st = clsort_sort_stream_records(j->ctx, j->spec, &lay, &src, &dst, &set,
                                                   j->stats);

@@ -53,7 +53,7 @@ static int keep(rec_out *w, const unsigned char *rec, const uint64_t *pos)
 }
 
 /* Records `at` and `at - 1` of the output (keys a, b) are out of order. */
-static int disorder(const rec_out *w, const unsigned char *a, const unsigned char *b, uint64_t at)
+static int recout_disorder(const rec_out *w, const unsigned char *a, const unsigned char *b, uint64_t at)
 {
     char x[64], y[64];
     rec_key_text(w->key, a, x, sizeof x);
@@ -76,7 +76,7 @@ static int put_stretch(rec_out *w, const unsigned char *recs, const uint64_t *po
         const int c = first ? -1 : rec_key_cmp(w->key, prev, i ? order[i - 1] : w->last, rec,
                                                order[i]);
         if (w->verify && c > 0)
-            return disorder(w, prev, rec, w->seen);
+            return recout_disorder(w, prev, rec, w->seen);
         if (w->unique && c == 0)
             continue;
         int rc = keep(w, rec, pos ? pos + i : NULL);
