@@ -138,10 +138,7 @@ static clsort_status check_device_buffers(clsort_context *ctx, const char *fn,
 clsort_status clsort_max_keys(clsort_context *ctx, const clsort_spec *spec, size_t *max_n)
 {
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     VALIDATE(ctx, ctx && max_n);
     clsort_status st = clsort_dispatch_check_spec(ctx, spec);
     if (st != CLSORT_OK)
@@ -184,10 +181,7 @@ clsort_status clsort_enqueue_kept(clsort_context *ctx, const clsort_spec *spec, 
                                   cl_event *done)
 {
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (done)
         *done = NULL;
     VALIDATE(ctx, keys || n == 0);
@@ -234,10 +228,7 @@ static clsort_status warm_up(clsort_context *ctx, const clsort_spec *spec, size_
 clsort_status clsort_reserve(clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     VALIDATE(ctx, ctx);
     clsort_clear_detail(ctx);
     size_t chunk;
@@ -314,10 +305,7 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
 {
     const double t0 = clsort_now_ms();
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (stats)
         memset(stats, 0, sizeof *stats);
     VALIDATE(ctx, ctx);
@@ -374,10 +362,7 @@ clsort_status clsort_argsort_enqueue(clsort_context *ctx, const clsort_spec *spe
                                      const cl_event *wait, cl_event *done)
 {
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (done)
         *done = NULL;
     VALIDATE(ctx, ctx);
@@ -403,10 +388,7 @@ clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *spec, void 
                              size_t index_size, size_t n, clsort_stats *stats)
 {
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (stats)
         memset(stats, 0, sizeof *stats);
     VALIDATE(ctx, ctx);
@@ -438,10 +420,7 @@ clsort_status clsort_sort_segments(clsort_context *ctx, const clsort_spec *spec,
 {
     const double t0 = clsort_now_ms();
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (stats)
         memset(stats, 0, sizeof *stats);
     VALIDATE(ctx, ctx);
@@ -492,10 +471,7 @@ clsort_status clsort_enqueue_segments(clsort_context *ctx, const clsort_spec *sp
                                       cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (done)
         *done = NULL;
     VALIDATE(ctx, ctx);

@@ -267,10 +267,7 @@ clsort_status clsort_top_enqueue(clsort_context *ctx, const clsort_spec *spec, c
                                  cl_event *done)
 {
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (done)
         *done = NULL;
     VALIDATE(ctx, ctx);
@@ -309,10 +306,7 @@ clsort_status clsort_top(clsort_context *ctx, const clsort_spec *spec, const voi
 {
     const double t0 = clsort_now_ms();
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (stats)
         memset(stats, 0, sizeof *stats);
     VALIDATE(ctx, ctx);

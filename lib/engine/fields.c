@@ -226,10 +226,7 @@ clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, 
 {
     const double t0 = clsort_now_ms();
     clsort_spec def;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
+    spec = clsort_spec_or_default(spec, &def);
     if (stats)
         memset(stats, 0, sizeof *stats);
     VALIDATE(ctx, ctx);

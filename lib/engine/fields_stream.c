@@ -313,13 +313,8 @@ clsort_status clsort_sort_stream_records(clsort_context *ctx, const clsort_spec 
     const double t0 = clsort_now_ms();
     clsort_spec def;
     clsort_stats local;
-    if (!spec) {
-        clsort_spec_default(&def);
-        spec = &def;
-    }
-    if (!stats)
-        stats = &local;
-    memset(stats, 0, sizeof *stats);
+    spec = clsort_spec_or_default(spec, &def);
+    stats = clsort_stats_cleared(stats, &local);
     VALIDATE(ctx, ctx);
     clsort_clear_detail(ctx);
     VALIDATE(ctx, layout && in && in->read && out && out->write);

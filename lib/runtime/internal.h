@@ -423,6 +423,24 @@ void clsort_set_thread_detail(const char *text);
                                __func__, #cond);                                                     \
     } while (0)
 
+/* An entry point's defaults: the caller's spec, else the default one written into *def. */
+static inline const clsort_spec *clsort_spec_or_default(const clsort_spec *spec, clsort_spec *def)
+{
+    if (spec)
+        return spec;
+    clsort_spec_default(def);
+    return def;
+}
+
+/* An entry point's statistics, zeroed: the caller's, else *local (which the call then ignores). */
+static inline clsort_stats *clsort_stats_cleared(clsort_stats *stats, clsort_stats *local)
+{
+    if (!stats)
+        stats = local;
+    memset(stats, 0, sizeof *stats);
+    return stats;
+}
+
 /* ---- device.c ---- */
 typedef struct clsort_device_ref {
     cl_platform_id platform;
