@@ -1071,7 +1071,8 @@ typedef struct clsort_lines_sink {
  * physical memory), or until it holds clsort_stream_settings.run_records lines when that is set.
  * Each block is sorted by clsort_sort_lines() (on the device with @p ctx, on the host's threads
  * with NULL). An input that fits one block goes to the sink with no file; else each sorted block
- * is written as a run to a nameless file in clsort_stream_settings.temp_dirs, used in turn (none
+ * is appended as a run to a nameless file (one per directory and merge level, so that any number
+ * of runs takes few descriptors) in clsort_stream_settings.temp_dirs, used in turn (none
  * given: `$TMPDIR` as it was when @p ctx opened, else /tmp; /tmp without a context), and the runs
  * are merged on the calling thread by the same comparison, each read back a buffered block at a
  * time, equal lines taken from the earlier run first; more runs than clsort_stream_settings.fan_in

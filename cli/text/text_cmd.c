@@ -27,6 +27,7 @@
 /* The default budget: the input and its line tables in memory up to this part of physical memory
  * (the library's default too) */
 #define TEXT_DEFAULT_SHARE 2
+
 /* An input file read for -m and -c. */
 typedef struct source {
     input_file in;
@@ -37,6 +38,7 @@ static int source_read(source *s, char *buf, size_t cap, size_t *got)
 {
     return input_read_some(&s->in, buf, cap, got) == EXIT_OK ? 0 : -1;
 }
+
 /* Lines read from a source a block at a time (a longer line grows the block). */
 typedef struct reader {
     source *src;

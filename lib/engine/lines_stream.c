@@ -2,8 +2,9 @@
  * clsort_sort_lines_stream(): text lines of any size within a memory budget. The source's bytes
  * are read into a block until the block and its line tables fill the budget; each block is sorted
  * by clsort_sort_lines() and gathered (clsort_gather_lines()). One block goes straight to the
- * sink; more are written as runs to nameless run files (runfile.c), merged in groups when there
- * are more than the fan-in, and the last runs merged into the sink: a heap over the runs, each read
+ * sink; more are written as runs to nameless run files (runfile.c; one file per directory and
+ * merge level, the runs one after the other in it, so that any number of runs takes a few
+ * descriptors), merged in groups when there are more than the fan-in, and the last runs merged into the sink: a heap over the runs, each read
  * back a buffered block at a time, GNU sort's comparison deciding, the earlier run first among
  * equal lines (stable), -u keeping the first of lines whose keys compare equal.
  * Calls lines.c, lines_keys.c (the comparison), runfile.c, status.c, timing.
@@ -23,9 +24,15 @@
 #define LS_OUT_BYTES (1u << 20)
 #define LS_FAN_IN 64
 
-typedef struct ls_run {
+/* A run file and where its next run starts. */
+typedef struct ls_file {
     clsort_runfile f;
-    uint64_t size;
+    uint64_t end;
+} ls_file;
+
+typedef struct ls_run {
+    size_t file; /* in lstream.files */
+    uint64_t off, size;
 } ls_run;
 
 typedef struct lstream {
@@ -39,6 +46,9 @@ typedef struct lstream {
     uint64_t budget;
     ls_run *runs;
     size_t n_runs, cap_runs;
+    ls_file *files;
+    size_t n_files, cap_files;
+    size_t *level_file; /* per directory, the file of this level's runs there, or SIZE_MAX */
     size_t next_dir;
     clsort_stats *stats;
 } lstream;
@@ -65,9 +75,10 @@ static clsort_status ls_put(ls_writer *w, const char *p, size_t len)
                        : clsort_fail(s->ctx, CLSORT_ERROR_IO, "the sink reported an error");
     }
     const double t = clsort_now_ms();
-    const clsort_status st = clsort_runfile_write(s->ctx, &w->run->f, p, len, w->run->size,
-                                                  w->run->size + len, len);
+    ls_file *f = &s->files[w->run->file];
+    const clsort_status st = clsort_runfile_write(s->ctx, &f->f, p, len, f->end, f->end + len, len);
     w->run->size += len;
+    f->end += len;
     if (s->stats) {
         s->stats->spill_ms += clsort_now_ms() - t;
         s->stats->temp_bytes += len;
@@ -102,7 +113,7 @@ static clsort_status ls_line(ls_writer *w, const char *p, size_t len)
     return CLSORT_OK;
 }
 
-/* A new run file in the next directory, in turn. */
+/* A new run, at the end of this level's file in the next directory (made at its first run). */
 static clsort_status ls_new_run(lstream *s, ls_run **out)
 {
     if (s->n_runs == s->cap_runs) {
@@ -114,13 +125,27 @@ static clsort_status ls_new_run(lstream *s, ls_run **out)
         s->runs = r;
         s->cap_runs = cap;
     }
-    ls_run *r = &s->runs[s->n_runs];
+    const size_t d = s->next_dir++ % s->set.n_temp_dirs;
+    if (s->level_file[d] == SIZE_MAX) {
+        if (s->n_files == s->cap_files) {
+            const size_t cap = s->cap_files ? 2 * s->cap_files : 8;
+            ls_file *f = realloc(s->files, cap * sizeof *f);
+            if (!f)
+                return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+            s->files = f;
+            s->cap_files = cap;
+        }
+        ls_file *f = &s->files[s->n_files];
+        f->end = 0;
+        const clsort_status st = clsort_runfile_open(s->ctx, s->set.temp_dirs[d], &f->f);
+        if (st != CLSORT_OK)
+            return st;
+        s->level_file[d] = s->n_files++;
+    }
+    ls_run *r = &s->runs[s->n_runs++];
+    r->file = s->level_file[d];
+    r->off = s->files[r->file].end;
     r->size = 0;
-    const char *dir = s->set.temp_dirs[s->next_dir++ % s->set.n_temp_dirs];
-    const clsort_status st = clsort_runfile_open(s->ctx, dir, &r->f);
-    if (st != CLSORT_OK)
-        return st;
-    s->n_runs++;
     if (s->stats)
         s->stats->runs_spilled++;
     *out = r;
@@ -169,8 +194,8 @@ done:
 
 /* A run read back a block at a time; the current line at line, len. */
 typedef struct ls_reader {
-    const ls_run *run;
-    uint64_t off;
+    const clsort_runfile *f;
+    uint64_t base, size, off; /* the run: where it starts in f, its bytes; the bytes read */
     char *buf;
     size_t cap, beg, end;
     const char *line;
@@ -189,7 +214,7 @@ static int ls_next(ls_reader *r, char delim)
             r->beg = (size_t)(q - r->buf) + 1;
             return 1;
         }
-        if (r->off == r->run->size)
+        if (r->off == r->size)
             return 0;
         if (r->beg > 0) {
             memmove(r->buf, r->buf + r->beg, r->end - r->beg);
@@ -203,9 +228,9 @@ static int ls_next(ls_reader *r, char delim)
             r->buf = b;
             r->cap *= 2;
         }
-        const uint64_t left = r->run->size - r->off;
+        const uint64_t left = r->size - r->off;
         const size_t want = r->cap - r->end < left ? r->cap - r->end : (size_t)left;
-        const int e = clsort_runfile_read(&r->run->f, r->buf + r->end, want, r->off);
+        const int e = clsort_runfile_read(r->f, r->buf + r->end, want, r->base + r->off);
         if (e)
             return -e;
         r->off += want;
@@ -242,7 +267,7 @@ static clsort_status ls_read_failed(lstream *s, const ls_reader *r, int got)
     if (got == -12)
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "out of host memory for a line of %zu bytes or more", r->cap);
-    return clsort_runfile_read_failed(s->ctx, &r->run->f, -got);
+    return clsort_runfile_read_failed(s->ctx, r->f, -got);
 }
 
 /* The heap's loop: runs[first, first + k) merged into w; -u keeps the first of equal lines. */
@@ -312,7 +337,6 @@ static clsort_status ls_merge(lstream *s, size_t first, size_t k, int to_run)
     if (!r || !heap || !w.buf)
         st = clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     for (; st == CLSORT_OK && ready < k; ready++) {
-        r[ready].run = &s->runs[first + ready];
         r[ready].cap = block;
         r[ready].buf = malloc(block);
         if (!r[ready].buf)
@@ -320,12 +344,14 @@ static clsort_status ls_merge(lstream *s, size_t first, size_t k, int to_run)
                              "out of host memory for the merge's blocks of %zu runs", k);
     }
     if (st == CLSORT_OK && to_run)
-        st = ls_new_run(s, &w.run); /* may move s->runs: the readers point into it */
+        st = ls_new_run(s, &w.run); /* may move s->runs and s->files: the readers point into them */
     if (st == CLSORT_OK) {
-        for (size_t i = 0; i < k; i++)
-            r[i].run = &s->runs[first + i];
-        if (to_run)
-            w.run = &s->runs[s->n_runs - 1];
+        for (size_t i = 0; i < k; i++) {
+            const ls_run *run = &s->runs[first + i];
+            r[i].f = &s->files[run->file].f;
+            r[i].base = run->off;
+            r[i].size = run->size;
+        }
         st = ls_merge_loop(s, r, k, heap, &w);
     }
     for (size_t i = 0; r && i < k; i++)
@@ -341,17 +367,20 @@ static clsort_status ls_merge(lstream *s, size_t first, size_t k, int to_run)
 static clsort_status ls_merge_all(lstream *s)
 {
     const size_t fan = s->set.fan_in >= 2 ? s->set.fan_in : LS_FAN_IN;
-    size_t first = 0;
+    size_t first = 0, files_first = 0;
     while (s->n_runs - first > fan) {
-        const size_t end = s->n_runs;
+        const size_t end = s->n_runs, files_end = s->n_files;
+        for (size_t d = 0; d < s->set.n_temp_dirs; d++) /* this level's runs into new files */
+            s->level_file[d] = SIZE_MAX;
         for (; first < end; first += fan) {
             const size_t k = end - first < fan ? end - first : fan;
             const clsort_status st = ls_merge(s, first, k, 1);
             if (st != CLSORT_OK)
                 return st;
-            for (size_t i = first; i < first + k; i++)
-                clsort_runfile_close(&s->runs[i].f);
         }
+        for (size_t i = files_first; i < files_end; i++) /* the level before, merged */
+            clsort_runfile_close(&s->files[i].f);
+        files_first = files_end;
         first = end;
         if (s->stats)
             s->stats->merge_levels++;
@@ -497,9 +526,16 @@ clsort_status clsort_sort_lines_stream(clsort_context *ctx, const clsort_lines_s
         (st = clsort_tempdirs_check(ctx, s.set.temp_dirs, s.set.n_temp_dirs, size,
                                     size < s.budget / 2 ? size : s.budget / 2)) != CLSORT_OK)
         return st;
+    s.level_file = malloc(s.set.n_temp_dirs * sizeof *s.level_file);
+    if (!s.level_file)
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    for (size_t d = 0; d < s.set.n_temp_dirs; d++)
+        s.level_file[d] = SIZE_MAX;
     st = ls_read_blocks(&s);
-    for (size_t i = 0; i < s.n_runs; i++)
-        clsort_runfile_close(&s.runs[i].f);
+    for (size_t i = 0; i < s.n_files; i++)
+        clsort_runfile_close(&s.files[i].f);
+    free(s.files);
+    free(s.level_file);
     free(s.runs);
     if (stats) {
         stats->total_ms = clsort_now_ms() - t0;
