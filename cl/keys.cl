@@ -98,16 +98,25 @@ __kernel void fix_scan(__global ulong *counts, ulong groups)
     }
 }
 
+/* A work-item's first key, and where its first zero (z) and first NaN (q) go in the saved keys:
+ * the block's offsets (counts) plus the ranks of the work-item's ones within the block. */
+inline ulong fix_start(__global const key_t *keys, ulong n, __global const ulong *counts,
+                       __local ulong *scratch, ulong *z, ulong *q)
+{
+    ulong tz, tq;
+    fix_ranks(keys, n, scratch, z, q, &tz, &tq);
+    *z += counts[2 * get_group_id(0)];
+    *q += counts[2 * get_group_id(0) + 1];
+    return get_group_id(0) * FIX_BLOCK + get_local_id(0) * FIX_ITEMS;
+}
+
 /* Save the zeros and NaNs in input order and write the canonical keys in their place. */
 __kernel void fix_save(__global key_t *keys, ulong n, __global const ulong *counts,
                        __global key_t *saved)
 {
     __local ulong scratch[WG];
-    ulong z, q, tz, tq;
-    fix_ranks(keys, n, scratch, &z, &q, &tz, &tq);
-    z += counts[2 * get_group_id(0)];
-    q += counts[2 * get_group_id(0) + 1];
-    const ulong first = get_group_id(0) * FIX_BLOCK + get_local_id(0) * FIX_ITEMS;
+    ulong z, q;
+    const ulong first = fix_start(keys, n, counts, scratch, &z, &q);
     for (uint i = 0; i < FIX_ITEMS; i++) {
         const ulong p = first + i;
         if (p >= n)
@@ -129,11 +138,8 @@ __kernel void fix_restore(__global key_t *keys, ulong n, __global const ulong *c
                           __global const key_t *saved)
 {
     __local ulong scratch[WG];
-    ulong z, q, tz, tq;
-    fix_ranks(keys, n, scratch, &z, &q, &tz, &tq);
-    z += counts[2 * get_group_id(0)];
-    q += counts[2 * get_group_id(0) + 1];
-    const ulong first = get_group_id(0) * FIX_BLOCK + get_local_id(0) * FIX_ITEMS;
+    ulong z, q;
+    const ulong first = fix_start(keys, n, counts, scratch, &z, &q);
     for (uint i = 0; i < FIX_ITEMS; i++) {
         const ulong p = first + i;
         if (p >= n)

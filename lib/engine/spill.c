@@ -141,6 +141,21 @@ static clsort_status spill_async(stream *s, clsort_run *run, size_t n, cl_event 
     return CLSORT_OK;
 }
 
+/* A run of n records (bytes) in a new file: from this run on every run goes to a file; the
+ * directories checked by the first run that needs one (a pipe's input is not planned ahead). */
+static clsort_status create_file_run(stream *s, clsort_run *run, size_t n, uint64_t bytes)
+{
+    s->spilling = 1;
+    if (!s->dirs_checked) {
+        s->dirs_checked = 1;
+        clsort_status st =
+            clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, 0, bytes);
+        if (st != CLSORT_OK)
+            return st;
+    }
+    return clsort_run_create(s->ctx, s->spec, &s->lay, next_dir(s), n, s->step, run);
+}
+
 /* Several runs: this one downloaded into host memory of its own when the budget has room, else
  * written to a file (and so are the later ones). */
 clsort_status clsort_stream_keep_run(stream *s, size_t n, cl_event done)
@@ -150,14 +165,7 @@ clsort_status clsort_stream_keep_run(stream *s, size_t n, cl_event done)
     if (!run)
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     if (s->spilling || s->kept + bytes + run_overhead(s) > s->keep_bytes) { /* spill */
-        s->spilling = 1;
-        clsort_status st = CLSORT_OK;
-        if (!s->dirs_checked) { /* a pipe's input: the first run that needs a file checks */
-            s->dirs_checked = 1;
-            st = clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, 0, bytes);
-        }
-        if (st == CLSORT_OK)
-            st = clsort_run_create(s->ctx, s->spec, &s->lay, next_dir(s), n, s->step, run);
+        clsort_status st = create_file_run(s, run, n, bytes);
         if (st == CLSORT_OK)
             st = s->async_spill ? spill_async(s, run, n, done) : clsort_stream_drain(s, n, done, run);
         s->st->runs_spilled++;
@@ -182,14 +190,7 @@ clsort_status clsort_stream_keep_host_run(stream *s, unsigned char **keys, unsig
     if (!run)
         return clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     if (s->spilling || s->kept + bytes > s->keep_bytes) { /* spill */
-        s->spilling = 1;
-        clsort_status st = CLSORT_OK;
-        if (!s->dirs_checked) { /* a pipe's input: the first run that needs a file checks */
-            s->dirs_checked = 1;
-            st = clsort_tempdirs_check(s->ctx, s->set.temp_dirs, s->set.n_temp_dirs, 0, bytes);
-        }
-        if (st == CLSORT_OK)
-            st = clsort_run_create(s->ctx, s->spec, &s->lay, next_dir(s), n, s->step, run);
+        clsort_status st = create_file_run(s, run, n, bytes);
         const double t = clsort_now_ms();
         if (st == CLSORT_OK)
             st = clsort_run_append(s->ctx, s->spec, &s->lay, run, *keys, values ? *values : NULL,
