@@ -62,7 +62,7 @@ typedef struct sort_job {
 } sort_job;
 
 /* The device's context, left open for the process's exit (sort_job_cleanup). */
-static clsort_context *kept_for_exit;
+static clsort_context *volatile kept_for_exit; /* volatile: a store never read is kept */
 
 static void sort_job_cleanup(sort_job *j)
 {
