@@ -10,6 +10,9 @@
  * caller's buffers) is undefined, and crashed NVIDIA's driver; here each sort maps only after the
  * one before has unmapped. On a CPU device the maps hand out the buffers' own memory, so nothing is
  * copied; elsewhere the maps copy, and the device's own algorithms are faster.
+ * Small host arrays (clsort_sort() and the like, up to clsort_host_radix_inline_bytes()) skip all
+ * of that: clsort_host_radix_sort_host() sorts them where they are, in the calling thread, with a
+ * scratch of malloc().
  * Calls: host_sort.c, host_segments.c, host_radix.c, chain.c, buffers.c, status.c.
  */
 #include "host_sort.h"
@@ -208,4 +211,41 @@ clsort_status clsort_host_radix_enqueue(clsort_context *ctx, clsort_job *job)
     /* the task holds the scratch buffers as long as it needs them */
     clsort_release_mems(tmp, 2);
     return st;
+}
+
+size_t clsort_host_radix_inline_bytes(const clsort_context *ctx)
+{
+    const size_t hook = ctx->settings.host_inline_bytes;
+    return hook != CLSORT_UNSET_BYTES ? hook : CLSORT_HOST_INLINE_MAX_BYTES;
+}
+
+clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                                          void *values, size_t n, const uint64_t *offsets,
+                                          size_t n_seg, double *host_ms)
+{
+    const double t0 = clsort_now_ms();
+    const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
+    /* one allocation for the scratch keys and values: the values' part starts on a line */
+    const size_t kbytes = (n * ks + CLSORT_HOST_LINE - 1) / CLSORT_HOST_LINE * CLSORT_HOST_LINE;
+    unsigned char *tmp = malloc(kbytes + n * vs);
+    if (!tmp)
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "host-radix: out of host memory for %zu bytes of scratch",
+                           kbytes + n * vs);
+    clsort_host_sort s;
+    clsort_host_sort_init(&s, spec, n);
+    s.threads = thread_count(ctx);
+    s.data = (clsort_host_span){ keys, vs ? values : NULL };
+    s.tmp = (clsort_host_span){ tmp, vs ? tmp + kbytes : NULL };
+    const size_t seg_len = clsort_segment_length(spec, n);
+    /* as run_task() does; the host entry points have checked the offsets already */
+    if (offsets && csr(offsets, n_seg, n))
+        clsort_host_sort_segments(&s, offsets, n_seg, 0);
+    else if (seg_len < n)
+        clsort_host_sort_segments(&s, NULL, 0, seg_len);
+    else
+        clsort_host_sort_run(&s);
+    free(tmp);
+    *host_ms = clsort_now_ms() - t0;
+    return CLSORT_OK;
 }

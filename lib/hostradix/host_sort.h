@@ -17,6 +17,15 @@
  * threads 5.2 ms CPU, 15.5-17 ms wall (minimum wall 3.0 against 4.3). */
 #define CLSORT_HOST_LOCAL_MAX_BYTES ((size_t)4 << 20)
 
+/* Host arrays of up to this many bytes (keys and values) that host-radix sorts are sorted where
+ * they are, by the calling thread (run.c; clsort_host_radix_sort_host()), not through buffers
+ * mapped by a thread of the library behind events. Past this, the scratch of malloc() (fresh pages
+ * each call, where the threaded path keeps its buffers) costs more than the handoff saves. Python
+ * clsort.sort per call, shared 2-core EPYC, PoCL, in the calling thread / threaded
+ * (CLSORT_HOST_INLINE_BYTES=0): 1,000 f32 12 / 290-1060 us; 10^4 f32 54 / 237, i64 57 / 496;
+ * 2^17 f32 (512 KiB) 634 / 850; 2^16 i64 (512 KiB) 338 / 581; 2^17 i64 (1 MiB) 1434 / 952. */
+#define CLSORT_HOST_INLINE_MAX_BYTES ((size_t)512 << 10)
+
 /* Keys and values (NULL without values) of an array, indexed from its start. */
 typedef struct clsort_host_span {
     void *keys, *values;

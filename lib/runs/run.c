@@ -3,7 +3,7 @@
  * the dispatched chain, read back from whichever buffers hold the result (the family may leave it
  * in its ping-pong partners rather than copy), and the run's statistics.
  * Calls: dispatch.c, transfer.c (large arrays through pinned staging), buffers.c, chain.c, keys.c,
- * status.c.
+ * status.c; host_family.c (small arrays that host-radix sorts: in the calling thread, no buffers).
  */
 #include "internal.h"
 
@@ -16,6 +16,7 @@ typedef struct host_run {
     cl_event up_first;       /* the first upload's start */
     cl_uint n_up;
     double kernel_ms;
+    int in_caller; /* sorted in the calling thread: nothing transferred */
 } host_run;
 
 /* The device copies of the keys and values, from the kept scratch. */
@@ -101,10 +102,20 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
     stats->algorithm = h->varseg && ran != CLSORT_ALGO_HOST_RADIX ? "radix8-rts"
                                                                    : clsort_algorithm_name(ran);
     stats->kernel_ms = h->kernel_ms;
-    if (ctx->profiling && n > 1) {
+    if (ctx->profiling && n > 1 && !h->in_caller) {
         stats->upload_ms = clsort_event_span_ms(h->up_first, h->up[h->n_up - 1]);
         stats->download_ms = clsort_event_span_ms(h->down[0], h->down[1]);
     }
+}
+
+/* Host-radix on small host arrays: sorted where they are, in the calling thread; no buffers, maps,
+ * thread or events, which cost far more than the sort there (host_sort.h). The statistics say so:
+ * no transfers, and the host's sort time where the threaded path gives the span of its events. */
+static int in_caller(const clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    const size_t per = clsort_key_size(spec->key_type) + spec->value_size;
+    return clsort_dispatch_ran(ctx, spec, n) == CLSORT_ALGO_HOST_RADIX &&
+           n <= clsort_host_radix_inline_bytes(ctx) / per;
 }
 
 static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
@@ -115,7 +126,15 @@ static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *key
     host_run h = { .varseg = varseg };
     clsort_job job = { .spec = spec, .n = n, .may_block = 1, .may_swap = 1, .varseg = varseg };
     clsort_status st = CLSORT_OK;
-    if (n > 1) {
+    if (n > 1 && in_caller(ctx, spec, n)) {
+        double host_ms = 0;
+        if ((st = clsort_host_radix_sort_host(ctx, spec, keys, values, n,
+                                              varseg ? varseg->host_offsets : NULL,
+                                              varseg ? varseg->n_seg : 0, &host_ms)) != CLSORT_OK)
+            goto done;
+        h.kernel_ms = ctx->profiling ? host_ms : 0;
+        h.in_caller = 1;
+    } else if (n > 1) {
         if ((st = upload(ctx, spec, keys, values, n, &h)) != CLSORT_OK)
             goto done;
         job.keys = h.kbuf;

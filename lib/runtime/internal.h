@@ -25,6 +25,7 @@
 
 /* ---- settings.c: the settings the caller gives, then the environment, read once when a context
  * opens (the tests' hooks: testhooks.h) ---- */
+#define CLSORT_UNSET_BYTES ((size_t)-1)
 typedef struct clsort_settings {
     int cache_enabled;          /* not CLSORT_NO_CACHE */
     const char *no_cache_name;  /* what errors call it: "CLSORT_NO_CACHE" or "setting no_cache" */
@@ -36,6 +37,7 @@ typedef struct clsort_settings {
     size_t scratch_keep;        /* CLSORT_SCRATCH_KEEP, in bytes */
     size_t chunk_keys;          /* CLSORT_CHUNK_KEYS; 0 unset */
     size_t top_cap;             /* CLSORT_TOP_CAP: top-k's candidate buffer capacity; 0 unset */
+    size_t host_inline_bytes;   /* CLSORT_HOST_INLINE_BYTES; CLSORT_UNSET_BYTES unset */
     int spill_thread;           /* CLSORT_SPILL_THREAD; -1 unset */
     int device_merge;           /* CLSORT_DEVICE_MERGE; -1 unset */
     int device_gather;          /* CLSORT_DEVICE_GATHER; -1 unset */
@@ -741,6 +743,14 @@ clsort_status clsort_compare_run(clsort_context *ctx, const clsort_job *job,
 clsort_status clsort_host_radix_enqueue(clsort_context *ctx, clsort_job *job);
 /* Bytes of the scratch buffers (a second array of the keys and values). */
 size_t clsort_host_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* Host arrays of up to this many bytes (keys and values) that host-radix sorts are sorted in the
+ * calling thread by clsort_host_radix_sort_host() (the test hook CLSORT_HOST_INLINE_BYTES sets it). */
+size_t clsort_host_radix_inline_bytes(const clsort_context *ctx);
+/* Sort host arrays in place in the calling thread, as the family sorts them on buffers (offsets:
+ * n_seg variable segments, checked, or NULL); *host_ms: the sort's time. */
+clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
+                                          void *values, size_t n, const uint64_t *offsets,
+                                          size_t n_seg, double *host_ms);
 
 /* ---- bitonic.c, oddeven.c ---- */
 clsort_status clsort_bitonic_enqueue(clsort_context *ctx, clsort_job *job);

@@ -22,6 +22,9 @@
  *   own: from 512 MiB, and from 64 MiB once the context has the slots; 32 MiB each) do so on any
  *   device and at any size, in slots of N bytes.
  * - CLSORT_RADIX8_PORTION_TILES=N: onesweep splits its input into portions of at most N tiles.
+ * - CLSORT_HOST_INLINE_BYTES=N: host arrays of up to N bytes (keys and values) that host-radix sorts
+ *   are sorted in the calling thread (run.c), larger ones on mapped buffers by a thread of the
+ *   library (host_family.c); 0 sends every one to the thread. Unset: CLSORT_HOST_INLINE_MAX_BYTES.
  *
  * Kernel hooks go through the build_options setting (CLSORT_BUILD_OPTIONS), which leaves them open:
  * - -DSTALL_TILE=t: the work-group of tile t of onesweep's binning dawdles before it publishes
@@ -36,6 +39,7 @@
 
 /* The hooks' names as settings.c knows them: the variables without CLSORT_, in lower case. */
 #define CLSORT_TEST_HOOK_NAMES                                                                     \
-    "fault_alloc", "chunk_keys", "top_cap", "spill_thread", "transfer_slot", "radix8_portion_tiles"
+    "fault_alloc", "chunk_keys", "top_cap", "spill_thread", "transfer_slot", "radix8_portion_tiles", \
+        "host_inline_bytes"
 
 #endif
