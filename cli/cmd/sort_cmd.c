@@ -25,10 +25,25 @@
 
 #include "clsort.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The device opened on a thread of its own while the main thread reads the start of the input: the
+ * thread calls clsort_open() only, and the context is used by the main thread once it is joined. */
+typedef struct device_opener {
+    pthread_t thread;
+    const char *device;
+    clsort_context *ctx;
+    clsort_status st;
+    char detail[1024];  /* clsort_last_error_detail() is the opening thread's */
+    double ms;
+    atomic_int done;
+} device_opener;
 
 typedef struct sort_job {
     sort_args a;
@@ -58,6 +73,9 @@ typedef struct sort_job {
     int top_selected;                /* --top by the library's select over blocks */
     rec_key key;                     /* records by a key field: the key */
     uint64_t fields_out;             /* and the records written */
+    unsigned char *pre;              /* the start of the keys input, read while the device opened */
+    size_t pre_len, pre_pos;         /* its bytes, and those the library has taken */
+    double pre_ms;                   /* the time that read took */
     run_report rep;
 } sort_job;
 
@@ -79,6 +97,8 @@ static void sort_job_cleanup(sort_job *j)
         input_close(&j->sin);
     unique_free(&j->unique);
     segments_free(&j->segs);
+    free(j->pre);
+    j->pre = NULL;
     /* The context is not closed: the process exits right after the command, and the OS takes its
      * memory back at once, where releasing the driver's buffers, queues and threads one by one costs
      * tens of milliseconds after the output is in place. Kept reachable from a static, so that a
@@ -88,12 +108,43 @@ static void sort_job_cleanup(sort_job *j)
     j->ctx = NULL;
 }
 
+/* Up to len bytes of in, as input_read_some() gives them: first what was read while the device
+ * opened (the keys input), then the input itself. */
+static int job_read_some(sort_job *j, input_file *in, unsigned char *buf, size_t len, size_t *got)
+{
+    size_t from_pre = 0;
+    if (in == &j->kin && j->pre_pos < j->pre_len) {
+        from_pre = j->pre_len - j->pre_pos < len ? j->pre_len - j->pre_pos : len;
+        memcpy(buf, j->pre + j->pre_pos, from_pre);
+        j->pre_pos += from_pre;
+        if (j->pre_pos == j->pre_len) { /* all taken: its memory given back */
+            free(j->pre);
+            j->pre = NULL;
+            j->pre_len = j->pre_pos = 0;
+        }
+        if (from_pre == len) {
+            *got = len;
+            return EXIT_OK;
+        }
+    }
+    size_t more = 0;
+    const int rc = input_read_some(in, buf + from_pre, len - from_pre, &more);
+    *got = from_pre + more;
+    return rc;
+}
+
+/* The keys the library has taken so far (the input's count less what waits in the read-ahead). */
+static uint64_t keys_taken(const sort_job *j)
+{
+    return (j->kin.got - (j->pre_len - j->pre_pos)) / j->ks;
+}
+
 /* Up to max whole items of size bytes from in into buf: *m of them, 0 at the end. A stream that ends
  * inside an item is refused with the same words as a file of that size. */
 static int read_items(sort_job *j, input_file *in, void *buf, size_t size, size_t max, size_t *m)
 {
     size_t got;
-    int rc = input_read_some(in, buf, max * size, &got);
+    int rc = job_read_some(j, in, buf, max * size, &got);
     if (rc != EXIT_OK)
         return rc;
     *m = got / size;
@@ -144,7 +195,7 @@ static long long keys_source_read(void *user, void *keys, void *values, size_t m
     else if ((rc = read_items(j, &j->kin, keys, j->ks, max, &m)) == EXIT_OK && j->have_vin)
         rc = read_values(j, values, m);
     else if (rc == EXIT_OK && j->index) /* positions, counted in the keys read so far */
-        layout_index_values(values, 8, j->kin.got / j->ks - m, m, 8);
+        layout_index_values(values, 8, keys_taken(j) - m, m, 8);
     if (rc != EXIT_OK) {
         j->io_rc = rc;
         return -1;
@@ -369,6 +420,68 @@ static int refuse_unstable(sort_job *j, const char *opt, const char *why)
     return EXIT_USAGE;
 }
 
+static void *open_device_main(void *arg)
+{
+    device_opener *o = arg;
+    /* A driver may give the thread an alternate signal stack of its own (LLVM's crash handler
+     * does): the thread's own is put back before it ends, for whatever frees it at the thread's end
+     * (AddressSanitizer unmaps the one it made). */
+    stack_t own;
+    const int have_own = sigaltstack(NULL, &own) == 0;
+    const double t = now_ms();
+    o->st = clsort_open(&o->ctx, o->device);
+    if (o->st != CLSORT_OK)
+        snprintf(o->detail, sizeof o->detail, "%s", clsort_last_error_detail());
+    o->ms = now_ms() - t;
+    if (have_own)
+        (void)sigaltstack(&own, NULL);
+    atomic_store(&o->done, 1);
+    return NULL;
+}
+
+/* Whether the start of the input is read while the device opens: the keys (or whole records) of
+ * the library's stream; not records by a key field (fields.c reads them), nor a FIFO whose writer
+ * has not come (its wait would hold up a device that fails). Only with --algo auto and without
+ * --segments: the library may refuse an algorithm named for a combination once it is open, and such
+ * a refusal reads nothing, a pipe's included. */
+static int can_read_ahead(const sort_job *j)
+{
+    return !j->a.record_size && !j->kin.wait_writer && (!j->kin.is_regular || j->kin.size > 0) &&
+           j->spec.algorithm == CLSORT_ALGO_AUTO && !j->a.segments;
+}
+
+/* The start of the keys input read into memory until the device is open, in pieces, at most 128 MiB
+ * (an eighth of -S where that is less): the library takes it first, then reads on. Memory that
+ * cannot be had is no error: the read then waits for the device as before. */
+static int read_ahead(sort_job *j, device_opener *o)
+{
+    enum { PIECE = 2u << 20 };
+    uint64_t cap = 128u << 20;
+    if (j->a.buffer_size && j->a.buffer_size / 8 < cap)
+        cap = j->a.buffer_size / 8;
+    if (j->a.buffer_percent) {
+        const uint64_t part = io_physical_memory() / 100 * j->a.buffer_percent / 8;
+        if (part < cap)
+            cap = part;
+    }
+    if (j->kin.is_regular && j->kin.size < cap)
+        cap = j->kin.size;
+    if (cap < 4096 || !(j->pre = malloc((size_t)cap)))
+        return EXIT_OK;
+    const double t = now_ms();
+    int rc = EXIT_OK;
+    while (j->pre_len < cap && !atomic_load(&o->done)) {
+        const size_t want = cap - j->pre_len < PIECE ? (size_t)(cap - j->pre_len) : PIECE;
+        size_t got = 0;
+        rc = input_read_some(&j->kin, j->pre + j->pre_len, want, &got);
+        j->pre_len += got;
+        if (rc != EXIT_OK || got < want) /* an error, or the input's end */
+            break;
+    }
+    j->pre_ms = now_ms() - t;
+    return rc;
+}
+
 /* Step 3: the device opened. The library checks the combination (algorithm, key type, order, bit
  * range, values, segments) before the data is read; a refusal is a usage error, as is an unstable
  * algorithm for an option that needs a stable one. */
@@ -376,14 +489,44 @@ static int plan_device(sort_job *j)
 {
     progress_phase("open", 0);
     double t = now_ms();
-    clsort_status st = clsort_open(&j->ctx, j->a.common.device);
-    if (st != CLSORT_OK) {
-        return open_failed(st, clsort_last_error_detail());
+    /* what needs no device is checked before anything is read */
+    job_spec(j, &j->spec);
+    int lrc = check_limit(j);
+    if (lrc != EXIT_OK)
+        return lrc;
+    clsort_status st;
+    device_opener *o = calloc(1, sizeof *o);
+    if (o && can_read_ahead(j) && (o->device = j->a.common.device,
+                                   pthread_create(&o->thread, NULL, open_device_main, o) == 0)) {
+        j->t_read = t; /* the read begins now, beside the open */
+        const int rc = read_ahead(j, o);
+        const double w = now_ms();
+        pthread_join(o->thread, NULL);
+        j->rep.open_wait_ms = now_ms() - w;
+        j->rep.open_overlapped = 1;
+        j->rep.open_ms = o->ms;
+        j->ctx = o->ctx;
+        st = o->st;
+        if (rc != EXIT_OK) { /* the input's own failure, said already */
+            free(o);
+            return rc;
+        }
+        if (st != CLSORT_OK) {
+            const int orc = open_failed(st, o->detail);
+            free(o);
+            return orc;
+        }
+    } else {
+        st = clsort_open(&j->ctx, j->a.common.device);
+        if (st != CLSORT_OK) {
+            free(o);
+            return open_failed(st, clsort_last_error_detail());
+        }
+        j->rep.open_ms = j->rep.open_wait_ms = now_ms() - t;
     }
-    j->rep.open_ms = now_ms() - t;
+    free(o);
     msg_info("device: %s", clsort_device_name(j->ctx));
     msg_info("program cache: %s", clsort_cache_info(j->ctx));
-    job_spec(j, &j->spec);
     const char *why = NULL, *need = sort_args_need_stable(&j->a, &why);
     st = library_takes(j, &j->spec);
     if (st == CLSORT_ERROR_UNSUPPORTED)
@@ -394,7 +537,14 @@ static int plan_device(sort_job *j)
     }
     if (need && algorithm_unstable(j->spec.algorithm))
         return refuse_unstable(j, need, why);
-    return check_limit(j);
+    return EXIT_OK;
+}
+
+/* What the process holds now, less the input read while the device opened (that is data). */
+static uint64_t resident_besides_data(const sort_job *j)
+{
+    const uint64_t r = io_resident_bytes(), pre = j->pre_len - j->pre_pos;
+    return r > pre ? r - pre : r;
 }
 
 /* -S: the memory for the data, as sort(1)'s buffer: what the process holds besides (the OpenCL
@@ -410,7 +560,7 @@ static int plan_sort_budget(sort_job *j)
     set->threads = (unsigned)a->parallel;
     set->fan_in = (unsigned)a->batch_size;
     if (!a->buffer_size && !a->buffer_percent) {
-        j->resident = io_resident_bytes();
+        j->resident = resident_besides_data(j);
         return EXIT_OK;
     }
     uint64_t budget = a->buffer_size;
@@ -437,7 +587,7 @@ static int plan_sort_budget(sort_job *j)
         msg_lib_error("cannot prepare the device", st, clsort_error_detail(j->ctx));
         return exit_for_status(st);
     }
-    j->resident = io_resident_bytes();
+    j->resident = resident_besides_data(j);
     set->memory_bytes = budget;
     return EXIT_OK;
 }
@@ -516,9 +666,11 @@ static int sort_segments(sort_job *j)
     const layout_args *l = &j->a.layout;
     clsort_source src = { keys_source_read, j, CLSORT_SIZE_UNKNOWN, l->kv };
     clsort_sink dst = { keys_sink_write, j, l->kv };
-    j->t_read = now_ms();
+    if (!j->t_read) /* else the read began while the device opened */
+        j->t_read = now_ms();
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
+    progress_add(j->pre_len - j->pre_pos); /* read while the device opened */
     verify_start(&j->check);
     verify_segments(&j->check, j->segs.off, j->segs.n_seg + 1);
     const segsort_args args = { &j->set, j->a.top, settings()->segment_batch, &j->io_rc };
@@ -544,9 +696,11 @@ static int sort_stream(sort_job *j)
     j->set.progress = sort_progress;
     j->set.progress_user = j;
     verify_start(&j->check);
-    j->t_read = now_ms();
+    if (!j->t_read) /* else the read began while the device opened */
+        j->t_read = now_ms();
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
+    progress_add(j->pre_len - j->pre_pos); /* read while the device opened */
     clsort_status st = clsort_sort_stream(j->ctx, &j->spec, &src, &dst, &j->set, &j->stats);
     if (st == CLSORT_ERROR_IO && j->io_rc != EXIT_OK)
         return j->io_rc; /* said already */
@@ -700,9 +854,11 @@ static int top_stream(sort_job *j)
         msg_error("out of memory for --top %zu (blocks of %zu records)", k, block);
         return EXIT_DEVICE;
     }
-    j->t_read = now_ms();
+    if (!j->t_read) /* else the read began while the device opened */
+        j->t_read = now_ms();
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
+    progress_add(j->pre_len - j->pre_pos); /* read while the device opened */
     uint64_t n = 0;
     size_t have = 0; /* records at the front: the top k so far (taken) and those read since */
     int taken = 0;
@@ -789,7 +945,7 @@ static void fill_report(sort_job *j)
     r->upload_ms = s->upload_ms;
     r->kernel_ms = s->kernel_ms;
     r->download_ms = s->download_ms;
-    r->read_ms = s->read_ms;
+    r->read_ms = s->read_ms + j->pre_ms; /* with what was read while the device opened */
     r->write_ms = s->write_ms;
     r->merge_ms = s->merge_ms;
     r->prepare_ms = s->prepare_ms;

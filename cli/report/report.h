@@ -22,7 +22,10 @@ typedef struct run_report {
     unsigned begin_bit, end_bit; /* the bit range that orders the keys (end: the key's width) */
     uint64_t segment;         /* keys per independently sorted segment; 0: the whole input */
     const char *input, *output, *values_input, *values_output; /* paths as given; NULL if none */
-    double open_ms;           /* opening the device context (not part of total_ms) */
+    double open_ms;           /* opening the device context, on its thread where overlapped */
+    double open_wait_ms;      /* what the main thread waited for the open: all of it, or where it
+                                 overlapped the read (within total_ms), what the read left */
+    int open_overlapped;      /* the device opened while the input was read */
     double read_ms;           /* reading the input (and splitting records) */
     double upload_ms, kernel_ms, download_ms; /* device time, from the library: the transfers
                                                  overlap the reads and writes */
