@@ -31,6 +31,18 @@ double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+static double process_started;
+
+void process_mark_start(void)
+{
+    process_started = now_ms();
+}
+
+double process_start_ms(void)
+{
+    return process_started;
+}
+
 static void progress_put(const char *s, size_t len)
 {
     while (len > 0) {

@@ -27,5 +27,8 @@ void progress_signal_clear(void);
 
 /* Monotonic time in milliseconds: the clock of the progress line and of the commands' timings. */
 double now_ms(void);
+/* The process's start on that clock: main() marks it first thing, the reports measure from it. */
+void process_mark_start(void);
+double process_start_ms(void);
 
 #endif

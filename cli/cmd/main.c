@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "io.h"
+#include "progress.h"
 #include "settings.h"
 #include "text.h"
 
@@ -55,6 +56,7 @@ static int help_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    process_mark_start(); /* --stats measures the process's wall time from here */
     guard_std_fds();
     io_init();
     settings_load(); /* the environment, read here only */

@@ -489,6 +489,7 @@ static int plan_device(sort_job *j)
 {
     progress_phase("open", 0);
     double t = now_ms();
+    j->rep.start_ms = t - process_start_ms();
     /* what needs no device is checked before anything is read */
     job_spec(j, &j->spec);
     int lrc = check_limit(j);
@@ -967,6 +968,7 @@ static void fill_report(sort_job *j)
     r->top_select = j->top_selected;
     r->programs_built = s->programs_built;
     r->programs_cached = s->programs_cached;
+    r->wall_ms = now_ms() - process_start_ms();
     report_finish(r);
 }
 

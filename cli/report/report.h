@@ -36,6 +36,12 @@ typedef struct run_report {
     double write_ms;          /* writing the output (and joining records) */
     double commit_ms;         /* syncing (where needed) and putting the outputs in place */
     double total_ms;          /* file to file: read, sort, write, commit */
+    double wall_ms;           /* the process, from the start of main() to the report (as time(1)
+                                 shows it, less the program's loading) */
+    double start_ms;          /* from the start of main() to the device's open: the options, the
+                                 inputs and the outputs checked */
+    double other_ms;          /* the rest of wall_ms: checks of the device before the read, the
+                                 report (report_finish() sets it) */
     unsigned runs;            /* device sorts */
     unsigned runs_spilled;    /* runs written to temporary files */
     unsigned merge_levels;    /* merges into run files before the final one */
@@ -58,7 +64,8 @@ typedef struct run_report {
     unsigned programs_built, programs_cached;
 } run_report;
 
-/* Fill the derived fields: the rates, sort_ms (the rest of the total) and the peak memory. */
+/* Fill the derived fields: the rates, sort_ms (the rest of the total), other_ms (the rest of the
+ * wall time) and the peak memory. */
 void report_finish(run_report *r);
 /* Several lines for --stats. */
 void report_text(FILE *f, const run_report *r);
