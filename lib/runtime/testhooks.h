@@ -39,7 +39,7 @@
 
 /* The hooks' names as settings.c knows them: the variables without CLSORT_, in lower case. */
 #define CLSORT_TEST_HOOK_NAMES                                                                     \
-    "fault_alloc", "chunk_keys", "top_cap", "spill_thread", "transfer_slot", "radix8_portion_tiles", \
-        "host_inline_bytes"
+    "fault_alloc", "chunk_keys", "top_cap", "spill_thread", "transfer_slot",                       \
+        "radix8_portion_tiles", "host_inline_bytes"
 
 #endif
