@@ -213,6 +213,9 @@ clsort_status clsort_host_radix_enqueue(clsort_context *ctx, clsort_job *job)
     return st;
 }
 
+_Static_assert(CLSORT_HOST_INLINE_MAX_BYTES <= CLSORT_HOST_LOCAL_MAX_BYTES,
+               "arrays sorted in the calling thread are ones that one thread sorts in cache");
+
 size_t clsort_host_radix_inline_bytes(const clsort_context *ctx)
 {
     const size_t hook = ctx->settings.host_inline_bytes;
@@ -234,7 +237,8 @@ clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec
                            kbytes + n * vs);
     clsort_host_sort s;
     clsort_host_sort_init(&s, spec, n);
-    s.threads = thread_count(ctx);
+    /* one thread: as the threaded path sorts up to CLSORT_HOST_LOCAL_MAX_BYTES (the same passes) */
+    s.threads = 1;
     s.data = (clsort_host_span){ keys, vs ? values : NULL };
     s.tmp = (clsort_host_span){ tmp, vs ? tmp + kbytes : NULL };
     const size_t seg_len = clsort_segment_length(spec, n);
