@@ -128,6 +128,13 @@ static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *key
     clsort_status st = CLSORT_OK;
     if (n > 1 && in_caller(ctx, spec, n)) {
         double host_ms = 0;
+        /* commands the caller queued before (on a borrowed queue) may still write these arrays:
+         * the threaded path's transfers would have waited for them */
+        const cl_int err = clFinish(ctx->queue);
+        if (err != CL_SUCCESS) {
+            st = clsort_fail_cl(ctx, err, "clFinish");
+            goto done;
+        }
         if ((st = clsort_host_radix_sort_host(ctx, spec, keys, values, n,
                                               varseg ? varseg->host_offsets : NULL,
                                               varseg ? varseg->n_seg : 0, &host_ms)) != CLSORT_OK)
