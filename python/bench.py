@@ -14,9 +14,11 @@ import time
 
 import numpy as np
 
-# The package as installed (or as PYTHONPATH names it), not the sources beside this script.
+# The package as installed or as PYTHONPATH names it: only the script's own folder, which Python puts
+# first, is left out (its sources have no built extension beside them).
 _here = os.path.dirname(os.path.abspath(__file__))
-sys.path = [p for p in sys.path if os.path.abspath(p or '.') != _here]
+if sys.path and os.path.abspath(sys.path[0] or '.') == _here:
+    del sys.path[0]
 
 
 def timed(fn, make, reps):
