@@ -6,6 +6,8 @@
 #   BEFORE (a source tree of the earlier commit, e.g. from `git archive`; default .deps/before)
 #   SIZES (log2 of u32 keys for the API table)  N_KEYS (log2, file to file)  N_REC (records, 100 B)
 #   REPS  SPILL (-S for the records run larger than the budget)
+#   JOBS (file-to-file jobs, default "keys records spill"; also u64 zipf kv small 8g)
+#   API=0 leaves out the API table
 set -euo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 BEFORE=${BEFORE:-.deps/before}
@@ -20,10 +22,10 @@ mkdir -p "$DATA"
 here=$PWD
 build() { # tree build-dir
   (cd "$1" && { [ -f "$2/build.ninja" ] || meson setup "$2" -Dbuildtype=release > "$OUT/setup-$3.log" 2>&1; } &&
-    ninja -C "$2" cli/clsort bench/bench_radix > "$OUT/build-$3.log" 2>&1) ||
+    ninja -C "$2" cli/clsort bench/bench_radix $4 > "$OUT/build-$3.log" 2>&1) ||
     { tail -40 "$OUT/build-$3.log" "$OUT/setup-$3.log" 2>/dev/null; exit 1; }
 }
-build "$here" build-gpu after
+build "$here" build-gpu after bench/bench_open
 build "$BEFORE" build-gpu before
 declare -A TOOL=([before]="$BEFORE/build-gpu/cli/clsort" [after]="$here/build-gpu/cli/clsort")
 declare -A BENCH=([before]="$BEFORE/build-gpu/bench/bench_radix" [after]="$here/build-gpu/bench/bench_radix")
@@ -36,7 +38,7 @@ for s in $SIZES; do
   f="$DATA/uniform-$s.u32"; files+=("$f")
   [ -f "$f" ] || "${BENCH[after]}" gen uniform "$s" "$f"
 done
-for round in 1 2; do
+for round in $([ "${API:-1}" = 0 ] || echo 1 2); do
   for v in before after; do
     CLSORT_CACHE_DIR=$DATA/cache-$v "${BENCH[$v]}" run --algos radix8 --reps 10 "${files[@]}" \
       > "$OUT/api-$v$round.txt" 2> "$OUT/api-$v$round.err"
@@ -44,11 +46,31 @@ for round in 1 2; do
 done
 
 # file to file
-keys=$DATA/keys.u32; recs=$DATA/records.bin
-[ -f "$keys" ] || "${TOOL[after]}" gen -n $((1 << N_KEYS)) --seed 7 -o "$keys"
-[ -f "$recs" ] || "${TOOL[after]}" gen -n $((N_REC * 25)) --seed 5 -o "$recs"
-jobs=("keys|$keys|" "records|$recs|--record-size 100 --key-size 10 --type bytes"
-      "records-S$SPILL|$recs|--record-size 100 --key-size 10 --type bytes -S $SPILL -T $DATA")
+JOBS=${JOBS:-"keys records spill"}
+recs=$DATA/records.bin
+gen() { # file gen-args...
+  local f=$1; shift
+  [ -f "$f" ] || "${TOOL[after]}" gen "$@" -o "$f"
+}
+jobs=()
+for job in $JOBS; do
+  case $job in
+    keys) gen "$DATA/keys.u32" -n $((1 << N_KEYS)) --seed 7; jobs+=("keys|$DATA/keys.u32|") ;;
+    u64) gen "$DATA/keys.u64" -n $((1 << (N_KEYS - 1))) --type u64 --seed 7
+         jobs+=("u64|$DATA/keys.u64|--type u64") ;;
+    zipf) gen "$DATA/zipf.u32" -n $((1 << N_KEYS)) --dist zipf:1.1 --seed 7
+          jobs+=("zipf|$DATA/zipf.u32|") ;;
+    kv) gen "$DATA/pairs.kv" -n $((1 << N_KEYS)) --kv --seed 7; jobs+=("kv|$DATA/pairs.kv|--kv") ;;
+    small) gen "$DATA/small.u32" -n 4096 --seed 7; jobs+=("small-16KiB|$DATA/small.u32|") ;;
+    8g) gen "$DATA/keys8g.u32" -n $((1 << 31)) --seed 7
+        jobs+=("8GiB-S1Gi|$DATA/keys8g.u32|-S 1Gi -T $DATA") ;;
+    records) gen "$recs" -n $((N_REC * 25)) --seed 5
+             jobs+=("records|$recs|--record-size 100 --key-size 10 --type bytes") ;;
+    spill) gen "$recs" -n $((N_REC * 25)) --seed 5
+           jobs+=("records-S$SPILL|$recs|--record-size 100 --key-size 10 --type bytes -S $SPILL -T $DATA") ;;
+    *) echo "unknown job $job" >&2; exit 1 ;;
+  esac
+done
 : > "$OUT/files.txt"
 wall() { /usr/bin/time -f %e -o "$DATA/t" "$@" > /dev/null 2> "$DATA/err" || { cat "$DATA/err"; exit 1; }; cat "$DATA/t"; }
 for job in "${jobs[@]}"; do
@@ -67,9 +89,13 @@ for job in "${jobs[@]}"; do
   done
 done
 rm -f "$DATA"/out-* "$DATA/copy"
+# opening the device alone, in a process of its own (beside the small file's job)
+for r in $(seq "$REPS"); do
+  echo "device-open-alone after $(CLSORT_CACHE_DIR=$DATA/cache-after wall "$here/build-gpu/bench/bench_open")" >> "$OUT/files.txt"
+done
 
 python3 - "$OUT" <<'PY' | tee "$OUT/before-after.md"
-import sys, collections
+import os, sys, collections
 out = sys.argv[1]
 def api(v):
     d = collections.defaultdict(list)
@@ -79,7 +105,7 @@ def api(v):
                 kv = dict(x.split("=", 1) for x in line.split()[1:])
                 d[(int(kv["log2n"]), kv["kind"])].append((float(kv["wall_ms"]), float(kv["ms"])))
     return d
-b, a = api("before"), api("after")
+b, a = (api("before"), api("after")) if os.path.exists(f"{out}/api-before1.txt") else ({}, {})
 print("| u32 keys | kind | before wall ms | after wall ms | after / before | before kernel ms | after kernel ms |")
 print("|---|---|---|---|---|---|---|")
 for k in sorted(b):
@@ -97,6 +123,9 @@ print("| file to file | floor (read + copy) s | before s | after s | after / bef
 print("|---|---|---|---|---|---|")
 for name in dict.fromkeys(k[0] for k in t):
     fl = min(t[(name, "floor_read")]) + min(t[(name, "floor_copy")])
+    if (name, "floor_read") not in t:
+        print(f"| {name} | - | - | {min(t[(name, 'after')]):.2f}-{max(t[(name, 'after')]):.2f} | - | - |")
+        continue
     bb, aa = t[(name, "before")], t[(name, "after")]
     rng = lambda x: f"{min(x):.2f}-{max(x):.2f}"
     ratio = lambda x, y: f"{x / y:.2f}" if y else "-"
