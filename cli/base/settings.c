@@ -43,6 +43,8 @@ void settings_load(void)
         current.segment_batch = 0;
     const char *prefault = getenv("CLSORT_PREFAULT");
     current.prefault = !prefault ? -1 : !strcmp(prefault, "0") ? 0 : !strcmp(prefault, "1") ? 1 : -1;
+    const char *ahead = getenv("CLSORT_READ_AHEAD");
+    current.read_ahead = !ahead ? -1 : !strcmp(ahead, "0") ? 0 : !strcmp(ahead, "1") ? 1 : -1;
     const char *tmp = getenv("TMPDIR");
     current.tmpdir = tmp && *tmp ? tmp : NULL;
 }

@@ -24,6 +24,9 @@ typedef struct cli_settings {
      * first: 0 never (for measurements), 1 always, small runs too (for tests); -1 unset: runs of
      * 64 MiB or more */
     int prefault;
+    /* CLSORT_READ_AHEAD: whether clsort sort reads the start of its input while the device opens:
+     * 0 never (for measurements), 1 always (for tests); -1 unset: on a host of 4 cores or more */
+    int read_ahead;
     /* TMPDIR: where runs of records go without -T (NULL: /tmp) */
     const char *tmpdir;
 } cli_settings;

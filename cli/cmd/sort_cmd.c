@@ -443,9 +443,14 @@ static void *open_device_main(void *arg)
  * the library's stream; not records by a key field (fields.c reads them), nor a FIFO whose writer
  * has not come (its wait would hold up a device that fails). Only with --algo auto and without
  * --segments: the library may refuse an algorithm named for a combination once it is open, and such
- * a refusal reads nothing, a pipe's included. */
+ * a refusal reads nothing, a pipe's included. By default on a host of 4 cores or more: on 2 cores a
+ * CPU driver's open (PoCL's) takes the core the read would use, and the copy out of what was read
+ * ahead made the whole slower there (CLSORT_READ_AHEAD says otherwise). */
 static int can_read_ahead(const sort_job *j)
 {
+    const int ahead = settings()->read_ahead;
+    if (ahead == 0 || (ahead < 0 && sysconf(_SC_NPROCESSORS_ONLN) < 4))
+        return 0;
     return !j->a.record_size && !j->kin.wait_writer && (!j->kin.is_regular || j->kin.size > 0) &&
            j->spec.algorithm == CLSORT_ALGO_AUTO && !j->a.segments;
 }

@@ -6,6 +6,8 @@
 . "$(dirname "$0")/lib.sh" "$@"
 
 N=300000
+# the start of the input read while the device opens, whatever the host's cores
+export CLSORT_READ_AHEAD=1
 "$CLSORT" gen -n $N --seed 7 -o keys.bin || exit 2
 "$CLSORT" gen -n $N --seed 8 --kv -o kv.bin || exit 2
 
@@ -65,6 +67,19 @@ k, o, i = (array.array(t, open(f, 'rb').read()) for t, f in zip('IIQ', sys.argv[
 want = sorted(range(len(k)), key=lambda x: k[x])
 assert list(i) == want and list(o) == [k[x] for x in want]
 PY
+
+# --top in blocks: the first blocks come out of what was read ahead
+"$CLSORT" -i keys.bin -o top.bin --top 1000 -S 4Mi 2>err.txt
+check "--top 1000 -S 4Mi: the first 1000 of the sort" $PYTHON - keys.bin top.bin <<'PY'
+import array, sys
+k, t = (array.array('I', open(f, 'rb').read()) for f in sys.argv[1:])
+assert list(t) == sorted(k)[:1000]
+PY
+# CLSORT_READ_AHEAD=0: the device opened before the read, the same output
+CLSORT_READ_AHEAD=0 "$CLSORT" -i keys.bin -o out0.bin --stats-json s0.json 2>err.txt
+same_file "CLSORT_READ_AHEAD=0: the same output" out.bin out0.bin
+check "CLSORT_READ_AHEAD=0: the device opened before the read" \
+    $PYTHON -c "import json,sys; sys.exit(json.load(open('s0.json'))['open_overlapped'])"
 
 # records by a key field: the device opened before the read (fields.c reads them)
 timed records -i kv.bin --record-size 8 --key-offset 0 --type u32 -o rec.bin --stats-json r.json
