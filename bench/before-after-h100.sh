@@ -22,7 +22,7 @@ mkdir -p "$DATA"
 here=$PWD
 build() { # tree build-dir
   (cd "$1" && { [ -f "$2/build.ninja" ] || meson setup "$2" -Dbuildtype=release > "$OUT/setup-$3.log" 2>&1; } &&
-    ninja -C "$2" cli/clsort bench/bench_radix $4 > "$OUT/build-$3.log" 2>&1) ||
+    ninja -C "$2" cli/clsort bench/bench_radix ${4-} > "$OUT/build-$3.log" 2>&1) ||
     { tail -40 "$OUT/build-$3.log" "$OUT/setup-$3.log" 2>/dev/null; exit 1; }
 }
 build "$here" build-gpu after bench/bench_open
