@@ -122,10 +122,10 @@ print()
 print("| file to file | floor (read + copy) s | before s | after s | after / before | after / floor |")
 print("|---|---|---|---|---|---|")
 for name in dict.fromkeys(k[0] for k in t):
-    fl = min(t[(name, "floor_read")]) + min(t[(name, "floor_copy")])
     if (name, "floor_read") not in t:
         print(f"| {name} | - | - | {min(t[(name, 'after')]):.2f}-{max(t[(name, 'after')]):.2f} | - | - |")
         continue
+    fl = min(t[(name, "floor_read")]) + min(t[(name, "floor_copy")])
     bb, aa = t[(name, "before")], t[(name, "after")]
     rng = lambda x: f"{min(x):.2f}-{max(x):.2f}"
     ratio = lambda x, y: f"{x / y:.2f}" if y else "-"
