@@ -83,17 +83,9 @@ static clsort_status plan(fields_stream *f)
     f->chunk = (1u << 20) / f->rs ? (1u << 20) / f->rs : 1;
     if (f->chunk > s->run_limit)
         f->chunk = s->run_limit;
-    /* merge blocks, as the stream's (plan_budget()), and one block at a time sorted */
-    uint64_t per = half / 2 / s->set.threads * 2 / 5;
-    if (per > (32u << 20))
-        per = 32u << 20;
-    s->block = per / rsv ? (size_t)(per / rsv) : 1;
-    s->step = s->block / (4 * (size_t)s->set.fan_in);
-    if (s->step < 1)
-        s->step = 1;
+    /* merge blocks, as the stream's, and one block at a time sorted */
     const uint64_t merge_bytes =
-        (uint64_t)s->set.threads * 2 * (s->block + clsort_merge_sub(s->block, rsv)) * rsv +
-        (uint64_t)s->block * cost;
+        clsort_stream_plan_blocks(s, half, rsv) + (uint64_t)s->block * cost;
     s->keep_bytes = half > merge_bytes ? half - merge_bytes : 0;
     return CLSORT_OK;
 }

@@ -201,6 +201,22 @@ void clsort_stream_resolve_settings(stream *s, const clsort_stream_settings *giv
         s->set.fan_in = 64;
 }
 
+/* The merge's blocks for data_bytes of budget and records of rs bytes: each thread holds two
+ * (input, output), at most 32 MiB each, and two sub-blocks of at most a quarter of one for its
+ * merge levels; a cut reads fewer than step records per run, a small part of a block. Returns the
+ * bytes the merge threads hold. */
+uint64_t clsort_stream_plan_blocks(stream *s, uint64_t data_bytes, size_t rs)
+{
+    uint64_t per = data_bytes / 2 / s->set.threads * 2 / 5;
+    if (per > (32u << 20))
+        per = 32u << 20;
+    s->block = per / rs ? (size_t)(per / rs) : 1;
+    s->step = s->block / (4 * (size_t)s->set.fan_in);
+    if (s->step < 1)
+        s->step = 1;
+    return (uint64_t)s->set.threads * 2 * (s->block + clsort_merge_sub(s->block, rs)) * rs;
+}
+
 /* The budget: staging buffers first (smaller under a small budget), then the merge blocks, then
  * runs kept in memory; a run is at most what is left, shared with what else holds a run (on a
  * device that shares host memory, the data and the sort's second buffer; the spillers' buffers). */
@@ -221,18 +237,7 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
                            "a memory budget of %llu bytes is too small: the staging buffers alone "
                            "take %llu", (unsigned long long)budget, (unsigned long long)staging);
     const uint64_t data_bytes = budget - staging; /* for records, besides the staging */
-    /* merge blocks: each thread holds two (input, output), at most 32 MiB each, and two
-     * sub-blocks of at most a quarter of one for its merge levels */
-    uint64_t per = data_bytes / 2 / s->set.threads * 2 / 5;
-    if (per > (32u << 20))
-        per = 32u << 20;
-    s->block = per / rs ? (size_t)(per / rs) : 1;
-    /* a cut reads fewer than step records per run: a small part of a block */
-    s->step = s->block / (4 * (size_t)s->set.fan_in);
-    if (s->step < 1)
-        s->step = 1;
-    const uint64_t merge_bytes =
-        (uint64_t)s->set.threads * 2 * (s->block + clsort_merge_sub(s->block, rs)) * rs;
+    const uint64_t merge_bytes = clsort_stream_plan_blocks(s, data_bytes, rs);
     s->keep_bytes = data_bytes > merge_bytes ? data_bytes - merge_bytes : 0;
     /* an input known to need runs, spilled by threads, gets a run buffer per spiller */
     s->spillers = s->async_spill && s->n_hint != CLSORT_SIZE_UNKNOWN && s->n_hint > data_bytes / rs

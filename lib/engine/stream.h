@@ -124,6 +124,9 @@ clsort_status clsort_stream_keep_host_run(stream *s, unsigned char **keys, unsig
                                           size_t n);
 
 /* stream.c */
+/* The merge's blocks and index step for data_bytes of budget and records of rs bytes; returns the
+ * bytes the merge threads hold. */
+uint64_t clsort_stream_plan_blocks(stream *s, uint64_t data_bytes, size_t rs);
 /* The settings with their defaults filled in. */
 void clsort_stream_resolve_settings(stream *s, const clsort_stream_settings *given);
 
