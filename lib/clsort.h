@@ -335,6 +335,13 @@ typedef struct clsort_stats {
                                    clsort_sort_stream()) */
     uint64_t temp_bytes;      /**< bytes written to temporary files, every level together */
     uint64_t memory_bytes;    /**< the budget the call worked within */
+    /* clsort_sort_lines() and clsort_sort_lines_stream() only (0 otherwise): wall time of the
+     * host's steps around the sort of the prefixes */
+    double split_ms;          /**< the lines found (where each starts) */
+    double keys_ms;           /**< each line's 64-bit prefix made */
+    double sort_ms;           /**< the prefixes sorted with the lines' positions */
+    double ties_ms;           /**< lines of equal prefixes ordered by the comparison; -u */
+    double gather_ms;         /**< the sorted lines copied out, beyond what the sink's writes hid */
 } clsort_stats;
 
 /** Opaque sorting context. */

@@ -23,6 +23,7 @@ typedef struct text_args {
     const char *tmpdir;     /* -T, or NULL */
     unsigned parallel;      /* --parallel, 0: not given */
     const char *device;     /* --device: the device's sort for any size */
+    int stats;              /* --stats: where the time went, on stderr */
     const char **files;     /* the inputs ('-' is stdin); at least one */
     size_t n_files;
     char **files0;          /* --files0-from's names (owned), or NULL */

@@ -186,7 +186,7 @@ static int locale_is_c(int category, char *name, size_t cap)
 
 enum {
     OPT_CHECK = 256, OPT_FILES0, OPT_PARALLEL, OPT_SORT, OPT_HELP, OPT_VERSION, OPT_DEVICE,
-    OPT_BATCH, OPT_DEBUG, OPT_COMPRESS, OPT_RANDOM_SOURCE
+    OPT_BATCH, OPT_DEBUG, OPT_COMPRESS, OPT_RANDOM_SOURCE, OPT_STATS
 };
 
 static const struct option long_options[] = {
@@ -219,6 +219,7 @@ static const struct option long_options[] = {
     {"zero-terminated", no_argument, NULL, 'z'},
     {"parallel", required_argument, NULL, OPT_PARALLEL},
     {"device", required_argument, NULL, OPT_DEVICE},
+    {"stats", no_argument, NULL, OPT_STATS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -550,6 +551,7 @@ static int text_option(text_parse *p, int c)
     case OPT_BATCH: return opt_batch_size(optarg);
     case OPT_FILES0: p->files0_from = optarg; return -1;
     case OPT_DEVICE: a->device = optarg; return -1;
+    case OPT_STATS: a->stats = 1; return -1;
     case OPT_HELP: a->help = 1; return -1;
     case OPT_VERSION: a->version = 1; return -1;
     default: return bad_option(p->av); /* ':' and '?' */

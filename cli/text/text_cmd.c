@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 #include "io.h"
+#include "progress.h"
 #include "settings.h"
 #include "text.h"
 
@@ -153,6 +154,8 @@ typedef struct text_job {
     int have_out;
     writer w;
     const char *tmpdir;
+    clsort_stats stats; /* the library's measurements, for --stats */
+    uint64_t bytes;     /* the inputs' bytes */
 } text_job;
 
 static int open_output(text_job *j)
@@ -397,6 +400,7 @@ static long long text_source_files(text_source *t, char *buf, size_t max)
         if (got) {
             t->any = 1;
             t->last = buf[got - 1];
+            t->j->bytes += got;
             return (long long)got;
         }
         input_close(&t->in);
@@ -495,7 +499,8 @@ static int sort_inputs(text_job *j)
     set.memory_bytes = budget;
     set.temp_dirs = dirs;
     set.n_temp_dirs = 1;
-    const clsort_status st = clsort_sort_lines_stream(j->ctx, &j->a.spec, &src, &sink, &set, NULL);
+    const clsort_status st = clsort_sort_lines_stream(j->ctx, &j->a.spec, &src, &sink, &set,
+                                                      &j->stats);
     if (st != CLSORT_OK) {
         if (!t.failed && !k.failed)
             msg_lib_error("sorting lines", st,
@@ -582,6 +587,8 @@ void help_text(void)
            "  -z, --zero-terminated       line delimiter is NUL, not newline\n"
            "      --device=DEVICE         sort on this device (see 'clsort devices')\n"
            "                              whatever the size (else from 1 MiB of input)\n"
+           "      --stats                 where the time went, one line on stderr: read,\n"
+           "                              split, keys, sort, ties, gather, write, runs\n"
            "      --help                  display this help and exit\n"
            "\n"
            "KEYDEF is F[.C][OPTS][,F[.C][OPTS]] for start and stop position, F a field\n"
@@ -595,6 +602,23 @@ void help_text(void)
            "(LC_ALL, LC_COLLATE, LC_NUMERIC, LANG): set LC_ALL=C.\n"
            "\n"
            "Exit status: 0 success, 1 -c or -C found disorder, 2 an error (as GNU sort).\n");
+}
+
+/* --stats: one line on stderr, the steps' wall times adding up to the process's */
+static void print_stats(const text_job *j)
+{
+    const clsort_stats *s = &j->stats;
+    const double wall = now_ms() - process_start_ms();
+    const double runs = s->spill_ms + s->merge_ms;
+    const double parts = s->read_ms + s->split_ms + s->keys_ms + s->sort_ms + s->ties_ms +
+                         s->gather_ms + s->write_ms + runs;
+    fprintf(stderr,
+            "clsort: text: %zu lines, %llu bytes in %.3f s (%.3f GB/s), %s: read %.3f, split %.3f, "
+            "keys %.3f, sort %.3f, ties %.3f, gather %.3f, write %.3f, runs %.3f, other %.3f s\n",
+            s->n, (unsigned long long)j->bytes, wall / 1e3, wall > 0 ? j->bytes / wall / 1e6 : 0.0,
+            j->ctx ? (s->algorithm ? s->algorithm : "device") : "host", s->read_ms / 1e3,
+            s->split_ms / 1e3, s->keys_ms / 1e3, s->sort_ms / 1e3, s->ties_ms / 1e3,
+            s->gather_ms / 1e3, s->write_ms / 1e3, runs / 1e3, (wall - parts) / 1e3);
 }
 
 int cmd_text(int argc, char **argv, int first)
@@ -638,6 +662,8 @@ int cmd_text(int argc, char **argv, int first)
         if (output_finish(&j->out) == EXIT_OK && output_commit(outs, 1) == EXIT_OK) {
             j->have_out = 0;
             rc = EXIT_OK;
+            if (j->a.stats && !j->a.merge)
+                print_stats(j);
             goto out;
         }
     }

@@ -21,18 +21,145 @@ void clsort_lines_spec_default(clsort_lines_spec *spec)
     spec->separator = -1;
 }
 
+/* Bytes equal to d in p[0, n): eight a step, each byte of x ^ d's pattern tested for zero exactly
+ * (no carry crosses a byte: (b & 0x7f) + 0x7f <= 0xfe). */
+static size_t count_byte(const char *p, size_t n, char d)
+{
+    const uint64_t high = UINT64_C(0x8080808080808080), low7 = ~high;
+    const uint64_t pat = UINT64_C(0x0101010101010101) * (unsigned char)d;
+    size_t c = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, p + i, sizeof x);
+        x ^= pat;
+        uint64_t z = ~(((x & low7) + low7) | x) & high; /* 0x80 in each byte that was d */
+#if defined(__GNUC__)
+        c += (size_t)__builtin_popcountll(z);
+#else
+        for (; z; z &= z - 1)
+            c++;
+#endif
+    }
+    for (; i < n; i++)
+        c += p[i] == d;
+    return c;
+}
+
+/* The split: the buffer cut into chunks of SPLIT_CHUNK bytes; the lines that start in each are
+ * counted, then their starts written at the chunk's place, each chunk on any thread. A line starts
+ * at byte 0 and after each delimiter but the buffer's last byte. */
+enum { SPLIT_CHUNK = 1 << 20 };
+
+typedef struct split_job {
+    const char *buf;
+    size_t len, chunks;
+    char delim;
+    uint64_t *first; /* the number of the first line of each chunk, then the count */
+    uint64_t *starts;
+} split_job;
+
+static size_t split_at(const split_job *s, size_t c)
+{
+    return c < s->chunks ? c * (size_t)SPLIT_CHUNK : s->len;
+}
+
+/* The delimiters whose next byte is in chunk c: [lo, hi) */
+static void split_range(const split_job *s, size_t c, size_t *lo, size_t *hi)
+{
+    const size_t b = split_at(s, c), e = split_at(s, c + 1);
+    *lo = b ? b - 1 : 0;
+    *hi = e ? e - 1 : 0;
+}
+
+static void split_count(void *arg, size_t begin, size_t end)
+{
+    split_job *s = arg;
+    for (size_t c = begin; c < end; c++) {
+        size_t lo, hi;
+        split_range(s, c, &lo, &hi);
+        s->first[c + 1] = (c == 0 && s->len) + count_byte(s->buf + lo, hi - lo, s->delim);
+    }
+}
+
+static void split_fill(void *arg, size_t begin, size_t end)
+{
+    split_job *s = arg;
+    for (size_t c = begin; c < end; c++) {
+        uint64_t *o = s->starts + s->first[c];
+        size_t lo, hi;
+        split_range(s, c, &lo, &hi);
+        if (c == 0 && s->len)
+            *o++ = 0;
+        const char *p = s->buf + lo, *e = s->buf + hi;
+        while (p < e && (p = memchr(p, s->delim, (size_t)(e - p))) != NULL) {
+            p++;
+            *o++ = (uint64_t)(p - s->buf);
+        }
+    }
+}
+
+/* The lines of buf counted, on the host's threads from 2 chunks on: s->first[s->chunks] after;
+ * -1 when there is no memory for the chunks' table. split_done() writes the starts, then frees it. */
+static int split_plan(split_job *s, const char *buf, size_t len, char delim)
+{
+    *s = (split_job){ buf, len, len / SPLIT_CHUNK + (len % SPLIT_CHUNK != 0), delim, NULL, NULL };
+    s->first = malloc((s->chunks + 1) * sizeof *s->first);
+    if (!s->first)
+        return -1;
+    s->first[0] = 0;
+    clsort_parallel(s->chunks, 1, split_count, s);
+    for (size_t c = 0; c < s->chunks; c++)
+        s->first[c + 1] += s->first[c];
+    return 0;
+}
+
+static void split_done(split_job *s, uint64_t *starts)
+{
+    s->starts = starts;
+    if (starts)
+        clsort_parallel(s->chunks, 1, split_fill, s);
+    free(s->first);
+    s->first = NULL;
+}
+
+typedef struct count_job {
+    const char *p;
+    size_t n, chunks;
+    char d;
+    size_t got[256];
+} count_job;
+
+static void count_slice(void *arg, size_t begin, size_t end)
+{
+    count_job *c = arg;
+    for (size_t k = begin; k < end; k++) {
+        const size_t b = c->n * k / c->chunks, e = c->n * (k + 1) / c->chunks;
+        c->got[k] = count_byte(c->p + b, e - b, c->d);
+    }
+}
+
+size_t lines_count_byte(const char *p, size_t n, char d)
+{
+    if (n < 2 * (size_t)SPLIT_CHUNK)
+        return count_byte(p, n, d);
+    count_job c = { p, n, n / SPLIT_CHUNK < 256 ? n / SPLIT_CHUNK : 256, d, { 0 } };
+    clsort_parallel(c.chunks, 1, count_slice, &c);
+    size_t sum = 0;
+    for (size_t k = 0; k < c.chunks; k++)
+        sum += c.got[k];
+    return sum;
+}
+
 size_t clsort_lines_count(const clsort_lines_spec *spec, const char *buf, size_t len)
 {
     const char delim = spec ? spec->delimiter : '\n';
-    size_t n = 0;
-    const char *p = buf, *end = buf + len;
-    while (p < end) {
-        const char *q = memchr(p, delim, (size_t)(end - p));
-        n++;
-        if (!q)
-            break;
-        p = q + 1;
-    }
+    if (!buf || !len)
+        return 0;
+    split_job s;
+    if (split_plan(&s, buf, len, delim) != 0) /* no memory for the table: one thread */
+        return 1 + count_byte(buf, len - 1, delim);
+    const size_t n = (size_t)s.first[s.chunks];
+    split_done(&s, NULL);
     return n;
 }
 
@@ -239,31 +366,45 @@ static void gather_copy(void *arg, size_t begin, size_t end)
     }
 }
 
+size_t lines_gather(const char *buf, const uint64_t *starts, const uint64_t *order, size_t n,
+                    char delim, char *out, size_t cap)
+{
+    if (!n)
+        return 0;
+    gather_job *g = malloc(sizeof *g);
+    if (!g) { /* one thread, then */
+        size_t o = 0;
+        for (size_t i = 0; i < n; i++)
+            o += (size_t)(starts[order[i] + 1] - starts[order[i]]);
+        if (o > cap)
+            return o;
+        o = 0;
+        for (size_t i = 0; i < n; i++) {
+            const size_t len = (size_t)(starts[order[i] + 1] - starts[order[i]] - 1);
+            memcpy(out + o, buf + starts[order[i]], len);
+            out[o + len] = delim;
+            o += len + 1;
+        }
+        return o;
+    }
+    *g = (gather_job){ .buf = buf, .starts = starts, .order = order, .n = n, .delim = delim,
+                       .out = out };
+    clsort_parallel(GATHER_CHUNKS, 1, gather_sizes, g);
+    for (size_t c = 0; c < GATHER_CHUNKS; c++)
+        g->at[c + 1] += g->at[c];
+    const size_t total = (size_t)g->at[GATHER_CHUNKS];
+    if (total <= cap)
+        clsort_parallel(GATHER_CHUNKS, 1, gather_copy, g);
+    free(g);
+    return total;
+}
+
 size_t clsort_gather_lines(const clsort_lines_spec *spec, const char *buf, const uint64_t *starts,
                            const uint64_t *order, size_t n, char *out)
 {
     if (!spec || !starts || !order || !out || !n)
         return 0;
-    gather_job *g = malloc(sizeof *g);
-    if (!g) { /* one thread, then */
-        size_t o = 0;
-        for (size_t i = 0; i < n; i++) {
-            const size_t len = (size_t)(starts[order[i] + 1] - starts[order[i]] - 1);
-            memcpy(out + o, buf + starts[order[i]], len);
-            out[o + len] = spec->delimiter;
-            o += len + 1;
-        }
-        return o;
-    }
-    *g = (gather_job){ .buf = buf, .starts = starts, .order = order, .n = n,
-                       .delim = spec->delimiter, .out = out };
-    clsort_parallel(GATHER_CHUNKS, 1, gather_sizes, g);
-    for (size_t c = 0; c < GATHER_CHUNKS; c++)
-        g->at[c + 1] += g->at[c];
-    clsort_parallel(GATHER_CHUNKS, 1, gather_copy, g);
-    const size_t total = (size_t)g->at[GATHER_CHUNKS];
-    free(g);
-    return total;
+    return lines_gather(buf, starts, order, n, spec->delimiter, out, SIZE_MAX);
 }
 
 clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *spec, const char *buf,
@@ -282,32 +423,29 @@ clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *sp
     if ((!buf && len) || !order || !n_out)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
                            "clsort_sort_lines: buf (with len > 0), order and n_out must not be NULL");
-    const size_t n = clsort_lines_count(spec, buf, len);
+    split_job sp;
+    if (split_plan(&sp, buf ? buf : "", len, spec->delimiter) != 0)
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "clsort_sort_lines: no memory to find the lines of %zu bytes", len);
+    const size_t n = (size_t)sp.first[sp.chunks];
     uint64_t *own_starts = NULL;
-    if (!starts) {
-        own_starts = malloc((n + 1) * sizeof *starts);
-        if (!own_starts)
-            return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
-                               "clsort_sort_lines: no memory for the starts of %zu lines", n);
-        starts = own_starts;
+    uint64_t *keys = n ? malloc(n * sizeof *keys) : NULL;
+    if (!starts)
+        starts = own_starts = malloc((n + 1) * sizeof *starts);
+    if (!starts || (n && !keys)) {
+        split_done(&sp, NULL);
+        free(own_starts);
+        free(keys);
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "clsort_sort_lines: no memory for the starts and keys of %zu lines", n);
     }
     /* line i is [starts[i], starts[i + 1] - 1); a last line without its delimiter ends at len */
-    size_t i = 0;
-    const char *p = buf, *end = buf + len;
-    while (p < end) {
-        starts[i++] = (uint64_t)(p - buf);
-        const char *q = memchr(p, spec->delimiter, (size_t)(end - p));
-        p = q ? q + 1 : end;
-    }
+    split_done(&sp, starts);
     starts[n] = len + (len && buf[len - 1] != spec->delimiter);
-    uint64_t *keys = n ? malloc(n * sizeof *keys) : NULL;
-    if (n && !keys) {
-        free(own_starts);
-        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
-                           "clsort_sort_lines: no memory for the keys of %zu lines", n);
-    }
+    const double t1 = clsort_now_ms();
     lines_job j = { &o, buf, starts, keys, order };
     clsort_parallel(n, 4096, prefix_slice, &j);
+    const double t2 = clsort_now_ms();
     if (n > 1 && ctx) {
         clsort_spec s;
         clsort_spec_default(&s);
@@ -316,10 +454,11 @@ clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *sp
     } else {
         st = host_argsort(ctx, keys, order, n);
     }
+    const double t3 = clsort_now_ms();
     if (st == CLSORT_OK) {
-        ties_job t = { &j, n, 0 };
-        clsort_parallel(n, 4096, ties_slice, &t);
-        if (t.failed)
+        ties_job tj = { &j, n, 0 };
+        clsort_parallel(n, 4096, ties_slice, &tj);
+        if (tj.failed)
             st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                              "clsort_sort_lines: no memory to order lines with equal prefixes");
     }
@@ -337,6 +476,10 @@ clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *sp
     free(own_starts);
     if (stats && st == CLSORT_OK) {
         stats->n = n;
+        stats->split_ms = t1 - t0;
+        stats->keys_ms = t2 - t1;
+        stats->sort_ms = t3 - t2;
+        stats->ties_ms = clsort_now_ms() - t3;
         stats->total_ms = clsort_now_ms() - t0;
     }
     return st;

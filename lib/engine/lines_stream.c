@@ -13,6 +13,7 @@
 #include "lines.h"
 #include "runfile.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -152,16 +153,103 @@ static clsort_status ls_new_run(lstream *s, ls_run **out)
     return CLSORT_OK;
 }
 
+/* The sorted lines go out in pieces of about this many bytes: a thread gathers the next piece
+ * (on the host's threads) while the calling thread writes this one, so that neither a copy of the
+ * whole block nor the gather's time adds to the write's. */
+#define LS_PIECE_BYTES (16u << 20)
+
+typedef struct ls_piece {
+    const char *buf;
+    const uint64_t *starts, *order;
+    size_t n;
+    char delim;
+    char *out;
+    size_t cap, bytes;
+    int failed;
+} ls_piece;
+
+static void ls_piece_gather(ls_piece *p)
+{
+    p->bytes = lines_gather(p->buf, p->starts, p->order, p->n, p->delim, p->out, p->cap);
+    if (p->bytes <= p->cap)
+        return;
+    free(p->out); /* longer lines than the pieces before: a larger buffer */
+    p->cap = p->bytes + p->bytes / 4;
+    p->out = malloc(p->cap);
+    if (!p->out) {
+        p->cap = 0;
+        p->failed = 1;
+        return;
+    }
+    p->bytes = lines_gather(p->buf, p->starts, p->order, p->n, p->delim, p->out, p->cap);
+}
+
+static void *ls_piece_thread(void *arg)
+{
+    ls_piece_gather(arg);
+    return NULL;
+}
+
+/* The lines order[0, kept) written through w a piece at a time, the next piece gathered meanwhile. */
+static clsort_status ls_write_sorted(lstream *s, ls_writer *w, const char *buf,
+                                     const uint64_t *starts, const uint64_t *order, size_t kept,
+                                     size_t len)
+{
+    if (!kept)
+        return CLSORT_OK;
+    const uint64_t est = (uint64_t)kept * LS_PIECE_BYTES / (len ? len : 1);
+    const size_t per = est < 1 ? 1 : est > kept ? kept : (size_t)est;
+    ls_piece pc[2];
+    for (int i = 0; i < 2; i++)
+        pc[i] = (ls_piece){ buf, starts, order, 0, s->spec->delimiter, NULL, 0, 0, 0 };
+    clsort_status st = CLSORT_OK;
+    double t = clsort_now_ms();
+    pc[0].n = per;
+    ls_piece_gather(&pc[0]);
+    size_t at = per;
+    double gather = clsort_now_ms() - t;
+    for (int cur = 0;; cur ^= 1) {
+        ls_piece *p = &pc[cur], *q = &pc[cur ^ 1];
+        if (p->failed) {
+            st = clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                             "out of host memory for %zu bytes of sorted lines", p->bytes);
+            break;
+        }
+        const int more = at < kept;
+        int threaded = 0;
+        pthread_t th;
+        if (more) {
+            q->order = order + at;
+            q->n = kept - at < per ? kept - at : per;
+            at += q->n;
+            threaded = pthread_create(&th, NULL, ls_piece_thread, q) == 0;
+        }
+        st = ls_put(w, p->out, p->bytes);
+        t = clsort_now_ms();
+        if (threaded)
+            pthread_join(th, NULL);
+        else if (more && st == CLSORT_OK)
+            ls_piece_gather(q);
+        gather += clsort_now_ms() - t;
+        if (st != CLSORT_OK || !more)
+            break;
+    }
+    free(pc[0].out);
+    free(pc[1].out);
+    if (s->stats)
+        s->stats->gather_ms += gather;
+    return st;
+}
+
 /* Sort a block of whole lines (each ended by the delimiter) into the sink (run NULL) or a new run. */
 static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, int to_run)
 {
     const size_t n = clsort_lines_count(s->spec, buf, len);
     uint64_t *starts = malloc((n + 1) * sizeof *starts);
     uint64_t *order = malloc((n ? n : 1) * sizeof *order);
-    char *out = malloc(len + 1);
     size_t kept = 0;
     clsort_status st;
-    if (!starts || !order || !out) {
+    if (!starts || !order) {
         st = clsort_fail(s->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                          "out of host memory for a block of %zu lines (%zu bytes): give a smaller "
                          "memory budget", n, len);
@@ -177,16 +265,18 @@ static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, int 
         s->stats->kernel_ms += one.kernel_ms;
         s->stats->upload_ms += one.upload_ms;
         s->stats->download_ms += one.download_ms;
+        s->stats->split_ms += one.split_ms;
+        s->stats->keys_ms += one.keys_ms;
+        s->stats->sort_ms += one.sort_ms;
+        s->stats->ties_ms += one.ties_ms;
         if (one.algorithm)
             s->stats->algorithm = one.algorithm;
     }
-    const size_t bytes = clsort_gather_lines(s->spec, buf, starts, order, kept, out);
     ls_writer w = { s, NULL, NULL, 0 };
     if (to_run && (st = ls_new_run(s, &w.run)) != CLSORT_OK)
         goto done;
-    st = ls_put(&w, out, bytes);
+    st = ls_write_sorted(s, &w, buf, starts, order, kept, len);
 done:
-    free(out);
     free(starts);
     free(order);
     return st;
@@ -452,9 +542,7 @@ static clsort_status ls_read_blocks(lstream *s)
         }
         if (got == 0)
             break;
-        for (const char *p = buf + len, *e = buf + len + got;
-             (p = memchr(p, delim, (size_t)(e - p))) != NULL; p++)
-            lines++;
+        lines += lines_count_byte(buf + len, (size_t)got, delim);
         len += (size_t)got;
     }
     if (len && buf[len - 1] != delim) { /* the last line ends at the input's end */
