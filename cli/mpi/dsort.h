@@ -1,7 +1,7 @@
 /*
  * The distributed sample sort of clsort-mpi, one step per function, each run by every rank:
  *   dsort_open      the rank's device, and its memory budget (-S less what the rank holds)
- *   dsort_read      each rank's contiguous slice of the input, by MPI-IO
+ *   dsort_read      each rank's contiguous slice of the input (fileio.c: POSIX or MPI-IO)
  *   dsort_local     the slice sorted on the rank's device (stable)
  *   dsort_sample    splitters from a regular sample of every rank's sorted slice
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
@@ -58,6 +58,8 @@ typedef struct job {
     uint64_t out_n;
     uint64_t piece_bytes;      /* largest message of the exchange and the file I/O */
     unsigned threads;          /* --parallel, else the host's online cores over its ranks */
+    int posix_io;              /* the input and output by pread()/pwrite(), not MPI-IO (--io) */
+    int in_fd, out_fd;         /* posix_io: while a part is read or written; else -1 */
     unsigned merge_threads;    /* the host threads that merged the engine's runs (--merge host);
                                   MERGED_ON_DEVICE; 0: one piece, no merge */
     uint64_t budget;           /* bytes of records this rank may hold */
@@ -99,10 +101,16 @@ void dsort_test_stop(job *j, int point);
 
 /* MPI's text of an error code, in buf (MPI_MAX_ERROR_STRING bytes). */
 const char *dsort_mpi_error_text(int rc, char *buf);
-/* Reads or writes len bytes at off of an MPI file in pieces of at most piece_bytes; 0 or -1 with
- * the error recorded (name: the file's, for it). */
+/* fileio.c: reads or writes len bytes at off of the input or the output: by pread()/pwrite() on
+ * the rank's threads where its file descriptor is open (in_fd, out_fd), else of the MPI file f in
+ * pieces of at most piece_bytes; 0 or -1 with the error recorded (name: the file's, for it). */
 int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
                   unsigned char *buf, uint64_t len);
+/* With posix_io: path opened for reading (in_fd) or writing (out_fd); 0, or -1 with the error
+ * recorded. Without, nothing (0). */
+int dsort_posix_open(job *j, const char *path, int write);
+/* That descriptor closed (an error closing the output recorded). */
+void dsort_posix_close(job *j, const char *name, int write);
 /* Exit status of a library error, as clsort gives it. */
 int dsort_status_exit(clsort_status st);
 

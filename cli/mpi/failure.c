@@ -1,7 +1,6 @@
 /*
  * A rank's own errors, below every step (see dsort.h): the first failure recorded with its message,
- * failures injected by the tests, MPI-IO in pieces with errors that name the file, the exit status
- * of a library error. dsort_agree() (dsort.c) then makes every rank know the first one.
+ * failures injected by the tests, the exit status of a library error. dsort_agree() (dsort.c) then makes every rank know the first one.
  */
 #include "dsort.h"
 #include "msignals.h"
@@ -55,43 +54,6 @@ const char *dsort_mpi_error_text(int rc, char *buf)
     if (MPI_Error_string(rc, buf, &len) != MPI_SUCCESS)
         snprintf(buf, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
     return buf;
-}
-
-/* In pieces of at most piece_bytes: MPI counts are ints. */
-int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
-                  unsigned char *buf, uint64_t len)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    while (len > 0) {
-        int piece = (int)(len < j->piece_bytes ? len : j->piece_bytes), got = 0;
-        MPI_Status status;
-        errno = 0;
-        int rc = write ? MPI_File_write_at(f, (MPI_Offset)off, buf, piece, MPI_BYTE, &status)
-                       : MPI_File_read_at(f, (MPI_Offset)off, buf, piece, MPI_BYTE, &status);
-        const int e = errno; /* MPI-IO (OMPIO) returns a short write of a full disk as success */
-        if (rc != MPI_SUCCESS) {
-            dsort_fail(j, EXIT_IO, "%s: cannot %s %d bytes at offset %llu: %s", name,
-                       write ? "write" : "read", piece, (unsigned long long)off,
-                       dsort_mpi_error_text(rc, text));
-            return -1;
-        }
-        MPI_Get_count(&status, MPI_BYTE, &got);
-        if (got <= 0 && write) {
-            dsort_fail(j, EXIT_IO, "%s: cannot write %d bytes at offset %llu: %s", name, piece,
-                       (unsigned long long)off,
-                       e ? strerror(e) : "nothing written (a full disk, or a file size limit?)");
-            return -1;
-        }
-        if (got <= 0) {
-            dsort_fail(j, EXIT_IO, "%s: end of file at offset %llu (the file changed while it was "
-                       "read?)", name, (unsigned long long)off);
-            return -1;
-        }
-        off += (uint64_t)got;
-        buf += got;
-        len -= (uint64_t)got;
-    }
-    return 0;
 }
 
 /* The exit status of a library error, as clsort gives it: the usage's for a device string or a

@@ -46,6 +46,9 @@ static void help(void)
            "      --merge WHERE     where the engine merges its runs of the pieces a rank\n"
            "                        receives: device (default) or host (threads); pieces\n"
            "                        that fit one device sort are merged by it\n"
+           "      --io WAY          how ranks read the input and write the output: posix\n"
+           "                        (pread/pwrite on --parallel threads), mpi (MPI-IO), or\n"
+           "                        auto (default: posix where every rank is on one host)\n"
            "      --parallel N      host threads of each rank (default: the host's online\n"
            "                        cores over its ranks, at least 1)\n"
            "      --stats           each phase's time (the slowest rank's) and each rank's\n"
@@ -129,6 +132,18 @@ static int set_merge(parse_ctx *p, const char *arg)
     return -1;
 }
 
+static int set_io(parse_ctx *p, const char *arg)
+{
+    static const char *const names[] = {"auto", "posix", "mpi"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            p->a->io = i;
+            return -1;
+        }
+    msg_error("--io %s: expected auto, posix or mpi", arg);
+    return EXIT_USAGE;
+}
+
 static int set_buffer_size(parse_ctx *p, const char *arg)
 {
     return opt_parse_memory(&p->st, arg, &p->a->buffer_size, &p->a->buffer_percent) ? EXIT_USAGE
@@ -199,6 +214,7 @@ static const mpi_row rows[] = {
     {"buffer-size", 'S', 1, set_buffer_size},
     {"temporary-directory", 'T', 1, add_temp_dir},
     {"merge", 0, 1, set_merge},
+    {"io", 0, 1, set_io},
     {"help", 'h', 0, show_help},
     {"version", 0, 0, show_version},
 };

@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 enum { MPI_MAX_TEMP_DIRS = 16 };
+/* --io: POSIX where every rank is on one host (auto), always, or MPI-IO always */
+enum { MPI_IO_AUTO, MPI_IO_POSIX, MPI_IO_MPI };
 
 typedef struct mpi_args {
     const char *input;       /* -i */
@@ -24,6 +26,7 @@ typedef struct mpi_args {
     unsigned parallel;       /* --parallel N: host threads; 0: the host's cores over its ranks */
     int merge_host;          /* --merge host: the engine's runs of the received pieces merged on
                                 the host's threads (its setting device_merge=0) */
+    int io;                  /* --io: MPI_IO_AUTO, MPI_IO_POSIX or MPI_IO_MPI */
     uint64_t buffer_size;    /* -S SIZE in bytes; 0: the default (or buffer_percent) */
     unsigned buffer_percent; /* -S N%: of physical memory */
     const char *temp_dirs[MPI_MAX_TEMP_DIRS]; /* -T DIR, repeatable; none: $TMPDIR, else /tmp */

@@ -108,8 +108,9 @@ static void print_stats(job *j)
                MPI_CHAR, 0, MPI_COMM_WORLD);
     if (j->rank == 0 && shares && threads && devices) {
         double total = 0;
-        fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys)\n", j->size,
-                (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type));
+        fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys), %s I/O\n",
+                j->size, (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type),
+                j->posix_io ? "POSIX" : "MPI-IO");
         for (int ph = 0; ph < N_PHASES; ph++) {
             fprintf(stderr, "  %-10s %10.3f ms (slowest rank)\n", phase_label[ph], slowest[ph]);
             /* of the device sorts in it, what the device itself took */
@@ -189,7 +190,7 @@ int main(int argc, char **argv)
     msig_install();
     MPI_Init(&argc, &argv);
     static job j;
-    j.sorted_fd = j.recv_fd = -1;
+    j.sorted_fd = j.recv_fd = j.in_fd = j.out_fd = -1;
     j.dest.dirfd = j.dest.fd = j.dest.old_fd = j.dest.slot = -1;
     /* a temporary file that reaches the file-size limit fails with EFBIG, reported, rather than
      * ending the rank */
@@ -215,6 +216,8 @@ int main(int argc, char **argv)
         j.spec.begin_bit = a.begin_bit;
         j.spec.end_bit = a.end_bit;
         j.threads = a.parallel ? a.parallel : default_threads(&j);
+        /* on one host the file system is local to every rank: POSIX I/O on threads, as clsort */
+        j.posix_io = a.io == MPI_IO_POSIX || (a.io == MPI_IO_AUTO && j.local_size == j.size);
         code = run_steps(&j);
     }
     if (j.rank == 0)

@@ -91,9 +91,19 @@ done
 # a bit range, and the exchange in messages of at most 1000 bytes (the path of pieces past 1 GiB)
 "$CLSORT" gen -n $N --dist few:40 -t u64 --kv -o bits.bin
 "$CLSORT" -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.ref
-CLSORT_MPI_PIECE_BYTES=1000 run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.out
-expect_status "3 ranks, --bits 8:40 -r, pieces of 1000 bytes" 0
-same_file "3 ranks, --bits 8:40 -r, pieces of 1000 bytes: as clsort sorts it" bits.out bits.ref
+# (the file I/O by MPI-IO in pieces too, --io mpi; the default on one host is POSIX on threads)
+CLSORT_MPI_PIECE_BYTES=1000 run_mpi 3 -t u64 --kv --bits 8:40 -r --io mpi -i bits.bin -o bits.out --stats
+expect_status "3 ranks, --bits 8:40 -r, pieces of 1000 bytes, --io mpi" 0
+cp err.txt stats.txt # check() writes err.txt
+same_file "3 ranks, --bits 8:40 -r, pieces of 1000 bytes, --io mpi: as clsort sorts it" bits.out bits.ref
+check "--io mpi: the report says MPI-IO" grep -q "keys), MPI-IO I/O" stats.txt
+rm -f bits.out
+CLSORT_MPI_PIECE_BYTES=1000 run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.out --stats --parallel 3
+expect_status "3 ranks, --bits 8:40 -r, POSIX I/O on 3 threads" 0
+cp err.txt stats.txt
+same_file "3 ranks, --bits 8:40 -r, POSIX I/O on 3 threads: as clsort sorts it" bits.out bits.ref
+check "one host: the report says POSIX" grep -q "keys), POSIX I/O" stats.txt
+rm -f stats.txt
 
 # the merge on several threads (--merge host: the engine's runs merged on the host's threads; runs
 # of 1000 records, CLSORT_CHUNK_KEYS, so that 5001 records make several): its parts are cut inside
@@ -273,6 +283,9 @@ expect_message "--parallel 0" "--parallel 0: expected 1 to 256 threads"
 run_mpi 2 --merge gpu -i two.bin -o x
 expect_status "--merge gpu" 1
 expect_message "--merge gpu" "--merge gpu: expected device or host"
+run_mpi 2 --io stdio -i two.bin -o x
+expect_status "--io stdio" 1
+expect_message "--io stdio" "--io stdio: expected auto, posix or mpi"
 check "usage errors: no output" test ! -e x
 
 finish
