@@ -6,7 +6,8 @@
  * clsort_lines_compare(), input position breaking ties, -u keeping the first of equal lines): the
  * default byte order, -n, -u, -r, -z, keys with -t and -k, a missing final delimiter, empty input;
  * and the errors: a failing sink, a failing source, a source that overfills, a missing run
- * directory (with and without the input's size), a bad spec.
+ * directory (with and without the input's size), a bad spec. And 3.5 MiB, whose lines are found in
+ * chunks on the host's threads and written out in pieces, against one memchr() after the other.
  */
 #include "clsort.h"
 
@@ -283,6 +284,92 @@ static void test_device(void **state)
     free(buf);
 }
 
+/* 3.5 MiB of short lines of digits, signs, points, blanks and letters (empty ones too), with the
+ * delimiter on the last byte of the first 1 MiB and on the first byte after it, no delimiter from
+ * 2 MiB - 1 to 3 MiB - 1 (a line longer than a 1 MiB chunk, and no line starting in one) and a
+ * line starting at 3 MiB; the last delimiter there or not. */
+static char *make_big(char delim, int final_delim, size_t *len)
+{
+    const size_t mib = 1u << 20, n = 3 * mib + mib / 2;
+    char *buf = malloc(n);
+    assert_non_null(buf);
+    uint64_t r = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t x = next_rng(&r);
+        buf[i] = x % 12 == 0 ? delim : "0123456789-. ab"[(x >> 8) % 15];
+    }
+    buf[mib - 1] = buf[mib] = delim;
+    buf[2 * mib - 2] = delim;
+    for (size_t i = 2 * mib - 1; i < 3 * mib - 1; i++)
+        if (buf[i] == delim)
+            buf[i] = 'x';
+    buf[3 * mib - 1] = delim;
+    buf[n - 1] = final_delim ? delim : 'z';
+    *len = n;
+    return buf;
+}
+
+/* The lines found in 1 MiB chunks on the host's threads, their starts against one memchr() after
+ * the other, the sort against the reference in memory and through the stream (whose output goes
+ * out in pieces of an eighth of the block, one line longer than a piece). */
+static void check_big(clsort_context *ctx, const clsort_lines_spec *spec, int final_delim)
+{
+    size_t len;
+    char *buf = make_big(spec->delimiter, final_delim, &len);
+    uint64_t *want = malloc((len + 2) * sizeof *want);
+    assert_non_null(want);
+    size_t n = 0;
+    for (size_t p = 0; p < len;) {
+        want[n++] = p;
+        const char *q = memchr(buf + p, spec->delimiter, len - p);
+        p = q ? (size_t)(q - buf) + 1 : len;
+    }
+    want[n] = len + !final_delim;
+    assert_int_equal(clsort_lines_count(spec, buf, len), n);
+    uint64_t *starts = malloc((n + 1) * sizeof *starts), *order = malloc(n * sizeof *order);
+    char *out = malloc(len + 1);
+    assert_true(starts && order && out);
+    size_t kept = 0;
+    assert_int_equal(clsort_sort_lines(ctx, spec, buf, len, starts, order, &kept, NULL), CLSORT_OK);
+    assert_memory_equal(starts, want, (n + 1) * sizeof *starts);
+    const size_t olen = clsort_gather_lines(spec, buf, starts, order, kept, out);
+    size_t rlen;
+    char *ref = reference(spec, buf, len, &rlen);
+    assert_int_equal(olen, rlen);
+    assert_memory_equal(out, ref, rlen);
+    feed f = { buf, len, 0, 12345, 1u << 20, 0, 0 };
+    drain d = { 0 };
+    const clsort_lines_source src = { feed_read, &f, len };
+    const clsort_lines_sink sink = { drain_write, &d };
+    assert_int_equal(clsort_sort_lines_stream(ctx, spec, &src, &sink, NULL, NULL), CLSORT_OK);
+    assert_int_equal(d.len, rlen);
+    assert_memory_equal(d.buf, ref, rlen);
+    assert_true(d.calls >= 8);
+    free(d.buf);
+    free(ref);
+    free(out);
+    free(order);
+    free(starts);
+    free(want);
+    free(buf);
+}
+
+static void test_big_chunks(void **state)
+{
+    (void)state;
+    clsort_lines_spec spec;
+    clsort_lines_key key = { 0, 0, 0, 0, CLSORT_LINES_NUMERIC };
+    clsort_lines_spec_default(&spec);
+    check_big(g_ctx, &spec, 1);
+    check_big(NULL, &spec, 0);
+    spec.delimiter = '\0';
+    check_big(g_ctx, &spec, 0);
+    clsort_lines_spec_default(&spec);
+    spec.keys = &key;
+    spec.n_keys = 1;
+    check_big(g_ctx, &spec, 0);
+}
+
 /* One error case: the status and, where given, a piece of the detail. */
 static void expect_error(const clsort_lines_spec *spec, feed *f, drain *d, const char *dir,
                          uint64_t memory, uint64_t size_hint, clsort_status want,
@@ -364,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_host_fan_in_64),
         cmocka_unit_test(test_host_fan_in_3),
         cmocka_unit_test(test_device),
+        cmocka_unit_test(test_big_chunks),
         cmocka_unit_test(test_errors),
     };
     const int r = cmocka_run_group_tests(tests, NULL, NULL);

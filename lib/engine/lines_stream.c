@@ -153,10 +153,11 @@ static clsort_status ls_new_run(lstream *s, ls_run **out)
     return CLSORT_OK;
 }
 
-/* The sorted lines go out in pieces of about this many bytes: a thread gathers the next piece
- * (on the host's threads) while the calling thread writes this one, so that neither a copy of the
- * whole block nor the gather's time adds to the write's. */
-#define LS_PIECE_BYTES (16u << 20)
+/* The sorted lines go out in pieces of an eighth of the block, 64 KiB to 16 MiB: a thread gathers
+ * the next piece (on the host's threads) while the calling thread writes this one, so that neither
+ * a copy of the whole block nor the gather's time adds to the write's. */
+#define LS_PIECE_MIN (64u << 10)
+#define LS_PIECE_MAX (16u << 20)
 
 typedef struct ls_piece {
     const char *buf;
@@ -197,7 +198,9 @@ static clsort_status ls_write_sorted(lstream *s, ls_writer *w, const char *buf,
 {
     if (!kept)
         return CLSORT_OK;
-    const uint64_t est = (uint64_t)kept * LS_PIECE_BYTES / (len ? len : 1);
+    const size_t piece = len / 8 < LS_PIECE_MIN ? LS_PIECE_MIN : len / 8 > LS_PIECE_MAX ? LS_PIECE_MAX
+                                                                                : len / 8;
+    const uint64_t est = (uint64_t)kept * piece / (len ? len : 1);
     const size_t per = est < 1 ? 1 : est > kept ? kept : (size_t)est;
     ls_piece pc[2];
     for (int i = 0; i < 2; i++)
