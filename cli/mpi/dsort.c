@@ -58,6 +58,37 @@ unsigned __int128 dsort_sort_need(const job *j, uint64_t n)
     return (unsigned __int128)n * (2 * j->rs + 32) + staging;
 }
 
+/* The slice into memory: read now, or, where the budget holds it and one device sort of it
+ * besides, by the local sort, streamed from the file through the device into it. */
+static void read_slice(job *j, MPI_File f)
+{
+    const char *in = j->a->input;
+    j->data = malloc(j->m ? j->m * j->rs : 1);
+    if (!j->data || (j->m && j->m > SIZE_MAX / j->rs)) {
+        dsort_fail(j, EXIT_DEVICE, "cannot allocate %llu bytes for this rank's %llu records "
+                   "(a share larger than memory: run more ranks)",
+                   (unsigned long long)(j->m * j->rs), (unsigned long long)j->m);
+        return;
+    }
+    if (dsort_injected(j, PH_READ))
+        return;
+    j->local_stream = !j->local_read && j->m > 0 &&
+                      2 * (unsigned __int128)j->m * j->rs + (64u << 20) <= j->budget;
+    if (j->local_stream) {
+        /* faulted in on threads, where the engine's one thread would fault each page it copies */
+        prefault(j->data, j->m * j->rs, j->threads);
+        return;
+    }
+    if (dsort_posix_open(j, in, 0) != 0)
+        return;
+    /* MPI-IO's one thread would fault the pages in as it copies: 4 GiB took 4.2 s (the threads of
+     * a POSIX read fault theirs in as they go) */
+    if (!j->posix_io)
+        prefault(j->data, j->m * j->rs, j->threads);
+    dsort_file_io(j, f, in, 0, j->lo * j->rs, j->data, j->m * j->rs);
+    dsort_posix_close(j, in, 0);
+}
+
 void dsort_read(job *j)
 {
     const char *in = j->a->input;
@@ -109,19 +140,7 @@ void dsort_read(job *j)
             MPI_File_close(&f);
             return;
         }
-        j->data = malloc(j->m ? j->m * j->rs : 1);
-        if (!j->data || (j->m && j->m > SIZE_MAX / j->rs))
-            dsort_fail(j, EXIT_DEVICE, "cannot allocate %llu bytes for this rank's %llu records "
-                       "(a share larger than memory: run more ranks)",
-                       (unsigned long long)(j->m * j->rs), (unsigned long long)j->m);
-        else if (!dsort_injected(j, PH_READ) && dsort_posix_open(j, in, 0) == 0) {
-            /* MPI-IO's one thread would fault the pages in as it copies: 4 GiB took 4.2 s (the
-             * threads of a POSIX read fault theirs in as they go) */
-            if (!j->posix_io)
-                prefault(j->data, j->m * j->rs, j->threads);
-            dsort_file_io(j, f, j->a->input, 0, j->lo * j->rs, j->data, j->m * j->rs);
-            dsort_posix_close(j, in, 0);
-        }
+        read_slice(j, f);
     }
     MPI_File_close(&f);
 }
@@ -225,6 +244,10 @@ void dsort_local(job *j)
         return;
     if (j->ext_local) {
         ext_sort_slice(j);
+        return;
+    }
+    if (j->local_stream) {
+        ext_sort_read(j);
         return;
     }
     /* stable: equal keys keep their order within the slice, which the splitters rely on */

@@ -2,7 +2,8 @@
  * The distributed sample sort of clsort-mpi, one step per function, each run by every rank:
  *   dsort_open      the rank's device, and its memory budget (-S less what the rank holds)
  *   dsort_read      each rank's contiguous slice of the input (fileio.c: POSIX or MPI-IO)
- *   dsort_local     the slice sorted on the rank's device (stable)
+ *   dsort_local     the slice sorted on the rank's device (stable); where the budget allows, the
+ *                   slice is read here, streamed from the input through the device (engine.c)
  *   dsort_sample    splitters from a regular sample of every rank's sorted slice
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
  *   dsort_merge     the received pieces merged: a stable clsort_sort_stream() of them in rank
@@ -64,6 +65,10 @@ typedef struct job {
                                   MERGED_ON_DEVICE; 0: one piece, no merge */
     uint64_t budget;           /* bytes of records this rank may hold */
     int ext_local;             /* the slice sorted in runs, into the file sorted_fd */
+    int local_read;            /* CLSORT_MPI_LOCAL=read: a slice within the budget read, then
+                                  sorted in memory, not streamed through the device */
+    int local_stream;          /* the slice streamed from the input through the device into data
+                                  (read and local sort in one) */
     int ext_recv;              /* the received pieces in the file recv_fd, merged into the output
                                   (else in memory, merged in place) */
     int sorted_fd, recv_fd;    /* nameless temporary files, -1 when none */
@@ -139,6 +144,8 @@ int ext_pread(job *j, int fd, void *buf, size_t len, uint64_t off);
 int ext_pwrite(job *j, int fd, const void *buf, size_t len, uint64_t off);
 /* The slice sorted by clsort_sort_stream() into sorted_fd. */
 void ext_sort_slice(job *j);
+/* The slice streamed by clsort_sort_stream() from the input into data (local_stream). */
+void ext_sort_read(job *j);
 /* The pieces in recv_fd merged into f (name: for messages) from record `first` on. */
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first);
 /* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read

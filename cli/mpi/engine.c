@@ -1,7 +1,9 @@
 /*
  * clsort-mpi's sorts on the library's stream engine (see dsort.h): every sort but the in-memory
- * local one is one clsort_sort_stream() call, from a source callback to a sink callback, under the
+ * local one (CLSORT_MPI_LOCAL=read) is one clsort_sort_stream() call, from a source callback to a sink callback, under the
  * rank's budget (-S), its -T directories and threads:
+ *   - a slice within the budget: streamed from the input through the device into memory (read
+ *     and sorted in one, as clsort sorts a file), unless CLSORT_MPI_LOCAL=read;
  *   - a slice larger than the budget: read from the input, sorted in runs (spilled to nameless
  *     files in -T), merged into one sorted nameless file, which the sample and the exchange read;
  *   - the merge of the received pieces, one sorted piece per sending rank, given to the engine in
@@ -178,8 +180,8 @@ static void stream_sort(job *j, ext_io *io, const char *what, uint64_t memory, i
     memset(&stats, 0, sizeof stats);
     clsort_status st = clsort_sort_stream(j->ctx, &spec, &src, &sink, &set, &stats);
     j->runs_spilled += stats.runs_spilled;
+    dsort_device_times(j, merge ? 1 : 0, &stats);
     if (merge) {
-        dsort_device_times(j, 1, &stats);
         /* one device sort of the pieces, or runs merged on the device: the device merged them */
         j->merge_threads = stats.runs <= 1 || stats.merged_on_device ? MERGED_ON_DEVICE
                                                                       : stats.merge_threads;
@@ -209,6 +211,21 @@ void ext_sort_slice(job *j)
         ext_io io = {.j = j, .in = in, .name = j->a->input, .at = j->lo, .end = j->lo + j->m};
         stream_sort(j, &io, "sort in runs", j->budget, 0);
     }
+    close(in);
+}
+
+void ext_sort_read(job *j)
+{
+    const int in = open(j->a->input, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (in < 0) {
+        dsort_fail(j, EXIT_USAGE, "%s: cannot open for reading: %s", j->a->input, strerror(errno));
+        return;
+    }
+    /* the engine's budget: the rank's less the slice it holds (dsort_read made it one device
+     * sort's worth at least) */
+    ext_io io = {.j = j, .in = in, .name = j->a->input, .at = j->lo, .end = j->lo + j->m,
+                 .out_mem = j->data};
+    stream_sort(j, &io, "sort", j->budget - j->m * j->rs, 0);
     close(in);
 }
 

@@ -81,6 +81,12 @@ static int read_environment(job *j)
         return EXIT_USAGE;
     }
     j->named_temp = v && !strcmp(v, "1");
+    v = env->local;
+    if (v && strcmp(v, "stream") && strcmp(v, "read")) {
+        msg_error("CLSORT_MPI_LOCAL='%s': expected stream or read", v);
+        return EXIT_USAGE;
+    }
+    j->local_read = v && !strcmp(v, "read");
     return EXIT_OK;
 }
 
@@ -101,7 +107,8 @@ static void print_stats(job *j)
     unsigned *threads = j->rank == 0 ? malloc(4 * (size_t)j->size * sizeof *threads) : NULL;
     char *devices = j->rank == 0 ? malloc((size_t)j->size * sizeof j->device) : NULL;
     MPI_Gather(&j->out_n, 1, MPI_UINT64_T, shares, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    const unsigned mine[4] = {j->merge_threads, j->runs_spilled, (unsigned)j->ext_local,
+    const unsigned mine[4] = {j->merge_threads, j->runs_spilled,
+                              j->ext_local ? 1u : j->local_stream ? 2u : 0u,
                               (unsigned)j->ext_recv};
     MPI_Gather(mine, 4, MPI_UNSIGNED, threads, 4, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
     MPI_Gather(j->device, (int)sizeof j->device, MPI_CHAR, devices, (int)sizeof j->device,
@@ -136,8 +143,10 @@ static void print_stats(job *j)
             else
                 fprintf(stderr, "merged on %u thread%s", t, t == 1 ? "" : "s");
             /* beyond the budget: where the external sorts went */
-            if (f[2])
+            if (f[2] == 1)
                 fprintf(stderr, ", slice sorted in runs");
+            else if (f[2] == 2)
+                fprintf(stderr, ", slice streamed from the input through the device");
             if (f[3])
                 fprintf(stderr, ", received part in a file");
             if (f[1])

@@ -20,6 +20,7 @@ void msettings_load(void)
     current.piece_bytes = value("CLSORT_MPI_PIECE_BYTES");
     current.test_stop = value("CLSORT_MPI_TEST_STOP");
     current.test_named = value("CLSORT_MPI_TEST_NAMED");
+    current.local = value("CLSORT_MPI_LOCAL");
     current.device_set = value("CLSORT_DEVICE") != NULL;
     current.tmpdir = value("TMPDIR");
 }

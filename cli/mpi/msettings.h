@@ -12,6 +12,8 @@ typedef struct mpi_settings {
     const char *piece_bytes; /* CLSORT_MPI_PIECE_BYTES=N: the largest message and file access */
     const char *test_stop;   /* CLSORT_MPI_TEST_STOP=R:POINT: testing, a rank that stops itself */
     const char *test_named;  /* CLSORT_MPI_TEST_NAMED=0|1: testing, a named temporary output */
+    const char *local;       /* CLSORT_MPI_LOCAL=stream|read: how a slice within the budget is
+                                read and sorted (measuring, testing) */
     int device_set;          /* CLSORT_DEVICE is set (not empty): the library picks the device */
     const char *tmpdir;      /* TMPDIR, NULL when unset or empty: where temporary files go
                                 without -T (else /tmp) */

@@ -103,6 +103,19 @@ expect_status "3 ranks, --bits 8:40 -r, POSIX I/O on 3 threads" 0
 cp err.txt stats.txt
 same_file "3 ranks, --bits 8:40 -r, POSIX I/O on 3 threads: as clsort sorts it" bits.out bits.ref
 check "one host: the report says POSIX" grep -q "keys), POSIX I/O" stats.txt
+# a slice within the budget is streamed from the input through the device into memory (read and
+# local sort in one); CLSORT_MPI_LOCAL=read reads it first and sorts it in memory: the same bytes
+check "3 ranks: every slice streamed through the device" \
+    test "$(grep -c "slice streamed from the input through the device" stats.txt)" -eq 3
+rm -f bits.out
+CLSORT_MPI_LOCAL=read run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.out --stats
+expect_status "3 ranks, CLSORT_MPI_LOCAL=read" 0
+cp err.txt stats.txt
+same_file "3 ranks, CLSORT_MPI_LOCAL=read: as clsort sorts it" bits.out bits.ref
+check "CLSORT_MPI_LOCAL=read: no slice streamed" test "$(grep -c "streamed" stats.txt)" -eq 0
+CLSORT_MPI_LOCAL=mmap run_mpi 2 -i bits.bin -o x
+expect_status "CLSORT_MPI_LOCAL=mmap" 1
+expect_message "CLSORT_MPI_LOCAL=mmap" "CLSORT_MPI_LOCAL='mmap': expected stream or read"
 rm -f stats.txt
 
 # the merge on several threads (--merge host: the engine's runs merged on the host's threads; runs
