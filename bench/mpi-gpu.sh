@@ -6,12 +6,16 @@
 #   RANKS ("1 2 4")  LOG2N (30)  INPUTS ("u32 zipf u64kv"; also u64kvzipf)  DIR (/tmp/mpi-gpu)
 #   HOST_MERGE=1: each G > 1 run again with --merge host   MPIRUN_ARGS: more mpirun options
 #   MPI_OPTS: more clsort-mpi options (e.g. -S 100Gi where the system reports too little memory)
+#   CLSORT_OPTS: more options of the clsort run on one GPU (e.g. -S 8Gi, as MPI_OPTS gives each rank)
+#   VARIANTS: each run again with these, among io-mpi (--io mpi: MPI-IO in place of POSIX I/O on
+#   threads) and local-read (CLSORT_MPI_LOCAL=read: the slice read, then sorted in memory)
 set -uo pipefail
 RANKS=${RANKS:-"1 2 4"}; LOG2N=${LOG2N:-30}; INPUTS=${INPUTS:-"u32 zipf u64kv"}
 D=${DIR:-/tmp/mpi-gpu}; mkdir -p "$D"
 source tools/gpu-env.sh
 source tools/gpu-mpi.sh
-[ -f build-gpu/build.ninja ] || meson setup build-gpu -Dcub_bench=disabled -Dmpi=enabled >/dev/null
+[ -f build-gpu/build.ninja ] ||
+    meson setup build-gpu -Dcub_bench=disabled -Dtests=false -Dbench=false -Dmpi=enabled >/dev/null
 ninja -C build-gpu cli/clsort cli/mpi/clsort-mpi >/dev/null ||
     { ninja -C build-gpu cli/clsort cli/mpi/clsort-mpi | tail -20; exit 1; }
 C=build-gpu/cli/clsort
@@ -29,22 +33,31 @@ for in in $INPUTS; do
   $C gen -n $n "${gen[@]}" -o "$D/$in.bin" -f || exit 1
   t0=$(date +%s%N); cat "$D/$in.bin" > "$D/floor.bin"; echo "$tag I/O floor (copy to a new file) $(ms $t0) ms"
   rm -f "$D/floor.bin"
-  t0=$(date +%s%N); $C "${opts[@]}" -i "$D/$in.bin" -o "$D/ref.bin" || exit 1
+  # shellcheck disable=SC2086
+  t0=$(date +%s%N); $C "${opts[@]}" ${CLSORT_OPTS:-} -i "$D/$in.bin" -o "$D/ref.bin" || exit 1
   echo "$tag clsort on one GPU: wall $(ms $t0) ms"
   for g in $RANKS; do
     merges=(device); [ "${HOST_MERGE:-0}" = 1 ] && [ "$g" -gt 1 ] && merges+=(host)
-    for mg in "${merges[@]}"; do
+    for v in ${VARIANTS:-}; do merges+=("device:$v"); done
+    for mgv in "${merges[@]}"; do
+      mg=${mgv%%:*}; var=${mgv#"$mg"}; var=${var#:}; vopts=(); venv=()
+      case $var in
+        io-mpi) vopts=(--io mpi) ;;
+        local-read) venv=(CLSORT_MPI_LOCAL=read) ;;
+        "") ;;
+        *) echo "unknown variant $var"; exit 1 ;;
+      esac
       t0=$(date +%s%N)
       # The ICD variable is passed on explicitly: one machine's mpirun handed ranks only its first
       # entry (PoCL), and they sorted on the CPU.
       # shellcheck disable=SC2086
       mpirun --bind-to none --map-by slot ${MPIRUN_ARGS:-} -n "$g" \
-        env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" \
-        build-gpu/cli/mpi/clsort-mpi "${opts[@]}" ${MPI_OPTS:-} --merge $mg -i "$D/$in.bin" -o "$D/out.bin" \
-        --stats 2>&1 | sed "s/^/$tag G=$g $mg /"
+        env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" "${venv[@]}" \
+        build-gpu/cli/mpi/clsort-mpi "${opts[@]}" ${MPI_OPTS:-} "${vopts[@]}" --merge $mg \
+        -i "$D/$in.bin" -o "$D/out.bin" --stats 2>&1 | sed "s/^/$tag G=$g $mgv /"
       wall=$(ms $t0)
       same=different; cmp -s "$D/out.bin" "$D/ref.bin" && same="same as clsort"
-      echo "$tag G=$g merge on the $mg: wall $wall ms, output $same"
+      echo "$tag G=$g merge on the $mg${var:+ ($var)}: wall $wall ms, output $same"
       rm -f "$D/out.bin"
     done
   done
