@@ -1,7 +1,7 @@
 /*
  * clsort-mpi's sorts on the library's stream engine (see dsort.h): every sort but the in-memory
- * local one (CLSORT_MPI_LOCAL=read) is one clsort_sort_stream() call, from a source callback to a sink callback, under the
- * rank's budget (-S), its -T directories and threads:
+ * local one (CLSORT_MPI_LOCAL=read) is one clsort_sort_stream() call, from a source callback to a
+ * sink callback, under the rank's budget (-S), its -T directories and threads:
  *   - a slice within the budget: streamed from the input through the device into memory (read
  *     and sorted in one, as clsort sorts a file), unless CLSORT_MPI_LOCAL=read;
  *   - a slice larger than the budget: read from the input, sorted in runs (spilled to nameless
