@@ -94,6 +94,8 @@ for job in $JOBS; do
     timed "floor $job #$r (cat > /dev/null)" "$bytes" sh -c 'cat "$1" > /dev/null' sh "$in"
     timed "floor $job #$r (cat > new)" "$bytes" sh -c 'cat "$1" > "$2"' sh "$in" "$DATA/floor.out"
     rm -f "$DATA/floor.out"
+    # no output there before: clsort syncs a file it replaces (GNU sort does not)
+    rm -f "$DATA/$job.sort" "$DATA/$job.clsort"
     timed "sort $job #$r" "$bytes" env LC_ALL=C sort "${o[@]}" --parallel="$THREADS" -S 8G "$in" -o "$DATA/$job.sort"
     timed "clsort text $job #$r" "$bytes" env LC_ALL=C "$C" text --stats "${o[@]}" "$in" -o "$DATA/$job.clsort"
   done

@@ -11,6 +11,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 void clsort_lines_spec_default(clsort_lines_spec *spec)
 {
@@ -120,6 +123,36 @@ static void split_done(split_job *s, uint64_t *starts)
         clsort_parallel(s->chunks, 1, split_fill, s);
     free(s->first);
     s->first = NULL;
+}
+
+/* Large tables: their pages made present on the host's threads (and huge where the kernel gives
+ * them on request), rather than one fault at a time in whichever step first writes them. */
+typedef struct touch_job {
+    char *p;
+    size_t n;
+} touch_job;
+
+static void touch_slice(void *arg, size_t begin, size_t end)
+{
+    touch_job *t = arg;
+    for (size_t i = begin; i < end; i++)
+        t->p[i * 4096] = 0;
+}
+
+void *lines_alloc(size_t bytes)
+{
+    char *p = malloc(bytes ? bytes : 1);
+    if (!p || bytes < (4u << 20))
+        return p;
+#if defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t b = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (e > b)
+        (void)madvise((void *)b, (size_t)(e - b), MADV_HUGEPAGE);
+#endif
+    touch_job t = { p, bytes };
+    clsort_parallel(bytes / 4096, 256, touch_slice, &t);
+    return p;
 }
 
 typedef struct count_job {
@@ -297,6 +330,41 @@ static void ties_slice(void *arg, size_t begin, size_t end)
     free(tmp);
 }
 
+/* 4-byte positions in the first half of order made 8-byte ones, in place: the upper half of the
+ * entries first (their 8 bytes lie past every 4-byte entry still to read), then the upper half of
+ * the rest, and so on, each range on the host's threads. */
+typedef struct widen_job {
+    uint64_t *order;
+    size_t lo;
+} widen_job;
+
+static void widen_slice(void *arg, size_t begin, size_t end)
+{
+    widen_job *w = arg;
+    const unsigned char *src = (const unsigned char *)w->order;
+    for (size_t i = w->lo + begin; i < w->lo + end; i++) {
+        uint32_t v;
+        memcpy(&v, src + 4 * i, sizeof v);
+        w->order[i] = v;
+    }
+}
+
+static void widen_positions(uint64_t *order, size_t n)
+{
+    size_t hi = n;
+    while (hi > 1) {
+        const size_t lo = (hi + 1) / 2; /* 8 * lo >= 4 * hi: entries [lo, hi) land past their sources */
+        widen_job w = { order, lo };
+        clsort_parallel(hi - lo, 1u << 16, widen_slice, &w);
+        hi = lo;
+    }
+    if (n) {
+        uint32_t v;
+        memcpy(&v, order, sizeof v);
+        order[0] = v;
+    }
+}
+
 /* Without a device: the prefixes with their positions, sorted stably on the host. */
 typedef struct keyed {
     uint64_t key, pos;
@@ -429,9 +497,9 @@ clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *sp
                            "clsort_sort_lines: no memory to find the lines of %zu bytes", len);
     const size_t n = (size_t)sp.first[sp.chunks];
     uint64_t *own_starts = NULL;
-    uint64_t *keys = n ? malloc(n * sizeof *keys) : NULL;
+    uint64_t *keys = n ? lines_alloc(n * sizeof *keys) : NULL;
     if (!starts)
-        starts = own_starts = malloc((n + 1) * sizeof *starts);
+        starts = own_starts = lines_alloc((n + 1) * sizeof *starts);
     if (!starts || (n && !keys)) {
         split_done(&sp, NULL);
         free(own_starts);
@@ -450,7 +518,12 @@ clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *sp
         clsort_spec s;
         clsort_spec_default(&s);
         s.key_type = CLSORT_KEY_U64;
-        st = clsort_argsort(ctx, &s, keys, order, sizeof *order, n, stats);
+        /* positions of 4 bytes where they fit (a quarter less to move on the device), in the
+         * first half of order, widened in place after */
+        const size_t isz = n <= UINT32_MAX ? 4 : 8;
+        st = clsort_argsort(ctx, &s, keys, order, isz, n, stats);
+        if (st == CLSORT_OK && isz == 4)
+            widen_positions(order, n);
     } else {
         st = host_argsort(ctx, keys, order, n);
     }

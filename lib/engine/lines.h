@@ -38,6 +38,8 @@ int lines_compare(const lines_order *o, const char *a, size_t alen, const char *
 /* A 64-bit prefix of a line's first key (or of the whole line without keys): a line that compares
  * before another never has a larger prefix, and lines that compare equal have equal prefixes. */
 uint64_t lines_prefix(const lines_order *o, const char *line, size_t len);
+/* malloc(), with the pages of a large block made present on the host's threads (lines.c). */
+void *lines_alloc(size_t bytes);
 /* The bytes equal to d in p[0, n), on the host's threads from a few MiB on (lines.c). */
 size_t lines_count_byte(const char *p, size_t n, char d);
 /* The lines order[0, n) of a sort (clsort_sort_lines()'s starts) copied to out, each ended by

@@ -247,9 +247,10 @@ static clsort_status ls_write_sorted(lstream *s, ls_writer *w, const char *buf,
 /* Sort a block of whole lines (each ended by the delimiter) into the sink (run NULL) or a new run. */
 static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, int to_run)
 {
+    const double t0 = clsort_now_ms();
     const size_t n = clsort_lines_count(s->spec, buf, len);
-    uint64_t *starts = malloc((n + 1) * sizeof *starts);
-    uint64_t *order = malloc((n ? n : 1) * sizeof *order);
+    uint64_t *starts = lines_alloc((n + 1) * sizeof *starts);
+    uint64_t *order = lines_alloc((n ? n : 1) * sizeof *order);
     size_t kept = 0;
     clsort_status st;
     if (!starts || !order) {
@@ -259,7 +260,9 @@ static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, int 
         goto done;
     }
     clsort_stats one = { 0 };
+    const double t1 = clsort_now_ms();
     st = clsort_sort_lines(s->ctx, s->spec, buf, len, starts, order, &kept, &one);
+    one.split_ms += t1 - t0; /* the count and the tables' allocation are the split's */
     if (st != CLSORT_OK)
         goto done;
     if (s->stats) {
@@ -502,7 +505,7 @@ static clsort_status ls_read_blocks(lstream *s)
     const uint64_t size = s->src->size;
     if (size != CLSORT_SIZE_UNKNOWN && size < SIZE_MAX - 1 &&
         2 * (size + 1) + LS_LINE_COST * (size / 8) <= budget) {
-        buf = malloc((size_t)size + 1);
+        buf = lines_alloc((size_t)size + 1);
         cap = buf ? (size_t)size + 1 : 0;
     }
     for (;;) {
@@ -532,7 +535,7 @@ static clsort_status ls_read_blocks(lstream *s)
         const size_t want = cap - len < piece ? cap - len : piece;
         const double t = clsort_now_ms();
         const long long got = s->src->read(s->src->user, buf + len, want);
-        if (s->stats)
+        if (got <= 0 && s->stats)
             s->stats->read_ms += clsort_now_ms() - t;
         if (got < 0) {
             st = clsort_fail(s->ctx, CLSORT_ERROR_IO, "the source reported an error");
@@ -547,6 +550,8 @@ static clsort_status ls_read_blocks(lstream *s)
             break;
         lines += lines_count_byte(buf + len, (size_t)got, delim);
         len += (size_t)got;
+        if (s->stats) /* the count is the read's */
+            s->stats->read_ms += clsort_now_ms() - t;
     }
     if (len && buf[len - 1] != delim) { /* the last line ends at the input's end */
         if (len == cap) {
