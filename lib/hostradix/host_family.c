@@ -10,9 +10,10 @@
  * caller's buffers) is undefined, and crashed NVIDIA's driver; here each sort maps only after the
  * one before has unmapped. On a CPU device the maps hand out the buffers' own memory, so nothing is
  * copied; elsewhere the maps copy, and the device's own algorithms are faster.
- * Small host arrays (clsort_sort() and the like, up to clsort_host_radix_inline_bytes()) skip all
- * of that: clsort_host_radix_sort_host() sorts them where they are, in the calling thread, with a
- * scratch of malloc().
+ * Host arrays (clsort_sort() and the like) up to clsort_host_radix_inline_bytes(), on a CPU device
+ * of any size, skip all of that: clsort_host_radix_sort_host() sorts them where they are, small
+ * ones in the calling thread with a scratch of malloc(), larger ones on the host's threads with the
+ * kept scratch buffers mapped (after the caller's queue has finished: no task holds them mapped).
  * Calls: host_sort.c, host_segments.c, host_radix.c, chain.c, buffers.c, status.c.
  */
 #include "host_sort.h"
@@ -214,12 +215,69 @@ clsort_status clsort_host_radix_enqueue(clsort_context *ctx, clsort_job *job)
 }
 
 _Static_assert(CLSORT_HOST_INLINE_MAX_BYTES <= CLSORT_HOST_LOCAL_MAX_BYTES,
-               "arrays sorted in the calling thread are ones that one thread sorts in cache");
+               "arrays sorted in the calling thread alone are ones that one thread sorts in cache");
 
+/* Where the device is the host's own cores, host arrays of any size are sorted where they are, by
+ * the calling thread and helpers, through the kept scratch buffers (host_sort.h); elsewhere the
+ * small ones only. */
 size_t clsort_host_radix_inline_bytes(const clsort_context *ctx)
 {
     const size_t hook = ctx->settings.host_inline_bytes;
-    return hook != CLSORT_UNSET_BYTES ? hook : CLSORT_HOST_INLINE_MAX_BYTES;
+    if (hook != CLSORT_UNSET_BYTES)
+        return hook;
+    return clsort_device_is_host_cores(ctx->type) && ctx->host_unified
+               ? SIZE_MAX
+               : CLSORT_HOST_INLINE_MAX_BYTES;
+}
+
+/* The scratch of a large host sort: the kept scratch buffers (host-radix's own slots), mapped on
+ * the family's queue. On a CPU device the maps hand out the buffers' memory, kept between calls,
+ * where malloc() would give fresh pages each call: 2^24 u32 keys, 64 MiB of scratch, about 16,000
+ * page faults and the pages' zeroing. */
+typedef struct kept_scratch {
+    cl_command_queue queue;
+    cl_mem mem[2];
+    void *ptr[2];
+} kept_scratch;
+
+static clsort_status kept_map(clsort_context *ctx, const size_t bytes[2], kept_scratch *k)
+{
+    static const clsort_slot slots[2] = { CLSORT_SLOT_TMP_KEYS, CLSORT_SLOT_TMP_VALUES };
+    static const char *const what[2] = { "host-radix key scratch", "host-radix value scratch" };
+    clsort_status st = host_queue(ctx, &k->queue);
+    for (int i = 0; i < 2 && st == CLSORT_OK; i++) {
+        if (!bytes[i])
+            continue;
+        if ((st = clsort_scratch(ctx, slots[i], bytes[i], &k->mem[i], what[i])) != CLSORT_OK)
+            break;
+        cl_int err;
+        k->ptr[i] = clEnqueueMapBuffer(k->queue, k->mem[i], CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
+                                       0, bytes[i], 0, NULL, NULL, &err);
+        if (err != CL_SUCCESS) {
+            k->ptr[i] = NULL;
+            st = clsort_fail_cl(ctx, err, "clEnqueueMapBuffer(host-radix scratch)");
+        }
+    }
+    return st;
+}
+
+static clsort_status kept_unmap(clsort_context *ctx, kept_scratch *k, clsort_status st)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 2; i++)
+        if (k->ptr[i]) {
+            const cl_int e = clEnqueueUnmapMemObject(k->queue, k->mem[i], k->ptr[i], 0, NULL, NULL);
+            err = err == CL_SUCCESS ? e : err;
+        }
+    if (k->queue) {
+        const cl_int e = clFinish(k->queue);
+        err = err == CL_SUCCESS ? e : err;
+        clReleaseCommandQueue(k->queue);
+    }
+    clsort_release_mems(k->mem, 2);
+    if (st == CLSORT_OK && err != CL_SUCCESS)
+        st = clsort_fail_cl(ctx, err, "unmapping the host-radix scratch");
+    return st;
 }
 
 clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
@@ -228,19 +286,31 @@ clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec
 {
     const double t0 = clsort_now_ms();
     const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
-    /* one allocation for the scratch keys and values: the values' part starts on a line */
+    /* small arrays: one thread, one allocation for the scratch keys and values (the values' part
+     * starts on a line), no OpenCL call */
+    const int small = n * (ks + vs) <= CLSORT_HOST_INLINE_MAX_BYTES;
     const size_t kbytes = (n * ks + CLSORT_HOST_LINE - 1) / CLSORT_HOST_LINE * CLSORT_HOST_LINE;
-    unsigned char *tmp = malloc(kbytes + n * vs);
-    if (!tmp)
-        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
-                           "host-radix: out of host memory for %zu bytes of scratch",
-                           kbytes + n * vs);
+    unsigned char *tmp = NULL;
+    kept_scratch kept = { 0 };
     clsort_host_sort s;
     clsort_host_sort_init(&s, spec, n);
-    /* one thread: as the threaded path sorts up to CLSORT_HOST_LOCAL_MAX_BYTES (the same passes) */
-    s.threads = 1;
     s.data = (clsort_host_span){ keys, vs ? values : NULL };
-    s.tmp = (clsort_host_span){ tmp, vs ? tmp + kbytes : NULL };
+    if (small) {
+        if (!(tmp = malloc(kbytes + n * vs)))
+            return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                               "host-radix: out of host memory for %zu bytes of scratch",
+                               kbytes + n * vs);
+        /* one thread: as the threaded path sorts up to CLSORT_HOST_LOCAL_MAX_BYTES */
+        s.threads = 1;
+        s.tmp = (clsort_host_span){ tmp, vs ? tmp + kbytes : NULL };
+    } else {
+        const size_t bytes[2] = { n * ks, n * vs };
+        clsort_status st = kept_map(ctx, bytes, &kept);
+        if (st != CLSORT_OK)
+            return kept_unmap(ctx, &kept, st);
+        s.threads = thread_count(ctx);
+        s.tmp = (clsort_host_span){ kept.ptr[0], vs ? kept.ptr[1] : NULL };
+    }
     const size_t seg_len = clsort_segment_length(spec, n);
     /* as run_task() does; the host entry points have checked the offsets already */
     if (offsets && csr(offsets, n_seg, n))
@@ -250,6 +320,7 @@ clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec
     else
         clsort_host_sort_run(&s);
     free(tmp);
+    const clsort_status st = small ? CLSORT_OK : kept_unmap(ctx, &kept, CLSORT_OK);
     *host_ms = clsort_now_ms() - t0;
-    return CLSORT_OK;
+    return st;
 }

@@ -104,13 +104,16 @@ static unsigned sort_digits(const clsort_host_sort *s, const clsort_host_span *s
     const int stream = fits && buf->stream && out == alt;
     const int wrong_end = (m % 2 == 1) != (out != src);
     const int via_buf = !stream && fits && wrong_end && m >= 2;
+    /* an even count of passes ending where they start: back and forth through buf, in cache,
+     * rather than through alt (a part of a bucket split again: sort_bucket() in host_sort.c) */
+    const int pingpong = !stream && fits && !wrong_end && out == src && m >= 2;
     const clsort_host_span *other = out == src ? alt : src; /* the one that is not out */
     const clsort_host_span *scratch = fits ? &buf->span : NULL;
     const clsort_host_span *from = src;
     size_t at = lo; /* where the range starts in `from` */
     for (unsigned t = 0; t < m; t++) {
         const clsort_host_span *to = from == src ? alt : src;
-        if (stream)
+        if (stream || pingpong)
             to = from == src ? scratch : src;
         else if (via_buf && t == 0)
             to = scratch;

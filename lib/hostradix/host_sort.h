@@ -18,9 +18,13 @@
 #define CLSORT_HOST_LOCAL_MAX_BYTES ((size_t)4 << 20)
 
 /* Host arrays of up to this many bytes (keys and values) that host-radix sorts are sorted where
- * they are, by the calling thread (run.c; clsort_host_radix_sort_host()), not through buffers
- * mapped by a thread of the library behind events. Past this, the scratch of malloc() (fresh pages
- * each call, where the threaded path keeps its buffers) costs more than the handoff saves. Python
+ * they are, by the calling thread alone with a scratch of malloc() (run.c;
+ * clsort_host_radix_sort_host()), not through buffers mapped by a thread of the library behind
+ * events. Larger ones are sorted where they are too on a CPU device, by the calling thread and
+ * helpers through the kept scratch buffers (mapped: no fresh pages each call); elsewhere past this
+ * the threaded path. 2^24 keys, clsort.sort(a, out=a) on the same 2-core EPYC, medians of 7 (load
+ * ~2.6): f32 131 ms threaded, 88 ms where they are; i64 86 / 67; u32 78 / 35. Past this, on other
+ * devices, the scratch of malloc() (fresh pages each call) costs more than the handoff saves. Python
  * clsort.sort per call, shared 2-core EPYC, PoCL, in the calling thread / threaded
  * (CLSORT_HOST_INLINE_BYTES=0): 1,000 f32 12 / 290-1060 us; 10^4 f32 54 / 237, i64 57 / 496;
  * 2^17 f32 (512 KiB) 634 / 850; 2^16 i64 (512 KiB) 338 / 581; 2^17 i64 (1 MiB) 1434 / 952. */

@@ -108,9 +108,11 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
     }
 }
 
-/* Host-radix on small host arrays: sorted where they are, in the calling thread; no buffers, maps,
- * thread or events, which cost far more than the sort there (host_sort.h). The statistics say so:
- * no transfers, and the host's sort time where the threaded path gives the span of its events. */
+/* Host-radix on host arrays, small ones on any device and all of them on a CPU device: sorted
+ * where they are, by the calling thread (and helpers, past CLSORT_HOST_INLINE_MAX_BYTES); no
+ * copies in and out of device buffers, no thread handoff or events, which cost far more than the
+ * sort of small arrays and ~40-60 ms at 2^24 keys (host_sort.h). The statistics say so: no
+ * transfers, and the host's sort time where the threaded path gives the span of its events. */
 static int in_caller(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     const size_t per = clsort_key_size(spec->key_type) + spec->value_size;

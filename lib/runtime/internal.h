@@ -743,8 +743,9 @@ clsort_status clsort_compare_run(clsort_context *ctx, const clsort_job *job,
 clsort_status clsort_host_radix_enqueue(clsort_context *ctx, clsort_job *job);
 /* Bytes of the scratch buffers (a second array of the keys and values). */
 size_t clsort_host_radix_scratch(const clsort_context *ctx, const clsort_spec *spec, size_t n);
-/* Host arrays of up to this many bytes (keys and values) that host-radix sorts are sorted in the
- * calling thread by clsort_host_radix_sort_host() (the test hook CLSORT_HOST_INLINE_BYTES sets it). */
+/* Host arrays of up to this many bytes (keys and values) that host-radix sorts are sorted where
+ * they are by clsort_host_radix_sort_host() (SIZE_MAX on a CPU device; the test hook
+ * CLSORT_HOST_INLINE_BYTES sets it). */
 size_t clsort_host_radix_inline_bytes(const clsort_context *ctx);
 /* Sort host arrays in place in the calling thread, as the family sorts them on buffers (offsets:
  * n_seg variable segments, checked, or NULL); *host_ms: the sort's time. */

@@ -23,8 +23,9 @@
  *   device and at any size, in slots of N bytes.
  * - CLSORT_RADIX8_PORTION_TILES=N: onesweep splits its input into portions of at most N tiles.
  * - CLSORT_HOST_INLINE_BYTES=N: host arrays of up to N bytes (keys and values) that host-radix sorts
- *   are sorted in the calling thread (run.c), larger ones on mapped buffers by a thread of the
- *   library (host_family.c); 0 sends every one to the thread. Unset: CLSORT_HOST_INLINE_MAX_BYTES.
+ *   are sorted where they are (run.c), larger ones on mapped buffers by a thread of the
+ *   library (host_family.c); 0 sends every one to the thread. Unset: every one on a CPU device,
+ *   else CLSORT_HOST_INLINE_MAX_BYTES.
  *
  * Kernel hooks go through the build_options setting (CLSORT_BUILD_OPTIONS), which leaves them open:
  * - -DSTALL_TILE=t: the work-group of tile t of onesweep's binning dawdles before it publishes

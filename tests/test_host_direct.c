@@ -1,0 +1,247 @@
+/*
+ * Large host arrays that host-radix sorts on a CPU device are sorted where they are, by the calling
+ * thread and helpers, through the context's kept scratch (lib/hostradix/host_family.c); buckets of
+ * more than 1 MiB after the split are split again (host_sort.c). Checked against an independent
+ * reference, not the library's other path (which shares the loops): clsort_argsort() must give a
+ * permutation under which the keys follow the order (the key mapping written out here: integers,
+ * floats in IEEE total order and in numpy's, both directions) with equal keys in input order, and
+ * clsort_sort() with values must give the same keys and values. Sizes around the one-thread limit
+ * (4 MiB), past the streamed split (16 MiB), primes; keys random with ties and special floats, and
+ * keys of a narrow range (few top digits: the split again). The same sorts on a context with the
+ * test hook CLSORT_HOST_INLINE_BYTES=0 (the threaded path on mapped buffers) give the same bytes.
+ * Usage: test_host_direct
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clsort.h"
+
+static clsort_context *direct_ctx, *thread_ctx;
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static size_t key_size(clsort_key_type t)
+{
+    return t == CLSORT_KEY_U64 || t == CLSORT_KEY_I64 || t == CLSORT_KEY_F64 ? 8 : 4;
+}
+
+static int is_float(clsort_key_type t)
+{
+    return t == CLSORT_KEY_F32 || t == CLSORT_KEY_F64;
+}
+
+static uint64_t get(const unsigned char *keys, size_t i, size_t ks)
+{
+    uint64_t k = 0;
+    memcpy(&k, keys + i * ks, ks);
+    return k;
+}
+
+/* wide: random bits, a quarter of them from 5 values, floats with zeros and NaNs of both signs;
+ * narrow: floats in [1, 1.001) and integers below 2^20, so the top digit place takes a value or
+ * two and the buckets are large. */
+static void fill(unsigned char *keys, clsort_key_type t, size_t n, int narrow, uint64_t seed)
+{
+    const size_t ks = key_size(t);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rng(&seed), k = rng(&seed);
+        if (narrow && is_float(t)) {
+            const double d = 1.0 + (double)(k >> 11) / 9007199254740992.0 * 1e-3;
+            const float f = (float)d;
+            if (ks == 8)
+                memcpy(&k, &d, 8);
+            else {
+                k = 0;
+                memcpy(&k, &f, 4);
+            }
+        } else if (narrow) {
+            k &= 0xfffff;
+        } else if (r % 4 == 0) {
+            k = (r >> 8) % 5 * 0x0101010101010101ull;
+        } else if (is_float(t) && r % 16 == 1) {
+            static const uint64_t f64s[] = { 0, 0x8000000000000000ull, 0x7ff8000000000000ull,
+                                             0xfff8000000000001ull };
+            static const uint32_t f32s[] = { 0, 0x80000000u, 0x7fc00000u, 0xffc00001u };
+            k = ks == 8 ? f64s[(r >> 8) % 4] : f32s[(r >> 8) % 4];
+        }
+        memcpy(keys + i * ks, &k, ks);
+    }
+}
+
+/* The reference order: an unsigned number per key that compares as the spec orders; in numpy's
+ * order *nan is set for NaNs, which rank after every number in both directions. */
+static uint64_t rank(const clsort_spec *spec, uint64_t k, int *nan)
+{
+    *nan = 0;
+    const size_t ks = key_size(spec->key_type);
+    const unsigned bits = (unsigned)ks * 8;
+    const uint64_t sign = (uint64_t)1 << (bits - 1);
+    const uint64_t ones = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+    uint64_t m;
+    if (is_float(spec->key_type)) {
+        const uint64_t mag = k & (sign - 1);
+        const uint64_t inf = ks == 8 ? 0x7ff0000000000000ull : 0x7f800000u;
+        if (spec->float_order == CLSORT_FLOAT_NUMPY) {
+            if (mag > inf) {
+                *nan = 1;
+                return 0;
+            }
+            if (!mag)
+                k = 0;
+        }
+        m = k & sign ? ~k & ones : k | sign;
+    } else if (spec->key_type == CLSORT_KEY_I32 || spec->key_type == CLSORT_KEY_I64) {
+        m = k ^ sign;
+    } else {
+        m = k;
+    }
+    if (spec->descending)
+        m = ones - m;
+    return m;
+}
+
+/* idx (8-byte positions) sorts keys stably in the spec's order: a permutation, ranks never
+ * decreasing, equal ranks in input order. */
+static void check_argsort(const clsort_spec *spec, const unsigned char *keys, const uint64_t *idx,
+                          size_t n, const char *what)
+{
+    const size_t ks = key_size(spec->key_type);
+    unsigned char *seen = calloc(n ? n : 1, 1);
+    assert_non_null(seen);
+    for (size_t i = 0; i < n; i++) {
+        if (idx[i] >= n || seen[idx[i]])
+            fail_msg("%s: position %zu holds %llu: not a permutation of 0..%zu", what, i,
+                     (unsigned long long)idx[i], n - 1);
+        seen[idx[i]] = 1;
+        if (!i)
+            continue;
+        int na, nb;
+        const uint64_t a = rank(spec, get(keys, idx[i - 1], ks), &na);
+        const uint64_t b = rank(spec, get(keys, idx[i], ks), &nb);
+        if (na > nb || (na == nb && (a > b || (a == b && idx[i - 1] > idx[i]))))
+            fail_msg("%s: positions %zu and %zu (input %llu and %llu) are out of order", what,
+                     i - 1, i, (unsigned long long)idx[i - 1], (unsigned long long)idx[i]);
+    }
+    free(seen);
+}
+
+static void run_one(const clsort_spec *spec, const unsigned char *keys, size_t n, size_t vs)
+{
+    const size_t ks = key_size(spec->key_type);
+    char what[160];
+    snprintf(what, sizeof what, "key type %d, %s, float order %d, n %zu, value size %zu",
+             (int)spec->key_type, spec->descending ? "descending" : "ascending",
+             (int)spec->float_order, n, vs);
+    unsigned char *k[2];
+    uint64_t *idx[2];
+    unsigned char *v[2];
+    for (int p = 0; p < 2; p++) {
+        clsort_context *ctx = p ? thread_ctx : direct_ctx;
+        k[p] = malloc(n * ks + 1);
+        idx[p] = malloc(n * 8 + 8);
+        v[p] = malloc(n * 8 + 8);
+        assert_true(k[p] && idx[p] && v[p]);
+        memcpy(k[p], keys, n * ks);
+        clsort_spec s = *spec;
+        clsort_status r = clsort_argsort(ctx, &s, k[p], idx[p], 8, n, NULL);
+        if (r != CLSORT_OK)
+            fail_msg("%s: %s", clsort_status_string(r), clsort_error_detail(ctx));
+        if (!p) {
+            check_argsort(spec, keys, idx[p], n, what);
+            for (size_t i = 0; i < n; i++)
+                if (memcmp(k[p] + i * ks, keys + idx[p][i] * ks, ks))
+                    fail_msg("%s: key %zu is not the input's key at its position", what, i);
+        }
+        /* keys with values (the position's low bytes): the same order */
+        memcpy(k[p], keys, n * ks);
+        for (size_t i = 0; i < n; i++)
+            memcpy(v[p] + i * vs, &i, vs);
+        s.value_size = vs;
+        if ((r = clsort_sort(ctx, &s, k[p], v[p], n, NULL)) != CLSORT_OK)
+            fail_msg("%s: %s", clsort_status_string(r), clsort_error_detail(ctx));
+        for (size_t i = 0; i < n && !p; i++) {
+            uint64_t want = idx[p][i], got = 0;
+            memcpy(&got, v[p] + i * vs, vs);
+            if (vs == 4)
+                want &= 0xffffffffu;
+            if (got != want || memcmp(k[p] + i * ks, keys + idx[p][i] * ks, ks))
+                fail_msg("%s: sort with values differs from the argsort at %zu", what, i);
+        }
+    }
+    if (memcmp(k[0], k[1], n * ks) || memcmp(idx[0], idx[1], n * 8) ||
+        memcmp(v[0], v[1], n * vs))
+        fail_msg("%s: the calling thread's result differs from the threaded path's", what);
+    for (int p = 0; p < 2; p++) {
+        free(k[p]);
+        free(idx[p]);
+        free(v[p]);
+    }
+}
+
+static void test_large(void **state)
+{
+    (void)state;
+    /* 4 MiB of u32 keys and pairs +-1 (one thread up to there), a prime, past 16 MiB of keys */
+    static const size_t sizes32[] = { (1u << 20) - 1, (1u << 20) + 1, (1u << 19) + 1,
+                                      2750159, (1u << 22) + 3 };
+    static const struct {
+        clsort_key_type t;
+        clsort_float_order fo;
+        size_t vs;
+    } cases[] = {
+        { CLSORT_KEY_U32, CLSORT_FLOAT_TOTAL, 4 },   { CLSORT_KEY_I32, CLSORT_FLOAT_TOTAL, 8 },
+        { CLSORT_KEY_F32, CLSORT_FLOAT_NUMPY, 4 },   { CLSORT_KEY_F32, CLSORT_FLOAT_TOTAL, 8 },
+        { CLSORT_KEY_I64, CLSORT_FLOAT_TOTAL, 8 },   { CLSORT_KEY_F64, CLSORT_FLOAT_NUMPY, 4 },
+        { CLSORT_KEY_U64, CLSORT_FLOAT_TOTAL, 4 },
+    };
+    const size_t most = (1u << 22) + 3;
+    unsigned char *keys = malloc(most * 8);
+    assert_non_null(keys);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const size_t ks = key_size(cases[c].t);
+        for (int narrow = 0; narrow < 2; narrow++) {
+            fill(keys, cases[c].t, most, narrow, 5 + c * 2 + (size_t)narrow);
+            for (size_t i = 0; i < sizeof sizes32 / sizeof sizes32[0]; i++) {
+                /* the largest size for 4-byte keys only: the test stays quick */
+                const size_t n = ks == 8 && sizes32[i] > (1u << 21) ? sizes32[i] / 4 : sizes32[i];
+                clsort_spec spec;
+                clsort_spec_default(&spec);
+                spec.key_type = cases[c].t;
+                spec.float_order = cases[c].fo;
+                spec.descending = (int)((i + c + (size_t)narrow) % 2);
+                spec.algorithm = CLSORT_ALGO_HOST_RADIX;
+                run_one(&spec, keys, n, cases[c].vs);
+            }
+        }
+    }
+    free(keys);
+}
+
+int main(void)
+{
+    if (setenv("CLSORT_HOST_INLINE_BYTES", "0", 1) || clsort_open(&thread_ctx, NULL) != CLSORT_OK ||
+        unsetenv("CLSORT_HOST_INLINE_BYTES") || clsort_open(&direct_ctx, NULL) != CLSORT_OK) {
+        fprintf(stderr, "test_host_direct: %s\n", clsort_last_error_detail());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_large),
+    };
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    clsort_close(&direct_ctx);
+    clsort_close(&thread_ctx);
+    return failed;
+}
