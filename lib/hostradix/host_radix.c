@@ -74,11 +74,31 @@ INLINE void hist_body(const clsort_host_sort *s, const void *keys, size_t lo, si
             sh[np] = s->shift[p];
             dm[np++] = s->dmask[p];
         }
-    if (np == 1) { /* the split by the top digit */
-        size_t *cp = c[list[0]];
+    if (np == 1 && hi - lo <= UINT32_MAX) { /* the split by the top digit */
+        /* four sets of counters: runs of one digit (a top place of few values, as normal floats
+         * have) wait on one counter's increments otherwise; 2^24 normal f32 keys in numpy's order,
+         * 2 threads, perf samples of these counts -30%, of the whole sort -8% */
+        uint32_t four[4][256] = { { 0 } };
         const unsigned sh0 = sh[0], dm0 = dm[0];
-        for (size_t i = lo; i < hi; i++)
+        size_t i = lo;
+        for (; i + 4 <= hi; i += 4) {
+            unsigned d[4];
+            for (unsigned u = 0; u < 4; u++)
+                d[u] = (unsigned)(order_bits(o, load(keys, i + u, ks), ks, fl) >> sh0) & dm0;
+            for (unsigned u = 0; u < 4; u++)
+                four[u][d[u]]++;
+        }
+        size_t *cp = c[list[0]];
+        for (unsigned d = 0; d <= dm0; d++)
+            cp[d] = (size_t)four[0][d] + four[1][d] + four[2][d] + four[3][d];
+        for (; i < hi; i++)
             cp[(unsigned)(order_bits(o, load(keys, i, ks), ks, fl) >> sh0) & dm0]++;
+        return;
+    }
+    if (np == 1) {
+        size_t *cp = c[list[0]];
+        for (size_t i = lo; i < hi; i++)
+            cp[(unsigned)(order_bits(o, load(keys, i, ks), ks, fl) >> sh[0]) & dm[0]]++;
         return;
     }
     for (size_t i = lo; i < hi; i++) {
