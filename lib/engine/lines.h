@@ -43,8 +43,10 @@ void *lines_alloc(size_t bytes);
 /* The bytes equal to d in p[0, n), on the host's threads from a few MiB on (lines.c). */
 size_t lines_count_byte(const char *p, size_t n, char d);
 /* The lines order[0, n) of a sort (clsort_sort_lines()'s starts) copied to out, each ended by
- * delim, on the host's threads: their bytes. Nothing is copied when they take more than cap. */
-size_t lines_gather(const char *buf, const uint64_t *starts, const uint64_t *order, size_t n,
-                    char delim, char *out, size_t cap);
+ * delim, on the host's threads: their bytes. Nothing is copied when they take more than cap.
+ * buf_len: buf's bytes (0 when not known): short lines are copied with some bytes after them where
+ * buf has them (out's room is the lines' own). */
+size_t lines_gather(const char *buf, size_t buf_len, const uint64_t *starts, const uint64_t *order,
+                    size_t n, char delim, char *out, size_t cap);
 
 #endif

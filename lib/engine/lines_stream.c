@@ -161,6 +161,7 @@ static clsort_status ls_new_run(lstream *s, ls_run **out)
 
 typedef struct ls_piece {
     const char *buf;
+    size_t len; /* buf's bytes */
     const uint64_t *starts, *order;
     size_t n;
     char delim;
@@ -171,7 +172,7 @@ typedef struct ls_piece {
 
 static void ls_piece_gather(ls_piece *p)
 {
-    p->bytes = lines_gather(p->buf, p->starts, p->order, p->n, p->delim, p->out, p->cap);
+    p->bytes = lines_gather(p->buf, p->len, p->starts, p->order, p->n, p->delim, p->out, p->cap);
     if (p->bytes <= p->cap)
         return;
     free(p->out); /* longer lines than the pieces before: a larger buffer */
@@ -182,7 +183,7 @@ static void ls_piece_gather(ls_piece *p)
         p->failed = 1;
         return;
     }
-    p->bytes = lines_gather(p->buf, p->starts, p->order, p->n, p->delim, p->out, p->cap);
+    p->bytes = lines_gather(p->buf, p->len, p->starts, p->order, p->n, p->delim, p->out, p->cap);
 }
 
 static void *ls_piece_thread(void *arg)
@@ -204,7 +205,7 @@ static clsort_status ls_write_sorted(lstream *s, ls_writer *w, const char *buf,
     const size_t per = est < 1 ? 1 : est > kept ? kept : (size_t)est;
     ls_piece pc[2];
     for (int i = 0; i < 2; i++)
-        pc[i] = (ls_piece){ buf, starts, order, 0, s->spec->delimiter, NULL, 0, 0, 0 };
+        pc[i] = (ls_piece){ buf, len, starts, order, 0, s->spec->delimiter, NULL, 0, 0, 0 };
     clsort_status st = CLSORT_OK;
     double t = clsort_now_ms();
     pc[0].n = per;
@@ -505,7 +506,10 @@ static clsort_status ls_read_blocks(lstream *s)
     const uint64_t size = s->src->size;
     if (size != CLSORT_SIZE_UNKNOWN && size < SIZE_MAX - 1 &&
         2 * (size + 1) + LS_LINE_COST * (size / 8) <= budget) {
+        const double t = clsort_now_ms();
         buf = lines_alloc((size_t)size + 1);
+        if (s->stats) /* its pages made present: the read's */
+            s->stats->read_ms += clsort_now_ms() - t;
         cap = buf ? (size_t)size + 1 : 0;
     }
     for (;;) {
