@@ -35,13 +35,9 @@ static size_t count_byte(const char *p, size_t n, char d)
         uint64_t x;
         memcpy(&x, p + i, sizeof x);
         x ^= pat;
-        uint64_t z = ~(((x & low7) + low7) | x) & high; /* 0x80 in each byte that was d */
-#if defined(__GNUC__)
-        c += (size_t)__builtin_popcountll(z);
-#else
-        for (; z; z &= z - 1)
-            c++;
-#endif
+        const uint64_t z = ~(((x & low7) + low7) | x) & high; /* 0x80 in each byte that was d */
+        /* the bytes' 0 or 1 summed into the top byte (no popcount instruction needed) */
+        c += (size_t)(((z >> 7) * UINT64_C(0x0101010101010101)) >> 56);
     }
     for (; i < n; i++)
         c += p[i] == d;
@@ -508,6 +504,13 @@ clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *sp
                                 size_t len, uint64_t *starts, uint64_t *order, size_t *n_out,
                                 clsort_stats *stats)
 {
+    return lines_sort(ctx, spec, buf, len, starts, order, SIZE_MAX, n_out, stats);
+}
+
+clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, const char *buf,
+                         size_t len, uint64_t *starts, uint64_t *order, size_t room, size_t *n_out,
+                         clsort_stats *stats)
+{
     const double t0 = clsort_now_ms();
     if (stats)
         memset(stats, 0, sizeof *stats);
@@ -525,6 +528,11 @@ clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *sp
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "clsort_sort_lines: no memory to find the lines of %zu bytes", len);
     const size_t n = (size_t)sp.first[sp.chunks];
+    if (n > room) {
+        split_done(&sp, NULL);
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "clsort_sort_lines: %zu lines where %zu were counted", n, room);
+    }
     uint64_t *own_starts = NULL;
     uint64_t *keys = n ? lines_alloc(n * sizeof *keys) : NULL;
     if (!starts)

@@ -38,6 +38,11 @@ int lines_compare(const lines_order *o, const char *a, size_t alen, const char *
 /* A 64-bit prefix of a line's first key (or of the whole line without keys): a line that compares
  * before another never has a larger prefix, and lines that compare equal have equal prefixes. */
 uint64_t lines_prefix(const lines_order *o, const char *line, size_t len);
+/* clsort_sort_lines() with room for that many lines in starts (one more) and order: more is refused
+ * (CLSORT_ERROR_INVALID_ARGUMENT), never an overrun. */
+clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, const char *buf,
+                         size_t len, uint64_t *starts, uint64_t *order, size_t room, size_t *n_out,
+                         clsort_stats *stats);
 /* malloc(), with the pages of a large block made present on the host's threads (lines.c). */
 void *lines_alloc(size_t bytes);
 /* The bytes equal to d in p[0, n), on the host's threads from a few MiB on (lines.c). */

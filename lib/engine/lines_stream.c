@@ -245,11 +245,11 @@ static clsort_status ls_write_sorted(lstream *s, ls_writer *w, const char *buf,
     return st;
 }
 
-/* Sort a block of whole lines (each ended by the delimiter) into the sink (run NULL) or a new run. */
-static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, int to_run)
+/* Sort a block of n whole lines (each ended by the delimiter: n delimiters, counted as the block
+ * was read) into the sink (run NULL) or a new run. */
+static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, size_t n, int to_run)
 {
     const double t0 = clsort_now_ms();
-    const size_t n = clsort_lines_count(s->spec, buf, len);
     uint64_t *starts = lines_alloc((n + 1) * sizeof *starts);
     uint64_t *order = lines_alloc((n ? n : 1) * sizeof *order);
     size_t kept = 0;
@@ -262,7 +262,7 @@ static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, int 
     }
     clsort_stats one = { 0 };
     const double t1 = clsort_now_ms();
-    st = clsort_sort_lines(s->ctx, s->spec, buf, len, starts, order, &kept, &one);
+    st = lines_sort(s->ctx, s->spec, buf, len, starts, order, n, &kept, &one);
     one.split_ms += t1 - t0; /* the count and the tables' allocation are the split's */
     if (st != CLSORT_OK)
         goto done;
@@ -518,7 +518,7 @@ static clsort_status ls_read_blocks(lstream *s)
             size_t whole = len;
             while (whole > 0 && buf[whole - 1] != delim)
                 whole--;
-            if ((st = ls_sort_block(s, buf, whole, 1)) != CLSORT_OK)
+            if ((st = ls_sort_block(s, buf, whole, (size_t)lines, 1)) != CLSORT_OK)
                 goto done;
             memmove(buf, buf + whole, len - whole);
             len -= whole;
@@ -568,12 +568,13 @@ static clsort_status ls_read_blocks(lstream *s)
             cap++;
         }
         buf[len++] = delim;
+        lines++;
     }
     if (s->n_runs == 0) {
-        st = ls_sort_block(s, buf ? buf : "", len, 0);
+        st = ls_sort_block(s, buf ? buf : "", len, (size_t)lines, 0);
         goto done;
     }
-    if (len && (st = ls_sort_block(s, buf, len, 1)) != CLSORT_OK)
+    if (len && (st = ls_sort_block(s, buf, len, (size_t)lines, 1)) != CLSORT_OK)
         goto done;
     free(buf);
     buf = NULL;
