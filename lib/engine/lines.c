@@ -361,6 +361,21 @@ static void widen_positions(uint64_t *order, size_t n)
     }
 }
 
+/* -u: whether each line of the sorted order differs from the one before it. */
+typedef struct unique_job {
+    const lines_job *j;
+    unsigned char *keep;
+} unique_job;
+
+static void unique_slice(void *arg, size_t begin, size_t end)
+{
+    unique_job *u = arg;
+    const uint64_t *order = u->j->order;
+    const uint64_t *keys = u->j->keys; /* sorted with order: lines of unequal prefixes differ */
+    for (size_t k = begin ? begin : 1; k < end; k++)
+        u->keep[k] = keys[k - 1] != keys[k] || line_cmp(u->j, order[k - 1], order[k]) != 0;
+}
+
 /* Without a device: the prefixes with their positions, sorted stably on the host. */
 typedef struct keyed {
     uint64_t key, pos;
@@ -575,10 +590,19 @@ clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, con
     if (st == CLSORT_OK) {
         size_t kept = n;
         if (o.unique && n) {
+            /* a line is kept when it differs from the one before it (equal lines are equal to the
+             * first of their run): by the prefixes where they differ, else by the comparison, on
+             * the host's threads, then one pass */
+            unsigned char *keep = malloc(n);
+            if (keep) {
+                unique_job u = { &j, keep };
+                clsort_parallel(n, 4096, unique_slice, &u);
+            }
             kept = 1;
             for (size_t k = 1; k < n; k++)
-                if (line_cmp(&j, order[kept - 1], order[k]) != 0)
+                if (keep ? keep[k] : line_cmp(&j, order[kept - 1], order[k]) != 0)
                     order[kept++] = order[k];
+            free(keep);
         }
         *n_out = kept;
     }
