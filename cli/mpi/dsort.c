@@ -47,8 +47,11 @@ int dsort_agree(job *j)
 unsigned __int128 dsort_sort_need(const job *j, uint64_t n)
 {
     const unsigned __int128 bytes = (unsigned __int128)n * j->rs;
+    /* before the device is open (the read decides while it opens): the most the library pins,
+     * its two 32 MiB slots */
     const size_t staging =
-        clsort_staging_bytes(j->ctx, bytes == (size_t)bytes ? (size_t)bytes : SIZE_MAX);
+        j->opened ? clsort_staging_bytes(j->ctx, bytes == (size_t)bytes ? (size_t)bytes : SIZE_MAX)
+                  : (size_t)64 << 20;
     const unsigned width = 8 * (unsigned)clsort_key_type_size(j->spec.key_type);
     if (!j->a->value_size && !j->spec.begin_bit && (!j->spec.end_bit || j->spec.end_bit == width))
         return bytes + staging; /* keys on all their bits: sorted in place */
@@ -143,99 +146,6 @@ void dsort_read(job *j)
         read_slice(j, f);
     }
     MPI_File_close(&f);
-}
-
-/* The device of this rank: -d, else $CLSORT_DEVICE (the library reads it), else the host's GPUs
- * dealt out by local rank, else the library's default. */
-static void pick_device(job *j, char *id, size_t cap)
-{
-    id[0] = '\0';
-    if (j->a->device) {
-        snprintf(id, cap, "%s", j->a->device);
-        return;
-    }
-    if (msettings()->device_set)
-        return;
-    clsort_device_info list[64];
-    size_t count = 0;
-    if (clsort_list_devices(list, 64, &count) != CLSORT_OK)
-        return; /* clsort_open() reports it */
-    size_t gpus[64], n_gpu = 0;
-    for (size_t i = 0; i < count && i < 64; i++)
-        if (strcmp(list[i].type, "GPU") == 0)
-            gpus[n_gpu++] = i;
-    if (n_gpu > 0)
-        snprintf(id, cap, "%s", list[gpus[(size_t)j->local_rank % n_gpu]].id);
-}
-
-/* -S as clsort applies it: the memory for the rank's data, what the process holds besides (the
- * OpenCL driver, MPI, the programs) not counted. Without -S, half of physical memory (the library's
- * default) shared by the host's ranks. Returns the budget in bytes (0 after a failure) and sets
- * *least to the least -S a rank needs (0 where it failed first). */
-static uint64_t plan_budget(job *j, const clsort_spec *spec, uint64_t *least)
-{
-    const uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t budget = j->a->buffer_size;
-    *least = 0;
-    if (j->a->buffer_percent && !phys) {
-        dsort_fail(j, EXIT_USAGE, "-S %u%%: this system does not say how much memory it has; "
-                   "give a size", j->a->buffer_percent);
-        return 0;
-    }
-    if (j->a->buffer_percent)
-        budget = phys / 100 * j->a->buffer_percent;
-    else if (!budget)
-        budget = phys ? phys / 2 / (uint64_t)(j->local_size > 0 ? j->local_size : 1) : 1u << 30;
-    clsort_status st = clsort_reserve(j->ctx, spec, 1024);
-    if (st != CLSORT_OK) {
-        dsort_fail(j, dsort_status_exit(st), "cannot prepare %s: %s (%d) %s", j->device,
-                   clsort_status_string(st), st, clsort_error_detail(j->ctx));
-        return 0;
-    }
-    *least = 4u << 20;
-    return budget;
-}
-
-/* Every rank's least -S agreed (a collective: each rank calls it once): a budget below the largest
- * is refused on every rank with the figure that suffices for all of them, since ranks hold different
- * amounts (each builds and maps its own) and naming one rank's least sent users from one refusal to
- * the next. */
-static void report_least(job *j, uint64_t budget, uint64_t least)
-{
-    unsigned long long mine = least, most = 0;
-    MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    if (j->code)
-        return;
-    if (budget < most) {
-        dsort_fail(j, EXIT_USAGE, "-S %.2f MiB is too small: the ranks need a few MiB for the data; "
-                   "give at least -S %lluMi", (double)budget / 1048576,
-                   (most + (1u << 20) - 1) >> 20);
-        return;
-    }
-    j->budget = budget;
-}
-
-void dsort_open(job *j)
-{
-    char id[128];
-    pick_device(j, id, sizeof id);
-    /* --merge host: the engine merges its runs on the host's threads */
-    static const clsort_setting host_merge[] = {{"device_merge", "0"}};
-    clsort_status st = clsort_open_with_settings(&j->ctx, id[0] ? id : NULL, host_merge,
-                                                 j->a->merge_host ? 1 : 0);
-    if (st != CLSORT_OK) {
-        dsort_fail(j, dsort_status_exit(st), "cannot open device %s: %s (%d) %s",
-                   id[0] ? id : "(default)", clsort_status_string(st), st,
-                   clsort_last_error_detail());
-        report_least(j, 0, 0);
-        return;
-    }
-    snprintf(j->device, sizeof j->device, "%s", clsort_device_name(j->ctx));
-    clsort_spec spec = j->spec;
-    spec.value_size = j->a->value_size;
-    uint64_t least = 0;
-    const uint64_t budget = plan_budget(j, &spec, &least);
-    report_least(j, budget, least);
 }
 
 void dsort_local(job *j)
@@ -344,7 +254,7 @@ void dsort_sample(job *j)
  * pieces' file straight into it. */
 static void write_part(job *j, MPI_File f, uint64_t first)
 {
-    if (!j->ext_recv) {
+    if (!j->ext_recv && !j->merge_at_write) {
         dsort_file_io(j, f, j->a->output, 1, first * j->rs, j->out, j->out_n * j->rs);
         return;
     }

@@ -1,13 +1,14 @@
 /*
  * The distributed sample sort of clsort-mpi, one step per function, each run by every rank:
- *   dsort_open      the rank's device, and its memory budget (-S less what the rank holds)
+ *   dsort_plan      the rank's memory budget (-S), agreed before any work (opener.c)
+ *   dsort_open_*    the rank's device, opened on a thread while the slice is read (opener.c)
  *   dsort_read      each rank's contiguous slice of the input (fileio.c: POSIX or MPI-IO)
- *   dsort_local     the slice sorted on the rank's device (stable); where the budget allows, the
- *                   slice is read here, streamed from the input through the device (engine.c)
+ *   dsort_local     the slice sorted on the rank's device (stable); with CLSORT_MPI_LOCAL=stream
+ *                   the slice is read here, streamed from the input through the device (engine.c)
  *   dsort_sample    splitters from a regular sample of every rank's sorted slice
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
  *   dsort_merge     the received pieces merged: a stable clsort_sort_stream() of them in rank
- *                   order (engine.c)
+ *                   order (engine.c), streamed into the output at the write
  *   dsort_write     each rank's part written at its offset into a temporary file (outfile.h), put
  *                   in place by rank 0 once every rank voted for it
  * Records compare as (clsort_key_order(), input position). A rank's sorted slice is stable, so a
@@ -16,8 +17,8 @@
  * Every sort but the in-memory local one is the library's engine, clsort_sort_stream() (engine.c):
  * a slice larger than the budget is sorted in runs in temporary files into one sorted nameless
  * file, sampled and sent from there; the received pieces are merged by a stable sort of them in
- * rank order, from memory back into it, or, beyond the budget, from a nameless file straight into
- * the output at the rank's offset.
+ * rank order, from memory or, beyond the budget, from a nameless file, straight into the output at
+ * the rank's offset (each merged chunk written while the next one downloads).
  * A step that fails on a rank records its message (dsort_fail); dsort_agree() after each step tells
  * every rank whether any failed, so that all stop together.
  */
@@ -30,6 +31,7 @@
 #include <mpi.h>
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,19 +67,25 @@ typedef struct job {
                                   MERGED_ON_DEVICE; 0: one piece, no merge */
     uint64_t budget;           /* bytes of records this rank may hold */
     int ext_local;             /* the slice sorted in runs, into the file sorted_fd */
-    int local_read;            /* CLSORT_MPI_LOCAL=read: a slice within the budget read, then
-                                  sorted in memory, not streamed through the device */
+    int local_read;            /* a slice within the budget read, then sorted in memory (the
+                                  default); CLSORT_MPI_LOCAL=stream: streamed through the device */
     int local_stream;          /* the slice streamed from the input through the device into data
                                   (read and local sort in one) */
     int ext_recv;              /* the received pieces in the file recv_fd, merged into the output
                                   (else in memory, merged in place) */
+    int merge_at_write;        /* the received pieces (in memory) merged at the write, straight
+                                  into the output */
     int sorted_fd, recv_fd;    /* nameless temporary files, -1 when none */
     const char *sorted_dir, *recv_dir; /* their directories */
     unsigned next_dir;         /* the -T directory for the next temporary file */
     double merge_ms;           /* ext_recv: the merge's part of the write phase */
     unsigned runs_spilled;     /* runs the external sorts wrote to temporary files */
-    clsort_context *ctx;
+    clsort_context *ctx;       /* written by the opener thread until dsort_open_end() */
     char device[128];
+    pthread_t opener;
+    int opening, opened;       /* the opener thread runs; it has been joined (ctx may be read) */
+    int open_code;             /* the opener's error (an exit status) and message, taken over by */
+    char open_err[512];        /* dsort_open_end() */
     mpi_output dest;           /* rank 0: the output and its temporary file */
     double ms[N_PHASES];
     double device_ms[2][3];    /* the local sort's and the device merge's kernels, upload, download */
@@ -126,7 +134,12 @@ unsigned __int128 dsort_sort_need(const job *j, uint64_t n);
 /* Record a device sort's kernel and transfer times (which: 0 the local sort, 1 the merge). */
 void dsort_device_times(job *j, int which, const clsort_stats *stats);
 
-void dsort_open(job *j);
+/* Collective: the budget from -S (or the default), refused on every rank where too small. */
+void dsort_plan(job *j);
+/* The device opened on a thread of its own (or here, where none can start), and joined: its error,
+ * if any, recorded then. Every path that leaves after dsort_open_begin() passes dsort_open_end(). */
+void dsort_open_begin(job *j);
+void dsort_open_end(job *j);
 void dsort_read(job *j);
 void dsort_local(job *j);
 void dsort_sample(job *j);
@@ -146,7 +159,8 @@ int ext_pwrite(job *j, int fd, const void *buf, size_t len, uint64_t off);
 void ext_sort_slice(job *j);
 /* The slice streamed by clsort_sort_stream() from the input into data (local_stream). */
 void ext_sort_read(job *j);
-/* The pieces in recv_fd merged into f (name: for messages) from record `first` on. */
+/* The received pieces (in recv_fd, or in memory with merge_at_write) merged into f (name: for
+ * messages) from record `first` on. */
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first);
 /* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read
  * error, which is recorded). */

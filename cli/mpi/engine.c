@@ -1,15 +1,15 @@
 /*
  * clsort-mpi's sorts on the library's stream engine (see dsort.h): every sort but the in-memory
- * local one (CLSORT_MPI_LOCAL=read) is one clsort_sort_stream() call, from a source callback to a
+ * local one (the default) is one clsort_sort_stream() call, from a source callback to a
  * sink callback, under the rank's budget (-S), its -T directories and threads:
- *   - a slice within the budget: streamed from the input through the device into memory (read
- *     and sorted in one, as clsort sorts a file), unless CLSORT_MPI_LOCAL=read;
+ *   - with CLSORT_MPI_LOCAL=stream, a slice within the budget: streamed from the input through
+ *     the device into memory (read and sorted in one, as clsort sorts a file);
  *   - a slice larger than the budget: read from the input, sorted in runs (spilled to nameless
  *     files in -T), merged into one sorted nameless file, which the sample and the exchange read;
  *   - the merge of the received pieces, one sorted piece per sending rank, given to the engine in
  *     rank order: a stable sort of them is their merge by (key, sending rank), which is the order of
- *     (key, input position) the splitters use. From memory back into that memory, or, beyond the
- *     budget, from a nameless file straight into the output at the rank's offset. The engine sorts
+ *     (key, input position) the splitters use. From memory or, beyond the budget, from a nameless
+ *     file, straight into the output at the rank's offset, in the write phase. The engine sorts
  *     the pieces in one device sort where they fit its budget, else in runs that it merges on the
  *     device (the default) or, with --merge host (its setting device_merge=0), on the host's threads.
  * Temporary files have no name (nameless.c, as clsort's runs): nothing is left behind.
@@ -149,7 +149,7 @@ static int sink_write(void *user, const void *keys, const void *values, size_t n
     job *j = s->j;
     (void)values; /* joined records (sink.records) */
     int rc = 0;
-    if (s->out_mem) /* in place: the engine has read every record before it writes the first */
+    if (s->out_mem) /* the slice streamed through the device (CLSORT_MPI_LOCAL=stream) */
         memcpy(s->out_mem + s->written * j->rs, keys, n * j->rs);
     else if (s->out_name)
         rc = dsort_file_io(j, s->out, s->out_name, 1, (s->first + s->written) * j->rs,
@@ -271,9 +271,9 @@ void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
         copy_into(j, f, name, first);
         return;
     }
-    ext_io io = {.j = j, .in = j->recv_fd, .end = j->recv_total, .out = f, .out_name = name,
-                 .first = first};
-    stream_sort(j, &io, "merge", j->budget, 1);
+    ext_io io = {.j = j, .in = j->recv_fd, .mem = j->ext_recv ? NULL : j->recv,
+                 .end = j->recv_total, .out = f, .out_name = name, .first = first};
+    stream_sort(j, &io, "merge", j->ext_recv ? j->budget : ext_merge_memory(j), 1);
 }
 
 void dsort_merge(job *j)
@@ -285,8 +285,7 @@ void dsort_merge(job *j)
         return;
     j->out = j->recv;
     j->merge_threads = 0;
-    if (pieces(j) <= 1) /* one sorted piece is already the merge */
-        return;
-    ext_io io = {.j = j, .mem = j->recv, .end = j->recv_total, .out_mem = j->recv};
-    stream_sort(j, &io, "merge", ext_merge_memory(j), 1);
+    /* one sorted piece is already the merge; several are merged at the write, each merged chunk
+     * written while the next downloads (ext_merge_into) */
+    j->merge_at_write = pieces(j) > 1;
 }

@@ -1,6 +1,7 @@
 /*
  * A rank's part of the input or the output, moved between memory and the file: by MPI-IO, or,
- * where every rank is on one host (or --io posix), by pread()/pwrite() on the rank's own threads.
+ * where every rank is on one host (or --io posix), by pread() on the rank's own threads and
+ * pwrite() on one.
  * The second is what clsort does: MPI-IO (OMPIO) moves a part on one thread, in pieces of at most
  * an int's bytes, and took 2.5 s to read and 3.4 s to write one rank's 4 GiB where a copy of the
  * file took 2.6 s (docs/performance.md, "clsort-mpi on several GPUs").
@@ -100,6 +101,10 @@ static int posix_io(job *j, int fd, const char *name, int write, uint64_t off, u
     const size_t piece = j->piece_bytes < IO_PIECE ? (size_t)j->piece_bytes : IO_PIECE;
     uint64_t n = len / (least ? least : 1);
     n = n < 1 ? 1 : n > j->threads ? j->threads : n;
+    /* writers of one file wait for each other on its lock: 4 GiB of a new file took 1.27-1.70 s
+     * on 16 threads, 1.17 s on one (H200 host, docs/performance.md) */
+    if (write)
+        n = 1;
     n = n > IO_MAX_THREADS ? IO_MAX_THREADS : n;
     io_share sh[IO_MAX_THREADS];
     pthread_t th[IO_MAX_THREADS];

@@ -78,6 +78,18 @@ for p in 1 2 3 4; do
     done
 done
 
+# a device that cannot be opened (it opens while the slice is read): every rank exits 2 with one
+# message naming the device, the old output kept, nothing left behind
+printf 'old' > kept.out
+run_mpi 2 -d 0:7 -i u32.uniform.bin -o kept.out
+expect_status "2 ranks, -d 0:7" 2
+every_rank "2 ranks, -d 0:7" 2 2
+expect_message "2 ranks, -d 0:7" "cannot open device 0:7"
+check "2 ranks, -d 0:7: one message" test "$(grep -c '^clsort-mpi:' err.txt)" -eq 1
+check "2 ranks, -d 0:7: the old output kept" test "$(cat kept.out)" = old
+check "2 ranks, -d 0:7: no temporary output" test -z "$(ls -A | grep clsort-mpi)"
+rm -f kept.out
+
 # fewer records than ranks, and none
 "$CLSORT" gen -n 2 -t i32 --kv -o two.bin
 for n in 0 1 2; do
@@ -103,16 +115,16 @@ expect_status "3 ranks, --bits 8:40 -r, POSIX I/O on 3 threads" 0
 cp err.txt stats.txt
 same_file "3 ranks, --bits 8:40 -r, POSIX I/O on 3 threads: as clsort sorts it" bits.out bits.ref
 check "one host: the report says POSIX" grep -q "keys), POSIX I/O" stats.txt
-# a slice within the budget is streamed from the input through the device into memory (read and
-# local sort in one); CLSORT_MPI_LOCAL=read reads it first and sorts it in memory: the same bytes
-check "3 ranks: every slice streamed through the device" \
-    test "$(grep -c "slice streamed from the input through the device" stats.txt)" -eq 3
+# a slice within the budget is read, then sorted in memory; CLSORT_MPI_LOCAL=stream streams it
+# from the input through the device into memory (read and local sort in one): the same bytes
+check "3 ranks: no slice streamed by default" test "$(grep -c "streamed" stats.txt)" -eq 0
 rm -f bits.out
-CLSORT_MPI_LOCAL=read run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.out --stats
-expect_status "3 ranks, CLSORT_MPI_LOCAL=read" 0
+CLSORT_MPI_LOCAL=stream run_mpi 3 -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.out --stats
+expect_status "3 ranks, CLSORT_MPI_LOCAL=stream" 0
 cp err.txt stats.txt
-same_file "3 ranks, CLSORT_MPI_LOCAL=read: as clsort sorts it" bits.out bits.ref
-check "CLSORT_MPI_LOCAL=read: no slice streamed" test "$(grep -c "streamed" stats.txt)" -eq 0
+same_file "3 ranks, CLSORT_MPI_LOCAL=stream: as clsort sorts it" bits.out bits.ref
+check "CLSORT_MPI_LOCAL=stream: every slice streamed through the device" \
+    test "$(grep -c "slice streamed from the input through the device" stats.txt)" -eq 3
 CLSORT_MPI_LOCAL=mmap run_mpi 2 -i bits.bin -o x
 expect_status "CLSORT_MPI_LOCAL=mmap" 1
 expect_message "CLSORT_MPI_LOCAL=mmap" "CLSORT_MPI_LOCAL='mmap': expected stream or read"

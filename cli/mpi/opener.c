@@ -1,0 +1,129 @@
+/*
+ * The rank's memory budget (dsort_plan, before any work) and its device, opened on a thread of its
+ * own while the rank reads its slice (dsort_open_begin / dsort_open_end), as clsort opens its
+ * device while it reads: on four H200s, four ranks opening their devices one after the read took
+ * 0.5-1 s of a 4 GiB sort. The thread makes no MPI call and records its error apart; the main
+ * thread takes it over once joined.
+ */
+#include "dsort.h"
+#include "msettings.h"
+#include "cli.h"
+
+#include <mpi.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The device of this rank: -d, else $CLSORT_DEVICE (the library reads it), else the host's GPUs
+ * dealt out by local rank, else the library's default. */
+static void pick_device(const job *j, char *id, size_t cap)
+{
+    id[0] = '\0';
+    if (j->a->device) {
+        snprintf(id, cap, "%s", j->a->device);
+        return;
+    }
+    if (msettings()->device_set)
+        return;
+    clsort_device_info list[64];
+    size_t count = 0;
+    if (clsort_list_devices(list, 64, &count) != CLSORT_OK)
+        return; /* clsort_open() reports it */
+    size_t gpus[64], n_gpu = 0;
+    for (size_t i = 0; i < count && i < 64; i++)
+        if (strcmp(list[i].type, "GPU") == 0)
+            gpus[n_gpu++] = i;
+    if (n_gpu > 0)
+        snprintf(id, cap, "%s", list[gpus[(size_t)j->local_rank % n_gpu]].id);
+}
+
+/* -S as clsort applies it: the memory for the rank's data, what the process holds besides (the
+ * OpenCL driver, MPI, the programs) not counted. Without -S, half of physical memory (the library's
+ * default) shared by the host's ranks. Returns the budget in bytes (0 after a failure). */
+static uint64_t plan_budget(job *j)
+{
+    const uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t budget = j->a->buffer_size;
+    if (j->a->buffer_percent && !phys) {
+        dsort_fail(j, EXIT_USAGE, "-S %u%%: this system does not say how much memory it has; "
+                   "give a size", j->a->buffer_percent);
+        return 0;
+    }
+    if (j->a->buffer_percent)
+        budget = phys / 100 * j->a->buffer_percent;
+    else if (!budget)
+        budget = phys ? phys / 2 / (uint64_t)(j->local_size > 0 ? j->local_size : 1) : 1u << 30;
+    return budget;
+}
+
+/* Every rank's least -S agreed (a collective: each rank calls it once): a budget below the largest
+ * is refused on every rank with the figure that suffices for all of them, since ranks may hold
+ * different amounts and naming one rank's least sent users from one refusal to the next. */
+static void report_least(job *j, uint64_t budget, uint64_t least)
+{
+    unsigned long long mine = least, most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (j->code)
+        return;
+    if (budget < most) {
+        dsort_fail(j, EXIT_USAGE, "-S %.2f MiB is too small: the ranks need a few MiB for the data; "
+                   "give at least -S %lluMi", (double)budget / 1048576,
+                   (most + (1u << 20) - 1) >> 20);
+        return;
+    }
+    j->budget = budget;
+}
+
+void dsort_plan(job *j)
+{
+    const uint64_t budget = plan_budget(j);
+    report_least(j, budget, j->code ? 0 : (uint64_t)4 << 20);
+}
+
+/* The opening itself: the context and the programs of the spec (clsort_reserve), with the error
+ * in open_code / open_err. */
+static void *open_device(void *arg)
+{
+    job *j = arg;
+    char id[128];
+    pick_device(j, id, sizeof id);
+    /* --merge host: the engine merges its runs on the host's threads */
+    static const clsort_setting host_merge[] = {{"device_merge", "0"}};
+    clsort_status st = clsort_open_with_settings(&j->ctx, id[0] ? id : NULL, host_merge,
+                                                 j->a->merge_host ? 1 : 0);
+    if (st != CLSORT_OK) {
+        j->open_code = dsort_status_exit(st);
+        snprintf(j->open_err, sizeof j->open_err, "cannot open device %s: %s (%d) %s",
+                 id[0] ? id : "(default)", clsort_status_string(st), st,
+                 clsort_last_error_detail());
+        return NULL;
+    }
+    snprintf(j->device, sizeof j->device, "%s", clsort_device_name(j->ctx));
+    clsort_spec spec = j->spec;
+    spec.value_size = j->a->value_size;
+    st = clsort_reserve(j->ctx, &spec, 1024);
+    if (st != CLSORT_OK) {
+        j->open_code = dsort_status_exit(st);
+        snprintf(j->open_err, sizeof j->open_err, "cannot prepare %s: %s (%d) %s", j->device,
+                 clsort_status_string(st), st, clsort_error_detail(j->ctx));
+    }
+    return NULL;
+}
+
+void dsort_open_begin(job *j)
+{
+    j->opening = pthread_create(&j->opener, NULL, open_device, j) == 0;
+    if (!j->opening)
+        open_device(j); /* no thread: opened here, before the read */
+}
+
+void dsort_open_end(job *j)
+{
+    if (j->opening)
+        pthread_join(j->opener, NULL);
+    j->opening = 0;
+    j->opened = 1;
+    if (j->open_code)
+        dsort_fail(j, j->open_code, "%s", j->open_err);
+}
