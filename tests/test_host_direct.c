@@ -8,7 +8,9 @@
  * clsort_sort() with values must give the same keys and values. Sizes around the one-thread limit
  * (4 MiB), past the streamed split (16 MiB), primes; keys random with ties and special floats, and
  * keys of a narrow range (few top digits: the split again). The same sorts on a context with the
- * test hook CLSORT_HOST_INLINE_BYTES=0 (the threaded path on mapped buffers) give the same bytes.
+ * test hook CLSORT_HOST_INLINE_BYTES=0 (the threaded path on mapped buffers) give the same bytes,
+ * and so does clsort_sort_stream(), which on a CPU device reads an input of one run whole and
+ * sorts it there (lib/engine/stream.c), with a size hint right, short or past the input.
  * Usage: test_host_direct
  */
 #include <setjmp.h>
@@ -230,6 +232,95 @@ static void test_large(void **state)
     free(keys);
 }
 
+/* clsort_sort_stream() from memory: reads of at most `step` records, a size hint that may be
+ * wrong; to memory. */
+typedef struct mem_io {
+    const unsigned char *keys, *values;
+    size_t n, at, ks, vs, step;
+    unsigned char *out_keys, *out_values;
+    size_t out_n;
+} mem_io;
+
+static long long mem_read(void *user, void *keys, void *values, size_t max)
+{
+    mem_io *m = user;
+    size_t k = m->n - m->at < max ? m->n - m->at : max;
+    k = k < m->step ? k : m->step;
+    memcpy(keys, m->keys + m->at * m->ks, k * m->ks);
+    if (values)
+        memcpy(values, m->values + m->at * m->vs, k * m->vs);
+    m->at += k;
+    return (long long)k;
+}
+
+static int mem_write(void *user, const void *keys, const void *values, size_t n)
+{
+    mem_io *m = user;
+    if (m->out_n + n > m->n)
+        return 1;
+    memcpy(m->out_keys + m->out_n * m->ks, keys, n * m->ks);
+    if (m->vs)
+        memcpy(m->out_values + m->out_n * m->vs, values, n * m->vs);
+    m->out_n += n;
+    return 0;
+}
+
+/* The stream of a CPU device's direct path (the input read whole, sorted where it is) gives the
+ * bytes of the staged pipeline (CLSORT_HOST_INLINE_BYTES=0), also where the size hint is short of
+ * the input (the rest goes on through the pipeline, the records read first), or past it. */
+static void test_stream(void **state)
+{
+    (void)state;
+    const size_t n = (1u << 20) + 37;
+    static const struct {
+        clsort_key_type t;
+        size_t vs;
+        int descending;
+    } cases[] = { { CLSORT_KEY_U32, 0, 0 }, { CLSORT_KEY_F32, 4, 1 }, { CLSORT_KEY_I64, 8, 0 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const size_t ks = key_size(cases[c].t), vs = cases[c].vs;
+        unsigned char *keys = malloc(n * ks), *values = malloc(n * 8 + 1);
+        assert_true(keys && values);
+        fill(keys, cases[c].t, n, 0, 77 + c);
+        for (size_t i = 0; i < n; i++)
+            memcpy(values + i * vs, &i, vs);
+        clsort_spec spec;
+        clsort_spec_default(&spec);
+        spec.key_type = cases[c].t;
+        spec.value_size = vs;
+        spec.descending = cases[c].descending;
+        const uint64_t hints[] = { n, n / 2, n + 1000, CLSORT_SIZE_UNKNOWN };
+        for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+            unsigned char *out[2][2];
+            for (int p = 0; p < 2; p++) {
+                out[p][0] = malloc(n * ks);
+                out[p][1] = malloc(n * 8 + 1);
+                assert_true(out[p][0] && out[p][1]);
+                mem_io m = { keys, values, n, 0, ks, vs, 300007, out[p][0], out[p][1], 0 };
+                clsort_source src = { mem_read, &m, hints[h], 0 };
+                clsort_sink dst = { mem_write, &m, 0 };
+                clsort_context *ctx = p ? thread_ctx : direct_ctx;
+                clsort_stats st;
+                const clsort_status r = clsort_sort_stream(ctx, &spec, &src, &dst, NULL, &st);
+                if (r != CLSORT_OK)
+                    fail_msg("stream, case %zu, hint %zu: %s: %s", c, h, clsort_status_string(r),
+                             clsort_error_detail(ctx));
+                assert_int_equal(m.out_n, n);
+                assert_int_equal(st.n, n);
+            }
+            if (memcmp(out[0][0], out[1][0], n * ks) || memcmp(out[0][1], out[1][1], n * vs))
+                fail_msg("stream, case %zu, hint %zu: the direct path's output differs from the "
+                         "staged pipeline's", c, h);
+            for (int p = 0; p < 2; p++) {
+                free(out[p][0]);
+                free(out[p][1]);
+            }
+        }
+        free(keys);
+        free(values);
+    }
+}
+
 int main(void)
 {
     if (setenv("CLSORT_HOST_INLINE_BYTES", "0", 1) || clsort_open(&thread_ctx, NULL) != CLSORT_OK ||
@@ -239,6 +330,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_stream),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     clsort_close(&direct_ctx);

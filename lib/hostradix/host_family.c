@@ -20,6 +20,9 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define MAX_THREADS 64
 
@@ -240,15 +243,50 @@ typedef struct kept_scratch {
     void *ptr[2];
 } kept_scratch;
 
+/* Huge pages for the fresh pages of a large scratch (Linux, where transparent huge pages are
+ * given on advice): 256 MiB first touched in 90-107 ms in 4 KiB pages, 18 ms in huge ones, on
+ * the 2-core EPYC (the scratch of 2^26 u32 keys, faulted in by the split). Advice only: the
+ * range is the buffer's own, whole pages inside it. */
+static void advise_huge(void *p, size_t bytes)
+{
+#if defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (bytes >= 2 * huge && hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+static const clsort_slot kept_slots[2] = { CLSORT_SLOT_TMP_KEYS, CLSORT_SLOT_TMP_VALUES };
+static const char *const kept_what[2] = { "host-radix key scratch", "host-radix value scratch" };
+
+clsort_status clsort_host_radix_reserve_host(clsort_context *ctx, const clsort_spec *spec, size_t n)
+{
+    const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
+    if (n * (ks + vs) <= CLSORT_HOST_INLINE_MAX_BYTES)
+        return CLSORT_OK; /* a scratch of malloc() at each call */
+    const size_t bytes[2] = { n * ks, n * vs };
+    clsort_status st = CLSORT_OK;
+    for (int i = 0; i < 2 && st == CLSORT_OK; i++) {
+        cl_mem m = NULL;
+        if (bytes[i] && (st = clsort_scratch(ctx, kept_slots[i], bytes[i], &m, kept_what[i])) ==
+                            CLSORT_OK)
+            clReleaseMemObject(m);
+    }
+    return st;
+}
+
 static clsort_status kept_map(clsort_context *ctx, const size_t bytes[2], kept_scratch *k)
 {
-    static const clsort_slot slots[2] = { CLSORT_SLOT_TMP_KEYS, CLSORT_SLOT_TMP_VALUES };
-    static const char *const what[2] = { "host-radix key scratch", "host-radix value scratch" };
     clsort_status st = host_queue(ctx, &k->queue);
     for (int i = 0; i < 2 && st == CLSORT_OK; i++) {
         if (!bytes[i])
             continue;
-        if ((st = clsort_scratch(ctx, slots[i], bytes[i], &k->mem[i], what[i])) != CLSORT_OK)
+        if ((st = clsort_scratch(ctx, kept_slots[i], bytes[i], &k->mem[i], kept_what[i])) !=
+            CLSORT_OK)
             break;
         cl_int err;
         k->ptr[i] = clEnqueueMapBuffer(k->queue, k->mem[i], CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
@@ -256,6 +294,8 @@ static clsort_status kept_map(clsort_context *ctx, const size_t bytes[2], kept_s
         if (err != CL_SUCCESS) {
             k->ptr[i] = NULL;
             st = clsort_fail_cl(ctx, err, "clEnqueueMapBuffer(host-radix scratch)");
+        } else if (ctx->host_unified) {
+            advise_huge(k->ptr[i], bytes[i]);
         }
     }
     return st;

@@ -38,6 +38,13 @@
  * CPU time of the whole sort on 2 threads (/tmp harness on clsort_sort(), medians of 9): 160 ms
  * without, 133-135 ms past 1 or 2 MiB, 138 ms past 4 MiB; u32 keys unchanged (67 ms). */
 #define RESPLIT_BYTES ((size_t)1 << 20)
+/* ... and of more than 4 times the mean of 256 buckets, where that is more: 2^26 u32 keys leave
+ * buckets of 1 MiB that the split again would only slow down. */
+static size_t resplit_bytes(const clsort_host_sort *s)
+{
+    const size_t quarter = s->n * (s->ks + s->vs) / 64;
+    return quarter > RESPLIT_BYTES ? quarter : RESPLIT_BYTES;
+}
 
 typedef struct plan {
     const clsort_host_sort *s;
@@ -134,8 +141,9 @@ static void *bucket_buffer(const plan *p, clsort_host_buffer *buf)
     const unsigned b = p->order[0];
     const size_t most = p->start[b + 1] - p->start[b], rs = s->ks + s->vs;
     /* past BUFFER_MAX_BYTES the buckets are split again (sort_bucket), into parts of at most
-     * RESPLIT_BYTES where a place below varies */
-    buf->records = most <= BUFFER_MAX_BYTES / rs ? most : RESPLIT_BYTES / rs;
+     * resplit_bytes() where a place below varies */
+    const size_t part = resplit_bytes(s) < BUFFER_MAX_BYTES ? resplit_bytes(s) : BUFFER_MAX_BYTES;
+    buf->records = most <= BUFFER_MAX_BYTES / rs ? most : part / rs;
     /* the values after the keys, on a line of their own (8-byte values stay aligned) */
     const size_t line = CLSORT_HOST_LINE;
     const size_t kb = (buf->records * s->ks + line - 1) / line * line;
@@ -148,7 +156,7 @@ static void *bucket_buffer(const plan *p, clsort_host_buffer *buf)
 }
 
 /* The sort of records [lo, hi) of src by `places`, the result in alt where to_alt, else in src.
- * A range past RESPLIT_BYTES is split again by its highest place that varies (src to alt, as the
+ * A range past resplit_bytes() is split again by its highest place that varies (src to alt, as the
  * split does) and each part sorted in turn, so that the parts' passes run in cache: keys whose top
  * place takes few values (floats of a narrow range, small integers of a wide type) leave buckets
  * of many MiB after the split. lines: the thread's buffer for the scatter by whole lines, NULL
@@ -157,7 +165,7 @@ static void sort_bucket(const clsort_host_sort *s, const clsort_host_span *src,
                         const clsort_host_span *alt, int to_alt, size_t lo, size_t hi,
                         unsigned places, const clsort_host_buffer *buf, clsort_host_lines *lines)
 {
-    while (places && (hi - lo) * (s->ks + s->vs) > RESPLIT_BYTES) {
+    while (places && (hi - lo) * (s->ks + s->vs) > resplit_bytes(s)) {
         unsigned top = s->passes - 1;
         while (!(places >> top & 1))
             top--;
@@ -200,7 +208,7 @@ static void take_buckets(plan *p)
             break;
         const unsigned b = p->order[i];
         const size_t lo = p->start[b], hi = p->start[b + 1];
-        if (p->stream && !lines && (hi - lo) * (s->ks + s->vs) > RESPLIT_BYTES)
+        if (p->stream && !lines && (hi - lo) * (s->ks + s->vs) > resplit_bytes(s))
             lines = aligned_alloc(CLSORT_HOST_LINE, sizeof *lines);
         if (lo < hi)
             sort_bucket(s, &s->tmp, &s->data, 1, lo, hi, p->low, &buf, lines);

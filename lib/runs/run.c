@@ -202,6 +202,8 @@ clsort_status clsort_run_reserve(clsort_context *ctx, const clsort_spec *spec, s
 {
     if (n < 2 || ctx->out_of_order) /* nothing to sort; nothing is kept on out-of-order queues */
         return CLSORT_OK;
+    if (in_caller(ctx, spec, n)) /* no device copy of the data: the scratch alone, if any */
+        return clsort_host_radix_reserve_host(ctx, spec, n);
     host_run h = { 0 };
     clsort_job job = { .spec = spec, .n = n, .may_swap = 1 };
     clsort_status st = data_buffers(ctx, spec, n, &h);

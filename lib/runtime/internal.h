@@ -752,6 +752,8 @@ size_t clsort_host_radix_inline_bytes(const clsort_context *ctx);
 clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                           void *values, size_t n, const uint64_t *offsets,
                                           size_t n_seg, double *host_ms);
+/* The kept scratch buffers that clsort_host_radix_sort_host() takes for n records, if any. */
+clsort_status clsort_host_radix_reserve_host(clsort_context *ctx, const clsort_spec *spec, size_t n);
 
 /* ---- bitonic.c, oddeven.c ---- */
 clsort_status clsort_bitonic_enqueue(clsort_context *ctx, clsort_job *job);

@@ -9,8 +9,11 @@
 
 "$CLSORT" gen -n 20000 --seed 3 -o keys.bin 2>err.txt || not_ok "gen"
 "$CLSORT" gen -n 20000 --seed 4 --kv -o pairs.bin 2>err.txt || not_ok "gen --kv"
+# past 512 KiB: on a CPU device read whole and sorted where it is, its scratch reserved before
+"$CLSORT" gen -n 200000 --seed 5 -o mid.bin 2>err.txt || not_ok "gen 200000"
 cp keys.bin keys.orig
 cp pairs.bin pairs.orig
+cp mid.bin mid.orig
 mkdir out
 
 for n in 1 2 3; do
@@ -24,14 +27,23 @@ for n in 1 2 3; do
         expect_only out "$algo, allocation $n fails"
         same_file "$algo, allocation $n fails: input intact" keys.bin keys.orig
     done
-    CLSORT_FAULT_ALLOC=$n run_clsort -i keys.bin -o keys.bin
+    # (the staged path: small host arrays on a CPU device take no device memory at all)
+    CLSORT_HOST_INLINE_BYTES=0 CLSORT_FAULT_ALLOC=$n run_clsort -i keys.bin -o keys.bin
     expect_status "in place, allocation $n fails" 2
     same_file "in place, allocation $n fails: input intact" keys.bin keys.orig
+    if [ "$n" -le 2 ]; then
+        CLSORT_FAULT_ALLOC=$n run_clsort -i mid.bin -o mid.bin
+        expect_status "in place, sorted where read, allocation $n fails" 2
+        expect_message "in place, sorted where read, allocation $n fails" "allocating"
+        same_file "in place, sorted where read, allocation $n fails: input intact" mid.bin mid.orig
+    fi
     CLSORT_FAULT_ALLOC=$n run_clsort --kv -i pairs.bin -o pairs.bin
     expect_status "records in place, allocation $n fails" 2
     same_file "records in place, allocation $n fails: input intact" pairs.bin pairs.orig
 done
-expect_only . "nothing left beside the inputs" err.txt keys.bin keys.orig out pairs.bin pairs.orig
+expect_only . "nothing left beside the inputs" err.txt keys.bin keys.orig out pairs.bin pairs.orig \
+    mid.bin mid.orig
+rm mid.bin mid.orig
 
 
 # Past the last allocation the sort goes through.
