@@ -11,9 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 void clsort_lines_spec_default(clsort_lines_spec *spec)
 {
@@ -121,8 +118,10 @@ static void split_done(split_job *s, uint64_t *starts)
     s->first = NULL;
 }
 
-/* Large tables: their pages made present on the host's threads (and huge where the kernel gives
- * them on request), rather than one fault at a time in whichever step first writes them. */
+/* Large tables: their pages made present on the host's threads, rather than one fault at a time
+ * in whichever step first writes them (the read's copy into the input's block, above all). Huge
+ * pages asked for with madvise() made the whole slower on a 2-core host: more system time, slower
+ * writes of the output beside them. */
 typedef struct touch_job {
     char *p;
     size_t n;
@@ -140,12 +139,6 @@ void *lines_alloc(size_t bytes)
     char *p = malloc(bytes ? bytes : 1);
     if (!p || bytes < (4u << 20))
         return p;
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    const uintptr_t b = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (e > b)
-        (void)madvise((void *)b, (size_t)(e - b), MADV_HUGEPAGE);
-#endif
     touch_job t = { p, bytes };
     clsort_parallel(bytes / 4096, 256, touch_slice, &t);
     return p;
