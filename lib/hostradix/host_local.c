@@ -135,7 +135,7 @@ static unsigned sort_places(const clsort_host_sort *s, const clsort_host_span *s
                             size_t hi, unsigned places)
 {
     size_t c[CLSORT_HOST_MAX_PASSES][256];
-    s->ops->hist(s, src->keys, lo, hi, places, c);
+    s->ops->hist(s, src->keys, lo, hi, places, c, NULL);
     const clsort_host_span *from = src, *to = alt;
     unsigned skipped = 0;
     for (unsigned p = 0; p < s->passes; p++) {

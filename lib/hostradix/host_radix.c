@@ -62,7 +62,7 @@ INLINE uint64_t order_bits(order o, uint64_t k, unsigned ks, int fl)
 /* Counts of every digit place in `places` (bit per place) over keys [lo, hi). The places are
  * listed first, so that the loop over a key's places runs over the ones wanted only. */
 INLINE void hist_body(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
-                      unsigned places, size_t (*c)[256], unsigned ks, int fl)
+                      unsigned places, size_t (*c)[256], size_t *odd, unsigned ks, int fl)
 {
     const order o = order_of(s);
     unsigned list[CLSORT_HOST_MAX_PASSES], sh[CLSORT_HOST_MAX_PASSES], dm[CLSORT_HOST_MAX_PASSES];
@@ -80,14 +80,24 @@ INLINE void hist_body(const clsort_host_sort *s, const void *keys, size_t lo, si
          * 2 threads, perf samples of these counts -30%, of the whole sort -8% */
         uint32_t four[4][256] = { { 0 } };
         const unsigned sh0 = sh[0], dm0 = dm[0];
-        size_t i = lo;
+        size_t i = lo, odd4 = 0;
         for (; i + 4 <= hi; i += 4) {
             unsigned d[4];
-            for (unsigned u = 0; u < 4; u++)
-                d[u] = (unsigned)(order_bits(o, load(keys, i + u, ks), ks, fl) >> sh0) & dm0;
+            for (unsigned u = 0; u < 4; u++) {
+                const uint64_t k = load(keys, i + u, ks);
+                d[u] = (unsigned)(order_bits(o, k, ks, fl) >> sh0) & dm0;
+                if (fl == 2 && odd) /* a NaN or -0.0 */
+                    odd4 += ((k & (o.sign - 1)) > o.inf) | (k == o.sign);
+            }
             for (unsigned u = 0; u < 4; u++)
                 four[u][d[u]]++;
         }
+        for (size_t j = i; fl == 2 && odd && j < hi; j++) {
+            const uint64_t k = load(keys, j, ks);
+            odd4 += ((k & (o.sign - 1)) > o.inf) | (k == o.sign);
+        }
+        if (odd)
+            *odd += odd4;
         size_t *cp = c[list[0]];
         for (unsigned d = 0; d <= dm0; d++)
             cp[d] = (size_t)four[0][d] + four[1][d] + four[2][d] + four[3][d];
@@ -95,6 +105,8 @@ INLINE void hist_body(const clsort_host_sort *s, const void *keys, size_t lo, si
             cp[(unsigned)(order_bits(o, load(keys, i, ks), ks, fl) >> sh0) & dm0]++;
         return;
     }
+    if (fl == 2 && odd) /* not a split's count: no caller asks */
+        *odd += hi - lo;
     if (np == 1) {
         size_t *cp = c[list[0]];
         for (size_t i = lo; i < hi; i++)
@@ -328,9 +340,9 @@ INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a,
 
 #define VARIANT(KS, VS, FL)                                                                        \
     static void hist_##KS##_##VS##_##FL(const clsort_host_sort *s, const void *keys, size_t lo,    \
-                                        size_t hi, unsigned places, size_t (*c)[256])              \
+                                        size_t hi, unsigned places, size_t (*c)[256], size_t *odd) \
     {                                                                                              \
-        hist_body(s, keys, lo, hi, places, c, KS, FL);                                             \
+        hist_body(s, keys, lo, hi, places, c, odd, KS, FL);                                        \
     }                                                                                              \
     static void scatter_##KS##_##VS##_##FL(const clsort_host_sort *s, const clsort_host_span *src, \
                                            const clsort_host_span *dst, size_t lo, size_t hi,      \
@@ -386,6 +398,11 @@ static const clsort_host_ops ops_table[2][3][3] = {
       { OPS(8, 4, 0), OPS(8, 4, 1), OPS(8, 4, 2) },
       { OPS(8, 8, 0), OPS(8, 8, 1), OPS(8, 8, 2) } },
 };
+
+const clsort_host_ops *clsort_host_ops_total(const clsort_host_sort *s)
+{
+    return &ops_table[s->ks == 8][s->vs / 4][1];
+}
 
 void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t n)
 {

@@ -66,6 +66,8 @@ typedef struct plan {
     unsigned order[256]; /* the buckets, largest first */
     unsigned buckets;
     atomic_uint next;    /* the next entry of order to take */
+    atomic_size_t odd;   /* keys counted that numpy's float order sets apart (NaNs, -0.0) */
+    clsort_host_sort sort; /* the sort as the threads run it (its loops may change: plan_place) */
 } plan;
 
 typedef struct worker {
@@ -110,6 +112,10 @@ static void chunk_offsets(plan *p)
 static int plan_place(plan *p)
 {
     const clsort_host_sort *s = p->s;
+    /* numpy's float order with no NaN and no -0.0: total order's loops, which cost less (2^24
+     * normal f32 keys, 2 threads: 116-119 ms CPU time against 133-137) */
+    if (s->recipe.is_float && s->recipe.inf && !atomic_load(&p->odd))
+        p->sort.ops = clsort_host_ops_total(s);
     size_t total[256] = { 0 };
     int constant = 0;
     for (unsigned d = 0; d <= s->dmask[p->top]; d++) {
@@ -170,7 +176,7 @@ static void sort_bucket(const clsort_host_sort *s, const clsort_host_span *src,
         while (!(places >> top & 1))
             top--;
         size_t c[CLSORT_HOST_MAX_PASSES][256], run = lo;
-        s->ops->hist(s, src->keys, lo, hi, 1u << top, c);
+        s->ops->hist(s, src->keys, lo, hi, 1u << top, c, NULL);
         int constant = 0;
         for (unsigned d = 0; d <= s->dmask[top]; d++) {
             const size_t k = c[top][d];
@@ -233,8 +239,11 @@ static void *work(void *arg)
         for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
             size_t h[CLSORT_HOST_MAX_PASSES][256];
             const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
-            s->ops->hist(s, s->data.keys, lo, hi, 1u << p->top, h);
+            size_t odd = 0;
+            s->ops->hist(s, s->data.keys, lo, hi, 1u << p->top, h, &odd);
             memcpy(p->hist[c], h[p->top], sizeof h[0]);
+            if (odd)
+                atomic_fetch_add(&p->odd, odd);
         }
         if (pthread_barrier_wait(&p->barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
             p->planned = plan_place(p);
@@ -317,12 +326,14 @@ unsigned clsort_host_sort_run(const clsort_host_sort *s)
     plan *p = calloc(1, sizeof *p);
     if (!p)
         return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, all, NULL);
-    p->s = s;
+    p->sort = *s;
+    p->s = &p->sort;
     p->stream = s->n * (s->ks + s->vs) > STREAM_MIN_BYTES;
     p->top = s->passes - 1;
     p->below = (1u << s->passes) - 1;
     atomic_init(&p->next, 0);
     atomic_init(&p->next_chunk, 0);
+    atomic_init(&p->odd, 0);
     const unsigned skipped = run_threads(p, s->threads);
     free(p);
     return skipped;

@@ -56,9 +56,11 @@ typedef struct clsort_host_lines {
 
 /* The loops, compiled per key size, value size and key kind. */
 typedef struct clsort_host_ops {
-    /* Counts of the digit places in `places` (bit per place) over keys [lo, hi). */
+    /* Counts of the digit places in `places` (bit per place) over keys [lo, hi); in numpy's float
+     * order, where `odd` is not NULL, *odd += the keys that order apart from IEEE total order
+     * (NaNs, -0.0). */
     void (*hist)(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
-                 unsigned places, size_t (*c)[256]);
+                 unsigned places, size_t (*c)[256], size_t *odd);
     /* Records [lo, hi) of src to dst by the digit of `pass`; off[d]: where digit d goes next. */
     void (*scatter)(const clsort_host_sort *s, const clsort_host_span *src,
                     const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass, size_t *off);
@@ -105,6 +107,9 @@ typedef struct clsort_host_buffer {
  * such stores). */
 void clsort_host_stream(void *dst, const void *src, size_t bytes);
 
+/* The loops of s's key and value sizes in IEEE total order: for keys in numpy's float order that
+ * hold no NaN and no -0.0, where the two orders agree and total order costs less. */
+const clsort_host_ops *clsort_host_ops_total(const clsort_host_sort *s);
 /* The order and digit places of a spec for n records; data, tmp and threads are the caller's. */
 void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t n);
 /* Sort records [lo, hi) of src by the digit places in `places`, in the calling thread, through alt
