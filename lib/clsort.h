@@ -1056,6 +1056,10 @@ typedef struct clsort_lines_source {
      *  an input that needs run files has its directories checked before it is read), else
      *  ::CLSORT_SIZE_UNKNOWN. A hint: more or fewer are sorted too. */
     uint64_t size;
+    /** May be NULL. Else called once, on the calling thread, just before the first block is
+     *  sorted: the context it returns (NULL: the host's threads) sorts in place of the one passed,
+     *  so that a device may open while the input is read. */
+    clsort_context *(*context)(void *user);
 } clsort_lines_source;
 
 /** Where clsort_sort_lines_stream() puts the sorted lines, in order. */

@@ -7,7 +7,8 @@
  * default byte order, -n, -u, -r, -z, keys with -t and -k, a missing final delimiter, empty input;
  * and the errors: a failing sink, a failing source, a source that overfills, a missing run
  * directory (with and without the input's size), a bad spec. And 3.5 MiB, whose lines are found in
- * chunks on the host's threads and written out in pieces, against one memchr() after the other.
+ * chunks on the host's threads and written out in pieces, against one memchr() after the other;
+ * a source whose context comes late (taken once, after the input is read).
  */
 #include "clsort.h"
 
@@ -171,7 +172,7 @@ static void check_stream(clsort_context *ctx, const clsort_lines_spec *spec, con
 {
     feed f = { buf, len, 0, 12345, 600, 0, 0 };
     drain d = { 0 };
-    const clsort_lines_source src = { feed_read, &f, len };
+    const clsort_lines_source src = { feed_read, &f, len, NULL };
     const clsort_lines_sink sink = { drain_write, &d };
     clsort_stream_settings set;
     clsort_stream_settings_default(&set);
@@ -339,7 +340,7 @@ static void check_big(clsort_context *ctx, const clsort_lines_spec *spec, int fi
     assert_memory_equal(out, ref, rlen);
     feed f = { buf, len, 0, 12345, 1u << 20, 0, 0 };
     drain d = { 0 };
-    const clsort_lines_source src = { feed_read, &f, len };
+    const clsort_lines_source src = { feed_read, &f, len, NULL };
     const clsort_lines_sink sink = { drain_write, &d };
     assert_int_equal(clsort_sort_lines_stream(ctx, spec, &src, &sink, NULL, NULL), CLSORT_OK);
     assert_int_equal(d.len, rlen);
@@ -351,6 +352,51 @@ static void check_big(clsort_context *ctx, const clsort_lines_spec *spec, int fi
     free(order);
     free(starts);
     free(want);
+    free(buf);
+}
+
+/* A source whose context comes late: taken once, before the first block sorts. */
+typedef struct late {
+    feed f;
+    clsort_context *ctx;
+    int calls;
+} late;
+
+static long long late_read(void *user, char *buf, size_t max)
+{
+    late *l = user;
+    assert_int_equal(l->calls, 0); /* the whole input is one block: read before the context */
+    return feed_read(&l->f, buf, max);
+}
+
+static clsort_context *late_context(void *user)
+{
+    late *l = user;
+    l->calls++;
+    assert_int_equal(l->f.pos, l->f.len);
+    return l->ctx;
+}
+
+static void test_late_context(void **state)
+{
+    (void)state;
+    size_t len, rlen;
+    char *buf = make_lines(20000, ' ', '\n', 1, &len);
+    clsort_lines_spec spec;
+    clsort_lines_spec_default(&spec);
+    char *ref = reference(&spec, buf, len, &rlen);
+    for (int with_ctx = 0; with_ctx < 2; with_ctx++) {
+        late l = { { buf, len, 0, 777, 5000, 0, 0 }, with_ctx ? g_ctx : NULL, 0 };
+        drain d = { 0 };
+        const clsort_lines_source src = { late_read, &l, len, late_context };
+        const clsort_lines_sink sink = { drain_write, &d };
+        assert_int_equal(clsort_sort_lines_stream(NULL, &spec, &src, &sink, NULL, NULL), CLSORT_OK);
+        assert_int_equal(l.calls, 1);
+        assert_int_equal(d.len, rlen);
+        assert_memory_equal(d.buf, ref, rlen);
+        free(d.buf);
+    }
+    free(ref);
     free(buf);
 }
 
@@ -375,7 +421,7 @@ static void expect_error(const clsort_lines_spec *spec, feed *f, drain *d, const
                          uint64_t memory, uint64_t size_hint, clsort_status want,
                          const char *detail)
 {
-    const clsort_lines_source src = { feed_read, f, size_hint };
+    const clsort_lines_source src = { feed_read, f, size_hint, NULL };
     const clsort_lines_sink sink = { drain_write, d };
     clsort_stream_settings set;
     clsort_stream_settings_default(&set);
@@ -452,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_host_fan_in_3),
         cmocka_unit_test(test_device),
         cmocka_unit_test(test_big_chunks),
+        cmocka_unit_test(test_late_context),
         cmocka_unit_test(test_errors),
     };
     const int r = cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +147,14 @@ static int writer_line(writer *w, const char *p, size_t len)
     return 0;
 }
 
+/* The device's open on a thread of its own, while the inputs are read. */
+typedef struct device_opener {
+    pthread_t thread;
+    const char *device;
+    clsort_context *ctx;
+    clsort_status st;
+} device_opener;
+
 typedef struct text_job {
     text_args a;
     clsort_lines_order *order;
@@ -161,6 +168,7 @@ typedef struct text_job {
     double ahead_ms;    /* reading the inputs' start (beside the device's open) */
     double open_ms;     /* waiting for the device to open */
     double commit_ms;   /* the output put in place (synced first where it replaces a file) */
+    device_opener *opener; /* the device opening beside the read, or NULL */
 } text_job;
 
 static int open_output(text_job *j)
@@ -416,22 +424,18 @@ static long long text_source_read(void *user, char *buf, size_t max)
     return text_source_files(t, buf, max);
 }
 
-/* The inputs read ahead until t->pre holds max bytes, the inputs end or *stop is set (NULL: no
- * stop), 2 MiB at a time; 0, or -1 on an error (said). */
-static int text_source_ahead(text_source *t, size_t max, const atomic_int *stop)
+/* Up to max bytes of the inputs read ahead; 0, or -1 on an error (said). */
+static int text_source_ahead(text_source *t, size_t max)
 {
-    enum { PIECE = 2u << 20 };
     const double t0 = now_ms();
-    char *p = realloc(t->pre, max);
-    if (!p) {
+    t->pre = malloc(max);
+    if (!t->pre) {
         msg_error("out of memory");
         return -1;
     }
-    t->pre = p;
     int rc = 0;
-    while (t->pre_len < max && !(stop && atomic_load(stop))) {
-        const size_t want = max - t->pre_len < PIECE ? max - t->pre_len : PIECE;
-        const long long got = text_source_files(t, t->pre + t->pre_len, want);
+    while (t->pre_len < max) {
+        const long long got = text_source_files(t, t->pre + t->pre_len, max - t->pre_len);
         if (got < 0) {
             rc = -1;
             break;
@@ -444,15 +448,6 @@ static int text_source_ahead(text_source *t, size_t max, const atomic_int *stop)
     return rc;
 }
 
-/* The device's open on a thread of its own, while the start of the inputs is read. */
-typedef struct device_opener {
-    const char *device;
-    clsort_context *ctx;
-    clsort_status st;
-    char detail[1024]; /* clsort_last_error_detail() is the opening thread's */
-    atomic_int done;
-} device_opener;
-
 static void *open_device_main(void *arg)
 {
     device_opener *o = arg;
@@ -461,53 +456,58 @@ static void *open_device_main(void *arg)
     stack_t own;
     const int have_own = sigaltstack(NULL, &own) == 0;
     o->st = clsort_open(&o->ctx, o->device);
-    if (o->st != CLSORT_OK)
-        snprintf(o->detail, sizeof o->detail, "%s", clsort_last_error_detail());
     if (have_own)
         (void)sigaltstack(&own, NULL);
-    atomic_store(&o->done, 1);
     return NULL;
 }
 
 /* The device, when it pays (the first MiB of input read ahead was full) or is asked for; without
- * one the host's threads sort. On a host of 4 cores or more (or as CLSORT_READ_AHEAD says) it opens
- * while the inputs are read on, up to 128 MiB or an eighth of the budget. 0, or -1 (said). */
+ * one the host's threads sort. Without --device, on a host of 4 cores or more (or as
+ * CLSORT_READ_AHEAD says), it opens on a thread of its own while the library reads the inputs,
+ * and the library takes it (join_device()) when its first block is read: a device that fails to
+ * open leaves the sort to the host's threads. Else it opens now. 0, or -1 (said). */
 static int open_device(text_job *j, text_source *t, uint64_t budget)
 {
     if (!j->a.device && !(t->pre_len == TEXT_DEVICE_MIN && budget / 2 >= TEXT_DEVICE_MIN))
         return 0;
-    const double t0 = now_ms();
     const int ahead = settings()->read_ahead;
-    device_opener *o = calloc(1, sizeof *o);
-    pthread_t th;
-    clsort_status st;
-    const char *detail;
-    int rc = 0;
-    if (o && ahead != 0 && (ahead > 0 || sysconf(_SC_NPROCESSORS_ONLN) >= 4) &&
-        (o->device = j->a.device, pthread_create(&th, NULL, open_device_main, o) == 0)) {
-        const uint64_t cap = budget / 8 < (128u << 20) ? budget / 8 : (128u << 20);
-        if (cap > t->pre_len)
-            rc = text_source_ahead(t, (size_t)cap, &o->done);
-        const double w = now_ms();
-        pthread_join(th, NULL);
-        j->open_ms += now_ms() - w;
-        j->ctx = o->ctx;
-        st = o->st;
-        detail = o->detail;
-    } else {
-        st = clsort_open(&j->ctx, j->a.device);
-        detail = clsort_last_error_detail();
-        j->open_ms += now_ms() - t0;
+    if (!j->a.device && ahead != 0 && (ahead > 0 || sysconf(_SC_NPROCESSORS_ONLN) >= 4)) {
+        j->opener = calloc(1, sizeof *j->opener);
+        if (j->opener && pthread_create(&j->opener->thread, NULL, open_device_main, j->opener) == 0)
+            return 0;
+        free(j->opener);
+        j->opener = NULL;
     }
-    if (rc == 0 && st != CLSORT_OK) {
-        if (j->a.device) {
-            (void)open_failed(st, detail);
-            rc = -1;
-        }
+    const double t0 = now_ms();
+    const clsort_status st = clsort_open(&j->ctx, j->a.device);
+    j->open_ms += now_ms() - t0;
+    if (st != CLSORT_OK) {
         j->ctx = NULL; /* the host sorts the same lines the same way */
+        if (j->a.device) {
+            (void)open_failed(st, clsort_last_error_detail());
+            return -1;
+        }
     }
-    free(o);
-    return rc;
+    return 0;
+}
+
+/* The device opening on its thread waited for: its context, or NULL (the host sorts). */
+static clsort_context *join_device(text_job *j)
+{
+    if (j->opener) {
+        const double w = now_ms();
+        pthread_join(j->opener->thread, NULL);
+        j->open_ms += now_ms() - w;
+        j->ctx = j->opener->st == CLSORT_OK ? j->opener->ctx : NULL;
+        free(j->opener);
+        j->opener = NULL;
+    }
+    return j->ctx;
+}
+
+static clsort_context *text_source_context(void *user)
+{
+    return join_device(((text_source *)user)->j);
 }
 
 /* The inputs' bytes when each is a regular file, else CLSORT_SIZE_UNKNOWN: the library's hint. */
@@ -552,11 +552,12 @@ static int sort_inputs(text_job *j)
     text_sink k = { .j = j };
     int rc = -1;
     /* the device for blocks of 1 MiB or more: the first MiB read ahead says whether there are */
-    if (!j->a.device && text_source_ahead(&t, TEXT_DEVICE_MIN, NULL) != 0)
+    if (!j->a.device && text_source_ahead(&t, TEXT_DEVICE_MIN) != 0)
         goto done;
     if (open_device(j, &t, budget) != 0)
         goto done;
-    const clsort_lines_source src = { text_source_read, &t, text_inputs_size(&j->a) };
+    const clsort_lines_source src = { text_source_read, &t, text_inputs_size(&j->a),
+                                      j->opener ? text_source_context : NULL };
     const clsort_lines_sink sink = { text_sink_write, &k };
     const char *dirs[1] = { j->tmpdir };
     clsort_stream_settings set;
@@ -566,6 +567,7 @@ static int sort_inputs(text_job *j)
     set.n_temp_dirs = 1;
     const clsort_status st = clsort_sort_lines_stream(j->ctx, &j->a.spec, &src, &sink, &set,
                                                       &j->stats);
+    join_device(j); /* where the library took no block (an error) */
     if (st != CLSORT_OK) {
         if (!t.failed && !k.failed)
             msg_lib_error("sorting lines", st,
@@ -750,6 +752,7 @@ out:
      * memory back at once, where releasing the driver's buffers, queues and threads one by one
      * costs tens of milliseconds after the output is in place. Kept reachable from a static, so
      * that a leak checker does not count it. */
+    join_device(j);
     if (j->ctx)
         kept_for_exit = j->ctx;
     text_args_free(&j->a);

@@ -51,6 +51,7 @@ typedef struct lstream {
     size_t n_files, cap_files;
     size_t *level_file; /* per directory, the file of this level's runs there, or SIZE_MAX */
     size_t next_dir;
+    int context_taken; /* src->context() called */
     clsort_stats *stats;
 } lstream;
 
@@ -249,6 +250,10 @@ static clsort_status ls_write_sorted(lstream *s, ls_writer *w, const char *buf,
  * was read) into the sink (run NULL) or a new run. */
 static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, size_t n, int to_run)
 {
+    if (s->src->context && !s->context_taken) { /* the source's device, opened beside the read */
+        s->context_taken = 1;
+        s->ctx = s->src->context(s->src->user);
+    }
     const double t0 = clsort_now_ms();
     uint64_t *starts = lines_alloc((n + 1) * sizeof *starts);
     uint64_t *order = lines_alloc((n ? n : 1) * sizeof *order);
