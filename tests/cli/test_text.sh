@@ -24,6 +24,29 @@ while IFS= read -r line; do
 done < matrix.out
 [ "$checks" -gt 600 ] || not_ok "text_matrix.py ran all its cases (only $checks)"
 
+# 3 MiB of integers (more than the 1 MiB from which the device sorts): the device opened on a
+# thread while the library reads (CLSORT_READ_AHEAD=1), opened before (0), and a device that does
+# not open on the thread (the host's threads sort); the same bytes as GNU sort each time; --stats
+# says where the time went, its steps adding up to the wall time
+$PYTHON -c 'import random; r = random.Random(4); print("\n".join(str(r.randint(-10**6, 10**6)) for _ in range(400000)))' > ints.txt
+LC_ALL=C sort -n ints.txt > ints.want
+for ahead in 0 1; do
+    rm -f ints.got
+    check "text -n, 3 MiB, CLSORT_READ_AHEAD=$ahead" env CLSORT_READ_AHEAD=$ahead "$CLSORT" text -n ints.txt -o ints.got
+    check "text -n, 3 MiB, CLSORT_READ_AHEAD=$ahead: as GNU sort" cmp -s ints.got ints.want
+done
+rm -f ints.got
+check "text -n, a device that does not open beside the read: the host sorts" env CLSORT_READ_AHEAD=1 CLSORT_DEVICE=no-such-device "$CLSORT" text -n ints.txt -o ints.got
+check "text -n, the host's sort: as GNU sort" cmp -s ints.got ints.want
+"$CLSORT" text --stats -u -n ints.txt -o ints.got 2> stats.txt
+check "text --stats -u -n: as GNU sort" cmp -s ints.got <(LC_ALL=C sort -u -n ints.txt)
+check "text --stats: the steps add up to the wall time" $PYTHON -c '
+import re, sys
+line = open("stats.txt").read()
+m = re.search(r"in ([0-9.]+) s .*: read ([0-9.]+), open ([0-9.]+), split ([0-9.]+), keys ([0-9.]+), sort ([0-9.]+), ties ([0-9.]+), gather ([0-9.]+), write ([0-9.]+), runs ([0-9.]+), commit ([0-9.]+), other (-?[0-9.]+) s", line)
+wall, *parts = map(float, m.groups())
+sys.exit(not (abs(sum(parts) - wall) < 0.01 and parts[-1] >= -0.005 and "400000 lines" in line))'
+
 # the help fits 80 columns, and clsort(1) names every long option it lists
 wide=$("$CLSORT" help text | awk 'length > 80')
 check "clsort help text: lines of 80 columns at most" test -z "$wide"
