@@ -4,8 +4,10 @@
 # with its AVX-512 sorting turned off (NPY_DISABLE_CPU_FEATURES; on an AMD EPYC with AVX-512 its
 # AVX2 sort is the faster), alternated in one run, the input in the page cache, every output a
 # new file (the old one removed first). Prints each process's wall time and, per job, the best and
-# the median, and the ratio of clsort's to numpy's best.
-#   bench/cpu-file.sh [CLSORT] [LOG2N] [ROUNDS]    (defaults: build/cli/clsort 26 5)
+# the median, and the ratio of clsort's to numpy's best. BEFORE=path of another clsort (an earlier
+# tree's) is timed in the same rounds too.
+#   [BEFORE=old/cli/clsort] bench/cpu-file.sh [CLSORT] [LOG2N] [ROUNDS]
+#   (defaults: build/cli/clsort 26 5)
 set -eu
 clsort=${1:-build/cli/clsort}
 log2=${2:-26}
@@ -35,6 +37,10 @@ i=0
 while [ $i -lt "$rounds" ]; do
     wall clsort "$clsort" -i "$in" -o "$dir/out.bin"
     cp "$dir/out.bin" "$dir/clsort.bin"
+    if [ -n "${BEFORE:-}" ]; then
+        wall before "$BEFORE" -i "$in" -o "$dir/out.bin"
+        cmp -s "$dir/out.bin" "$dir/clsort.bin" || { echo "outputs differ" >&2; exit 1; }
+    fi
     wall numpy python3 "$dir/np.py" "$in" "$dir/out.bin"
     cmp -s "$dir/out.bin" "$dir/clsort.bin" || { echo "outputs differ" >&2; exit 1; }
     NPY_DISABLE_CPU_FEATURES="AVX512_ICL AVX512_SKX X86_V4" wall numpy-avx2 python3 "$dir/np.py" "$in" "$dir/out.bin"
@@ -45,7 +51,10 @@ python3 - "$dir" <<'PY'
 import statistics, sys
 d = sys.argv[1]
 best = {}
-for job in ('clsort', 'numpy', 'numpy-avx2'):
+import os
+for job in ('clsort', 'before', 'numpy', 'numpy-avx2'):
+    if not os.path.exists(d + '/' + job):
+        continue
     t = [float(x) for x in open(d + '/' + job)]
     best[job] = min(t)
     print('%-12s best %.2f s  median %.2f s  (%d runs)' % (job, min(t), statistics.median(t), len(t)))

@@ -429,6 +429,27 @@ static int direct_wanted(const stream *s)
            n <= clsort_host_radix_inline_bytes(s->ctx) / (s->ks + s->vs);
 }
 
+/* The direct path's writer: records sorted up to `upto`, to the sink (after a failure: nothing). */
+typedef struct direct_out {
+    stream *s;
+    const unsigned char *keys, *values;
+    size_t written;
+    clsort_status st;
+} direct_out;
+
+static void direct_write(void *user, size_t upto)
+{
+    direct_out *o = user;
+    stream *s = o->s;
+    while (o->st == CLSORT_OK && o->written < upto) {
+        const size_t m = upto - o->written < s->chunk ? upto - o->written : s->chunk;
+        o->st = clsort_stream_sink(s, o->keys + o->written * s->ks,
+                                   s->vs ? o->values + o->written * s->vs : NULL, m);
+        o->written += m;
+        s->st->n += o->st == CLSORT_OK ? m : 0;
+    }
+}
+
 /* The direct path; *taken 0 (nothing read) where its memory cannot be had. An input longer than
  * its size said goes on through the pipeline, the records read so far first (*r, whose memory
  * the caller frees). */
@@ -476,18 +497,18 @@ static clsort_status direct(stream *s, int *taken, replay *r)
             return CLSORT_OK;
         }
     }
-    clsort_stats one;
-    if (st == CLSORT_OK && n &&
-        (st = clsort_sort(s->ctx, s->spec, keys, values, n, &one)) == CLSORT_OK) {
-        s->st->kernel_ms += one.kernel_ms;
-        s->st->runs = 1;
-        s->total = n;
-    }
-    for (size_t at = 0; st == CLSORT_OK && at < n; at += s->chunk) {
-        const size_t m = n - at < s->chunk ? n - at : s->chunk;
-        if ((st = clsort_stream_sink(s, keys + at * ks, vs ? values + at * vs : NULL, m)) ==
-            CLSORT_OK)
-            s->st->n += m;
+    if (st == CLSORT_OK && n) {
+        /* written as the sort's buckets come out, in order, while the other threads sort on */
+        direct_out o = { s, keys, values, 0, CLSORT_OK };
+        double host_ms = 0;
+        st = clsort_host_radix_sort_host(s->ctx, s->spec, keys, values, n, NULL, 0, direct_write,
+                                         &o, &host_ms);
+        st = st != CLSORT_OK ? st : o.st;
+        if (st == CLSORT_OK) {
+            s->st->kernel_ms += s->ctx->profiling ? host_ms : 0;
+            s->st->runs = 1;
+            s->total = n;
+        }
     }
     free(keys);
     free(values);

@@ -322,7 +322,8 @@ static clsort_status kept_unmap(clsort_context *ctx, kept_scratch *k, clsort_sta
 
 clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                           void *values, size_t n, const uint64_t *offsets,
-                                          size_t n_seg, double *host_ms)
+                                          size_t n_seg, void (*ready)(void *, size_t),
+                                          void *ready_user, double *host_ms)
 {
     const double t0 = clsort_now_ms();
     const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
@@ -353,12 +354,18 @@ clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec
     }
     const size_t seg_len = clsort_segment_length(spec, n);
     /* as run_task() does; the host entry points have checked the offsets already */
-    if (offsets && csr(offsets, n_seg, n))
+    if (offsets && csr(offsets, n_seg, n)) {
         clsort_host_sort_segments(&s, offsets, n_seg, 0);
-    else if (seg_len < n)
+    } else if (seg_len < n) {
         clsort_host_sort_segments(&s, NULL, 0, seg_len);
-    else
+    } else {
+        s.ready = ready; /* called at least once, with n */
+        s.ready_user = ready_user;
         clsort_host_sort_run(&s);
+        ready = NULL;
+    }
+    if (ready)
+        ready(ready_user, n);
     free(tmp);
     const clsort_status st = small ? CLSORT_OK : kept_unmap(ctx, &kept, CLSORT_OK);
     *host_ms = clsort_now_ms() - t0;

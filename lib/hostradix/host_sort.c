@@ -67,6 +67,8 @@ typedef struct plan {
     unsigned buckets;
     atomic_uint next;    /* the next entry of order to take */
     atomic_size_t odd;   /* keys counted that numpy's float order sets apart (NaNs, -0.0) */
+    int writer;          /* the calling thread hands sorted buckets to s->ready, in order */
+    unsigned char done[256]; /* ... the buckets sorted (under lock) */
     clsort_host_sort sort; /* the sort as the threads run it (its loops may change: plan_place) */
 } plan;
 
@@ -85,6 +87,10 @@ static void make_buckets(plan *p, const size_t *total)
     for (unsigned d = 0; d < p->buckets; d++) {
         p->start[d] = run;
         run += total[d];
+        if (p->writer) { /* in order, for the writer */
+            p->order[d] = d;
+            continue;
+        }
         /* insertion by size: the last buckets taken are small ones */
         unsigned i = d;
         for (; i > 0 && total[p->order[i - 1]] < total[d]; i--)
@@ -218,9 +224,31 @@ static void take_buckets(plan *p)
             lines = aligned_alloc(CLSORT_HOST_LINE, sizeof *lines);
         if (lo < hi)
             sort_bucket(s, &s->tmp, &s->data, 1, lo, hi, p->low, &buf, lines);
+        if (p->writer) {
+            pthread_mutex_lock(&p->lock);
+            p->done[b] = 1;
+            pthread_cond_broadcast(&p->cond);
+            pthread_mutex_unlock(&p->lock);
+        }
     }
     free(lines);
     free(mem);
+}
+
+/* The writer: each run of buckets sorted from the start on, to s->ready. */
+static void write_buckets(plan *p)
+{
+    for (unsigned b = 0; b < p->buckets;) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->done[b])
+            pthread_cond_wait(&p->cond, &p->lock);
+        unsigned e = b;
+        while (e < p->buckets && p->done[e])
+            e++;
+        pthread_mutex_unlock(&p->lock);
+        p->s->ready(p->s->ready_user, p->start[e]);
+        b = e;
+    }
 }
 
 static void *work(void *arg)
@@ -262,7 +290,10 @@ static void *work(void *arg)
     }
     free(lines);
     pthread_barrier_wait(&p->barrier);
-    take_buckets(p);
+    if (p->writer && w->t == 0)
+        write_buckets(p);
+    else
+        take_buckets(p);
     return NULL;
 }
 
@@ -298,6 +329,8 @@ static unsigned run_threads(plan *p, unsigned want)
     pthread_cond_init(&p->cond, NULL);
     const unsigned started = start_helpers(p, w, th, want);
     p->threads = started + 1;
+    /* the calling thread writes while the helpers sort the buckets (there must be one) */
+    p->writer = p->s->ready && started > 0;
     pthread_barrier_init(&p->barrier, NULL, p->threads);
     pthread_mutex_lock(&p->lock);
     p->go = 1;
@@ -316,7 +349,17 @@ static unsigned run_threads(plan *p, unsigned want)
     return p->skipped;
 }
 
+static unsigned sort_run(const clsort_host_sort *s);
+
 unsigned clsort_host_sort_run(const clsort_host_sort *s)
+{
+    const unsigned skipped = sort_run(s);
+    if (s->ready)
+        s->ready(s->ready_user, s->n);
+    return skipped;
+}
+
+static unsigned sort_run(const clsort_host_sort *s)
 {
     if (s->n < 2)
         return 0;
@@ -334,7 +377,8 @@ unsigned clsort_host_sort_run(const clsort_host_sort *s)
     atomic_init(&p->next, 0);
     atomic_init(&p->next_chunk, 0);
     atomic_init(&p->odd, 0);
-    const unsigned skipped = run_threads(p, s->threads);
+    /* a thread more where the calling thread writes: it sorts no bucket */
+    const unsigned skipped = run_threads(p, s->threads + (s->ready != NULL));
     free(p);
     return skipped;
 }

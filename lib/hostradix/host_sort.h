@@ -91,6 +91,11 @@ struct clsort_host_sort {
     unsigned passes;            /* 8-bit digit places of the bit range, lowest first */
     unsigned shift[CLSORT_HOST_MAX_PASSES], dmask[CLSORT_HOST_MAX_PASSES];
     const clsort_host_ops *ops;
+    /* NULL, or called by the calling thread with records [0, upto) of data in their final place,
+     * upto growing, while the other threads sort the rest (clsort_host_sort_run()'s buckets in
+     * order; the caller writes them out meanwhile); the callee keeps what it has taken. */
+    void (*ready)(void *user, size_t upto);
+    void *ready_user;
 };
 
 /* A thread's scratch for clsort_host_sort_local(): a range of up to `records` records is sorted
@@ -118,8 +123,9 @@ void clsort_host_sort_init(clsort_host_sort *s, const clsort_spec *spec, size_t 
 unsigned clsort_host_sort_local(const clsort_host_sort *s, const clsort_host_span *src,
                                 const clsort_host_span *alt, int to_alt, size_t lo, size_t hi,
                                 unsigned places, const clsort_host_buffer *buf);
-/* The whole sort of s->data, on s->threads threads (fewer when threads cannot be started). Returns
- * the digit places skipped. */
+/* The whole sort of s->data, on s->threads threads (fewer when threads cannot be started), and
+ * the calling thread for s->ready where that is set (called at least once, with n, at the end).
+ * Returns the digit places skipped. */
 unsigned clsort_host_sort_run(const clsort_host_sort *s);
 /* Segments of s->data each sorted on its own, on s->threads threads: [off[i], off[i + 1]) for
  * the n_seg + 1 offsets off (checked), or, where off is NULL, runs of seg_len records (the last

@@ -139,7 +139,8 @@ static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *key
         }
         if ((st = clsort_host_radix_sort_host(ctx, spec, keys, values, n,
                                               varseg ? varseg->host_offsets : NULL,
-                                              varseg ? varseg->n_seg : 0, &host_ms)) != CLSORT_OK)
+                                              varseg ? varseg->n_seg : 0, NULL, NULL,
+                                              &host_ms)) != CLSORT_OK)
             goto done;
         h.kernel_ms = ctx->profiling ? host_ms : 0;
         h.in_caller = 1;

@@ -748,10 +748,13 @@ size_t clsort_host_radix_scratch(const clsort_context *ctx, const clsort_spec *s
  * CLSORT_HOST_INLINE_BYTES sets it). */
 size_t clsort_host_radix_inline_bytes(const clsort_context *ctx);
 /* Sort host arrays in place in the calling thread, as the family sorts them on buffers (offsets:
- * n_seg variable segments, checked, or NULL); *host_ms: the sort's time. */
+ * n_seg variable segments, checked, or NULL); *host_ms: the sort's time. ready: NULL, or called
+ * by the calling thread with records [0, upto) in their final place, upto growing to n (large
+ * whole arrays: while the other threads sort the rest); it keeps what it has taken. */
 clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                           void *values, size_t n, const uint64_t *offsets,
-                                          size_t n_seg, double *host_ms);
+                                          size_t n_seg, void (*ready)(void *, size_t),
+                                          void *ready_user, double *host_ms);
 /* The kept scratch buffers that clsort_host_radix_sort_host() takes for n records, if any. */
 clsort_status clsort_host_radix_reserve_host(clsort_context *ctx, const clsort_spec *spec, size_t n);
 
