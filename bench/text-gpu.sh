@@ -85,6 +85,12 @@ timed() { # label bytes command...
   fi
 }
 
+# one untimed run first: the device's programs built and cached (CLSORT_CACHE_DIR) before timing
+first=${FILE[${JOBS%% *}]}
+env LC_ALL=C "$C" text -n "$first" -o "$DATA/warm.out" > "$OUT/warm.txt" 2>&1 ||
+  { cat "$OUT/warm.txt"; die "the untimed first run of clsort text"; }
+rm -f "$DATA/warm.out"
+
 for job in $JOBS; do
   in=${FILE[$job]}
   bytes=$(stat -c %s "$in")
