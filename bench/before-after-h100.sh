@@ -3,7 +3,8 @@
 # files, alternated (before, after, before, after): the public call's wall time (bench_radix, as in
 # bench/wall-h100.sh) and clsort's process wall time file to file (/usr/bin/time) beside the floor
 # (cat in > /dev/null; cat in > new). Prints markdown tables to $OUT/before-after.md.
-#   BEFORE (a source tree of the earlier commit, e.g. from `git archive`; default .deps/before)
+#   BEFORE (a source tree of the earlier commit, e.g. from `git archive`; default .deps/before;
+#   none: this tree alone, against the floor)
 #   SIZES (log2 of u32 keys for the API table)  N_KEYS (log2, file to file)  N_REC (records, 100 B)
 #   REPS  SPILL (-S for the records run larger than the budget)
 #   JOBS (file-to-file jobs, default "keys records spill"; also u64 zipf kv small 8g)
@@ -26,7 +27,8 @@ build() { # tree build-dir
     { tail -40 "$OUT/build-$3.log" "$OUT/setup-$3.log" 2>/dev/null; exit 1; }
 }
 build "$here" build-gpu after bench/bench_open
-build "$BEFORE" build-gpu before
+VERSIONS="before after"
+if [ "$BEFORE" = none ]; then VERSIONS=after; else build "$BEFORE" build-gpu before; fi
 declare -A TOOL=([before]="$BEFORE/build-gpu/cli/clsort" [after]="$here/build-gpu/cli/clsort")
 declare -A BENCH=([before]="$BEFORE/build-gpu/bench/bench_radix" [after]="$here/build-gpu/bench/bench_radix")
 export CLSORT_DEVICE=${CLSORT_DEVICE:-nvidia}
@@ -39,7 +41,7 @@ for s in $SIZES; do
   [ -f "$f" ] || "${BENCH[after]}" gen uniform "$s" "$f"
 done
 for round in $([ "${API:-1}" = 0 ] || echo 1 2); do
-  for v in before after; do
+  for v in $VERSIONS; do
     CLSORT_CACHE_DIR=$DATA/cache-$v "${BENCH[$v]}" run --algos radix8 --reps 10 "${files[@]}" \
       > "$OUT/api-$v$round.txt" 2> "$OUT/api-$v$round.err"
   done
@@ -80,12 +82,13 @@ for job in "${jobs[@]}"; do
     echo "$name floor_read $(wall sh -c "cat '$in' > /dev/null")" >> "$OUT/files.txt"
     echo "$name floor_copy $(wall sh -c "cat '$in' > '$DATA/copy'")" >> "$OUT/files.txt"
     rm -f "$DATA/copy"
-    for v in before after; do
+    for v in $VERSIONS; do
       # shellcheck disable=SC2086
       t=$(CLSORT_CACHE_DIR=$DATA/cache-$v wall "${TOOL[$v]}" $args -i "$in" -o "$DATA/out-$v")
       echo "$name $v $t" >> "$OUT/files.txt"
     done
-    cmp "$DATA/out-before" "$DATA/out-after" || { echo "$name: outputs differ"; exit 1; }
+    [ "$VERSIONS" = after ] || cmp "$DATA/out-before" "$DATA/out-after" ||
+      { echo "$name: outputs differ"; exit 1; }
   done
 done
 rm -f "$DATA"/out-* "$DATA/copy"
@@ -126,7 +129,7 @@ for name in dict.fromkeys(k[0] for k in t):
         print(f"| {name} | - | - | {min(t[(name, 'after')]):.2f}-{max(t[(name, 'after')]):.2f} | - | - |")
         continue
     fl = min(t[(name, "floor_read")]) + min(t[(name, "floor_copy")])
-    bb, aa = t[(name, "before")], t[(name, "after")]
+    bb, aa = t.get((name, "before"), [float("nan")]), t[(name, "after")]
     rng = lambda x: f"{min(x):.2f}-{max(x):.2f}"
     ratio = lambda x, y: f"{x / y:.2f}" if y else "-"
     print(f"| {name} | {fl:.2f} | {rng(bb)} | {rng(aa)} | {ratio(min(aa), min(bb))} | {ratio(min(aa), fl)} |")
