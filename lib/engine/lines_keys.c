@@ -127,8 +127,8 @@ static const char *key_limit(const lines_order *o, const lines_key *k, const cha
         eword++; /* all of the end field */
     if (o->tab >= 0) {
         while (p < lim && eword--) {
-            while (p < lim && (unsigned char)*p != o->tab)
-                p++;
+            const char *t = memchr(p, o->tab, (size_t)(lim - p));
+            p = t ? t : lim;
             if (p < lim && (eword || echar))
                 p++;
         }
