@@ -169,6 +169,7 @@ typedef struct text_job {
     double open_ms;     /* waiting for the device to open */
     double commit_ms;   /* the output put in place (synced first where it replaces a file) */
     device_opener *opener; /* the device opening beside the read, or NULL */
+    clsort_context *lib_ctx; /* the context the library sorts with (its errors' details there) */
 } text_job;
 
 static int open_output(text_job *j)
@@ -507,7 +508,8 @@ static clsort_context *join_device(text_job *j)
 
 static clsort_context *text_source_context(void *user)
 {
-    return join_device(((text_source *)user)->j);
+    text_job *j = ((text_source *)user)->j;
+    return j->lib_ctx = join_device(j);
 }
 
 /* The inputs' bytes when each is a regular file, else CLSORT_SIZE_UNKNOWN: the library's hint. */
@@ -565,13 +567,14 @@ static int sort_inputs(text_job *j)
     set.memory_bytes = budget;
     set.temp_dirs = dirs;
     set.n_temp_dirs = 1;
+    j->lib_ctx = j->ctx; /* until the library takes the one opening beside the read */
     const clsort_status st = clsort_sort_lines_stream(j->ctx, &j->a.spec, &src, &sink, &set,
                                                       &j->stats);
     join_device(j); /* where the library took no block (an error) */
     if (st != CLSORT_OK) {
         if (!t.failed && !k.failed)
             msg_lib_error("sorting lines", st,
-                          j->ctx ? clsort_error_detail(j->ctx) : clsort_last_error_detail());
+                          j->lib_ctx ? clsort_error_detail(j->lib_ctx) : clsort_last_error_detail());
         goto done;
     }
     rc = j->have_out ? 0 : open_output(j); /* an empty output */

@@ -38,6 +38,18 @@ done
 rm -f ints.got
 check "text -n, a device that does not open beside the read: the host sorts" env CLSORT_READ_AHEAD=1 CLSORT_DEVICE=no-such-device "$CLSORT" text -n ints.txt -o ints.got
 check "text -n, the host's sort: as GNU sort" cmp -s ints.got ints.want
+# a run file that cannot be made, before and after the library took the device opened beside the
+# read (a file whose size says so at once; a pipe, whose first block sorts first): exit 2, the
+# directory named
+for how in file pipe; do
+    if [ $how = file ]; then
+        CLSORT_READ_AHEAD=1 run_clsort text -n -S 2M -T "$SCRATCH/no-such-dir" ints.txt > /dev/null
+    else
+        CLSORT_READ_AHEAD=1 run_clsort text -n -S 2M -T "$SCRATCH/no-such-dir" < <(cat ints.txt) > /dev/null
+    fi
+    expect_status "text -n -S 2M -T a missing directory ($how)" 2
+    expect_message "text -n -S 2M -T a missing directory ($how)" "cannot create a temporary file in $SCRATCH/no-such-dir"
+done
 "$CLSORT" text --stats -u -n ints.txt -o ints.got 2> stats.txt
 check "text --stats -u -n: as GNU sort" cmp -s ints.got <(LC_ALL=C sort -u -n ints.txt)
 check "text --stats: the steps add up to the wall time" $PYTHON -c '
