@@ -1,8 +1,9 @@
 /*
  * clsort_sort_lines_stream(): text lines of any size within a memory budget. The source's bytes
- * are read into a block until the block and its line tables fill the budget; each block is sorted
- * by clsort_sort_lines() and gathered (clsort_gather_lines()). One block goes straight to the
- * sink; more are written as runs to nameless run files (runfile.c; one file per directory and
+ * are read into a block until the block and its line tables fill the budget (its delimiters
+ * counted as they come); each block is sorted by clsort_sort_lines() (with the source's late
+ * context, where it has one) and gathered a piece at a time on a thread while the piece before is
+ * written. One block goes straight to the sink; more are written as runs to nameless run files (runfile.c; one file per directory and
  * merge level, the runs one after the other in it, so that any number of runs takes a few
  * descriptors), merged in groups when there are more than the fan-in, and the last runs merged into the sink: a heap over the runs, each read
  * back a buffered block at a time, GNU sort's comparison deciding, the earlier run first among
