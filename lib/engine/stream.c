@@ -463,9 +463,12 @@ static clsort_status direct(stream *s, int *taken, replay *r)
         free(values);
         return CLSORT_OK;
     }
-    /* the scratch (and its failure) before anything is read */
+    /* the scratch (and its failure) before anything is read; nothing the caller queued before
+     * (a borrowed queue) may still hold the kept scratch mapped */
     const double t0 = clsort_now_ms();
-    clsort_status st = clsort_reserve(s->ctx, s->spec, (size_t)s->n_hint);
+    const cl_int err = clFinish(s->ctx->queue);
+    clsort_status st = err == CL_SUCCESS ? clsort_reserve(s->ctx, s->spec, (size_t)s->n_hint)
+                                         : clsort_fail_cl(s->ctx, err, "clFinish");
     s->st->prepare_ms = clsort_now_ms() - t0;
     s->st->warmed_up = s->ctx->launch_compiles;
     if (st != CLSORT_OK) {
