@@ -109,6 +109,25 @@ def test_strided_swapped_out_axes():
     same(out2, np.sort(m, axis=0, kind='stable'))
 
 
+@pytest.mark.parametrize('dtype', ['f4', 'i8', 'f8', 'u4'])
+def test_large_where_they_are(dtype):
+    """Arrays past 512 KiB, which a CPU device sorts where they are on the host's threads (past 4
+    MiB split into buckets first, large buckets split again): around those limits, a prime, wide
+    and narrow keys (normal floats: a few large buckets; floats without NaN or -0.0, sorted in
+    total order), both orders, out= in place."""
+    rng = np.random.default_rng(11)
+    isz = np.dtype(dtype).itemsize
+    for n in ((512 << 10) // isz + 1, (4 << 20) // isz - 1, (4 << 20) // isz + 1, 1_299_709):
+        for a in (make(dtype, n, seed=n), (rng.standard_normal(n) * 1000).astype(dtype)):
+            for d in (False, True):
+                idx = ref_argsort(a, d)
+                same(clsort.sort(a, descending=d), a[idx])
+                assert np.array_equal(clsort.argsort(a, descending=d), idx)
+            b = a.copy()
+            clsort.sort(b, out=b)
+            same(b, np.sort(a, kind='stable'))
+
+
 def test_chunks():
     """The library's chunked path (sorted in chunks, merged on the host) through its test hook,
     which a context reads from the environment when it opens."""
