@@ -1,7 +1,7 @@
 /*
  * The distributed sample sort of clsort-mpi, one step per function, each run by every rank:
  *   dsort_plan      the rank's memory budget (-S), agreed before any work (opener.c)
- *   dsort_open_*    the rank's device, opened on a thread while the slice is read (opener.c)
+ *   dsort_open      the rank's device (opener.c), opened while the rank's threads read the slice
  *   dsort_read      each rank's contiguous slice of the input (fileio.c: POSIX or MPI-IO)
  *   dsort_local     the slice sorted on the rank's device (stable); with CLSORT_MPI_LOCAL=stream
  *                   the slice is read here, streamed from the input through the device (engine.c)
@@ -31,7 +31,6 @@
 #include <mpi.h>
 
 #include <limits.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,12 +79,10 @@ typedef struct job {
     unsigned next_dir;         /* the -T directory for the next temporary file */
     double merge_ms;           /* ext_recv: the merge's part of the write phase */
     unsigned runs_spilled;     /* runs the external sorts wrote to temporary files */
-    clsort_context *ctx;       /* written by the opener thread until dsort_open_end() */
+    clsort_context *ctx;
     char device[128];
-    pthread_t opener;
-    int opening, opened;       /* the opener thread runs; it has been joined (ctx may be read) */
-    int open_code;             /* the opener's error (an exit status) and message, taken over by */
-    char open_err[512];        /* dsort_open_end() */
+    int opened;                /* dsort_open() has run (ctx may be asked) */
+    struct io_async *reading;  /* the slice's read on threads, until dsort_read_end() */
     mpi_output dest;           /* rank 0: the output and its temporary file */
     double ms[N_PHASES];
     double device_ms[2][3];    /* the local sort's and the device merge's kernels, upload, download */
@@ -119,6 +116,10 @@ const char *dsort_mpi_error_text(int rc, char *buf);
  * pieces of at most piece_bytes; 0 or -1 with the error recorded (name: the file's, for it). */
 int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
                   unsigned char *buf, uint64_t len);
+/* The read of len bytes at off of in_fd into buf, started on the rank's threads (returns at once;
+ * dsort_read_end() waits and closes in_fd); 0, or -1 with the error recorded (read in this thread
+ * then, where no thread could start: 0). */
+int dsort_read_begin(job *j, const char *name, uint64_t off, unsigned char *buf, uint64_t len);
 /* With posix_io: path opened for reading (in_fd) or writing (out_fd); 0, or -1 with the error
  * recorded. Without, nothing (0). */
 int dsort_posix_open(job *j, const char *path, int write);
@@ -136,10 +137,11 @@ void dsort_device_times(job *j, int which, const clsort_stats *stats);
 
 /* Collective: the budget from -S (or the default), refused on every rank where too small. */
 void dsort_plan(job *j);
-/* The device opened on a thread of its own (or here, where none can start), and joined: its error,
- * if any, recorded then. Every path that leaves after dsort_open_begin() passes dsort_open_end(). */
-void dsort_open_begin(job *j);
-void dsort_open_end(job *j);
+/* The device, its programs for the spec; no MPI call. */
+void dsort_open(job *j);
+/* The read of the slice that dsort_read() left to threads (POSIX I/O) waited for, the input
+ * closed; its error recorded. Every path after dsort_read() passes it. */
+void dsort_read_end(job *j);
 void dsort_read(job *j);
 void dsort_local(job *j);
 void dsort_sample(job *j);

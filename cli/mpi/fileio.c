@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -92,45 +93,61 @@ static void *move_share(void *arg)
     return NULL;
 }
 
-static int posix_io(job *j, int fd, const char *name, int write, uint64_t off, unsigned char *buf,
-                    uint64_t len)
+/* A POSIX transfer on threads: its shares, and which of them run on a thread of their own. */
+struct io_async {
+    const char *name;
+    int write;
+    uint64_t n;
+    io_share sh[IO_MAX_THREADS];
+    pthread_t th[IO_MAX_THREADS];
+    int started[IO_MAX_THREADS];
+};
+
+/* The transfer cut into shares of at least 64 MiB (smaller ones cost more to start than they
+ * save), calls of at most 8 MiB, both at most piece_bytes (which the tests make small); a write
+ * on one thread: writers of one file wait for each other on its lock (4 GiB of a new file took
+ * 1.27-1.70 s on 16 threads, 1.17 s on one; H200 host, docs/mpi.md). Each share starts on a
+ * thread of its own where `all`, else share 0 is left to the caller; a share whose thread cannot
+ * start is left to io_finish(). */
+static void io_start(job *j, struct io_async *io, int fd, const char *name, int write,
+                     uint64_t off, unsigned char *buf, uint64_t len, int all)
 {
-    /* a share of at least 64 MiB a thread (smaller ones cost more to start than they save), calls
-     * of at most 8 MiB; both at most piece_bytes, which the tests make small */
     const uint64_t least = j->piece_bytes < ((uint64_t)1 << 26) ? j->piece_bytes : (uint64_t)1 << 26;
     const size_t piece = j->piece_bytes < IO_PIECE ? (size_t)j->piece_bytes : IO_PIECE;
     uint64_t n = len / (least ? least : 1);
     n = n < 1 ? 1 : n > j->threads ? j->threads : n;
-    /* writers of one file wait for each other on its lock: 4 GiB of a new file took 1.27-1.70 s
-     * on 16 threads, 1.17 s on one (H200 host, docs/performance.md) */
+    n = n > IO_MAX_THREADS ? IO_MAX_THREADS : n;
     if (write)
         n = 1;
-    n = n > IO_MAX_THREADS ? IO_MAX_THREADS : n;
-    io_share sh[IO_MAX_THREADS];
-    pthread_t th[IO_MAX_THREADS];
-    int started[IO_MAX_THREADS] = {0};
+    io->name = name;
+    io->write = write;
+    io->n = n;
     const uint64_t each = (len / n + 4095) / 4096 * 4096; /* pages of the file apart */
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t from = i * each < len ? i * each : len;
         const uint64_t to = from + each < len ? from + each : len;
-        sh[i] = (io_share){fd, write, piece, off + from, buf + from, to - from, -1, 0, 0};
-        if (i)
-            started[i] = pthread_create(&th[i], NULL, move_share, &sh[i]) == 0;
+        io->sh[i] = (io_share){fd, write, piece, off + from, buf + from, to - from, -1, 0, 0};
+        io->started[i] = (all || i) && pthread_create(&io->th[i], NULL, move_share, &io->sh[i]) == 0;
     }
-    move_share(&sh[0]);
-    for (uint64_t i = 1; i < n; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
+}
+
+/* Every share done (those without a thread here), the first failure recorded. */
+static int io_finish(job *j, struct io_async *io)
+{
+    for (uint64_t i = 0; i < io->n; i++) {
+        if (io->started[i])
+            pthread_join(io->th[i], NULL);
         else
-            move_share(&sh[i]);
+            move_share(&io->sh[i]);
     }
-    for (uint64_t i = 0; i < n; i++) {
-        const io_share *s = &sh[i];
+    for (uint64_t i = 0; i < io->n; i++) {
+        const io_share *s = &io->sh[i];
+        const char *name = io->name;
         if (s->err < 0)
             continue;
         if (s->err > 0)
             dsort_fail(j, EXIT_IO, "%s: cannot %s at offset %llu: %s", name,
-                       write ? "write" : "read", (unsigned long long)s->at, strerror(s->err));
+                       io->write ? "write" : "read", (unsigned long long)s->at, strerror(s->err));
         else if (s->short_write)
             dsort_fail(j, EXIT_IO, "%s: cannot write at offset %llu: nothing written (a full "
                        "disk, or a file size limit?)", name, (unsigned long long)s->at);
@@ -142,12 +159,39 @@ static int posix_io(job *j, int fd, const char *name, int write, uint64_t off, u
     return 0;
 }
 
+int dsort_read_begin(job *j, const char *name, uint64_t off, unsigned char *buf, uint64_t len)
+{
+    struct io_async *io = malloc(sizeof *io);
+    if (!io) { /* read here and now */
+        const int rc = dsort_file_io(j, MPI_FILE_NULL, name, 0, off, buf, len);
+        dsort_posix_close(j, name, 0);
+        return rc;
+    }
+    io_start(j, io, j->in_fd, name, 0, off, buf, len, 1);
+    j->reading = io;
+    return 0;
+}
+
+void dsort_read_end(job *j)
+{
+    struct io_async *io = j->reading;
+    if (!io)
+        return;
+    io_finish(j, io);
+    dsort_posix_close(j, io->name, 0);
+    j->reading = NULL;
+    free(io);
+}
+
 int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
                   unsigned char *buf, uint64_t len)
 {
     const int fd = write ? j->out_fd : j->in_fd;
-    return fd >= 0 ? posix_io(j, fd, name, write, off, buf, len)
-                   : mpi_io(j, f, name, write, off, buf, len);
+    if (fd < 0)
+        return mpi_io(j, f, name, write, off, buf, len);
+    struct io_async io;
+    io_start(j, &io, fd, name, write, off, buf, len, 0);
+    return io_finish(j, &io);
 }
 
 int dsort_posix_open(job *j, const char *path, int write)

@@ -1,9 +1,9 @@
 /*
- * The rank's memory budget (dsort_plan, before any work) and its device, opened on a thread of its
- * own while the rank reads its slice (dsort_open_begin / dsort_open_end), as clsort opens its
- * device while it reads: on four H200s, four ranks opening their devices one after the read took
- * 0.5-1 s of a 4 GiB sort. The thread makes no MPI call and records its error apart; the main
- * thread takes it over once joined.
+ * The rank's memory budget (dsort_plan, before any work) and its device (dsort_open), opened by the
+ * main thread while the rank's threads read its slice (fileio.c): on four H200s a rank's device
+ * took 1.5-2 s to open. The device's side stays on the main thread: the OpenCL compiler of a CPU
+ * device (LLVM in PoCL) gives the thread that first calls it a signal stack of its own, which a
+ * thread that then ends cannot give back under AddressSanitizer.
  */
 #include "dsort.h"
 #include "msettings.h"
@@ -81,49 +81,26 @@ void dsort_plan(job *j)
     report_least(j, budget, j->code ? 0 : (uint64_t)4 << 20);
 }
 
-/* The opening itself: the context and the programs of the spec (clsort_reserve), with the error
- * in open_code / open_err. */
-static void *open_device(void *arg)
+void dsort_open(job *j)
 {
-    job *j = arg;
     char id[128];
     pick_device(j, id, sizeof id);
     /* --merge host: the engine merges its runs on the host's threads */
     static const clsort_setting host_merge[] = {{"device_merge", "0"}};
     clsort_status st = clsort_open_with_settings(&j->ctx, id[0] ? id : NULL, host_merge,
                                                  j->a->merge_host ? 1 : 0);
+    j->opened = 1;
     if (st != CLSORT_OK) {
-        j->open_code = dsort_status_exit(st);
-        snprintf(j->open_err, sizeof j->open_err, "cannot open device %s: %s (%d) %s",
-                 id[0] ? id : "(default)", clsort_status_string(st), st,
-                 clsort_last_error_detail());
-        return NULL;
+        dsort_fail(j, dsort_status_exit(st), "cannot open device %s: %s (%d) %s",
+                   id[0] ? id : "(default)", clsort_status_string(st), st,
+                   clsort_last_error_detail());
+        return;
     }
     snprintf(j->device, sizeof j->device, "%s", clsort_device_name(j->ctx));
     clsort_spec spec = j->spec;
     spec.value_size = j->a->value_size;
     st = clsort_reserve(j->ctx, &spec, 1024);
-    if (st != CLSORT_OK) {
-        j->open_code = dsort_status_exit(st);
-        snprintf(j->open_err, sizeof j->open_err, "cannot prepare %s: %s (%d) %s", j->device,
-                 clsort_status_string(st), st, clsort_error_detail(j->ctx));
-    }
-    return NULL;
-}
-
-void dsort_open_begin(job *j)
-{
-    j->opening = pthread_create(&j->opener, NULL, open_device, j) == 0;
-    if (!j->opening)
-        open_device(j); /* no thread: opened here, before the read */
-}
-
-void dsort_open_end(job *j)
-{
-    if (j->opening)
-        pthread_join(j->opener, NULL);
-    j->opening = 0;
-    j->opened = 1;
-    if (j->open_code)
-        dsort_fail(j, j->open_code, "%s", j->open_err);
+    if (st != CLSORT_OK)
+        dsort_fail(j, dsort_status_exit(st), "cannot prepare %s: %s (%d) %s", j->device,
+                   clsort_status_string(st), st, clsort_error_detail(j->ctx));
 }
