@@ -464,6 +464,16 @@ CLSORT_API clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spe
                           size_t n, clsort_stats *stats);
 
 /**
+ * A sorted copy of host arrays: as clsort_sort() on @p keys and @p values after the n records at
+ * @p in_keys and @p in_values were copied there, which are left as they are. The arrays are the
+ * same ones (then as clsort_sort()) or do not overlap. Where host-radix sorts the arrays where they
+ * are (a CPU device), its first pass reads the input there, so the copy costs nothing.
+ */
+CLSORT_API clsort_status clsort_sort_copy(clsort_context *ctx, const clsort_spec *spec,
+                                          const void *in_keys, const void *in_values, void *keys,
+                                          void *values, size_t n, clsort_stats *stats);
+
+/**
  * Enqueue a sort of device buffers on the context's queue; returns without waiting.
  *
  * The keys (and values) are sorted in place. The buffers must hold at least n keys / n values

@@ -10,7 +10,8 @@
  * keys of a narrow range (few top digits: the split again). The same sorts on a context with the
  * test hook CLSORT_HOST_INLINE_BYTES=0 (the threaded path on mapped buffers) give the same bytes,
  * and so does clsort_sort_stream(), which on a CPU device reads an input of one run whole and
- * sorts it there (lib/engine/stream.c), with a size hint right, short or past the input.
+ * sorts it there (lib/engine/stream.c), with a size hint right, short or past the input; and
+ * clsort_sort_copy(), whose first pass reads the input where it is, gives clsort_sort()'s bytes.
  * Usage: test_host_direct
  */
 #include <setjmp.h>
@@ -237,6 +238,66 @@ static void test_large(void **state)
     free(keys);
 }
 
+/* clsort_sort_copy(): the input left as it was, the result that of clsort_sort() on a copy, on
+ * the direct path (its first pass reading the input) and the staged one, at every size class, with
+ * keys all equal (nothing moves them: copied whole), values, fixed segments (copied first). */
+static void test_copy(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = { 0, 1, 2, 1000, (1u << 17) + 1, (1u << 20) + 1, (1u << 22) + 3 };
+    const size_t most = (1u << 22) + 3;
+    unsigned char *in = malloc(most * 8), *vin = malloc(most * 8), *keep = malloc(most * 8);
+    unsigned char *a = malloc(most * 8), *va = malloc(most * 8), *b = malloc(most * 8),
+                  *vb = malloc(most * 8);
+    assert_true(in && vin && keep && a && va && b && vb);
+    for (int c = 0; c < 4; c++) {
+        clsort_spec spec;
+        clsort_spec_default(&spec);
+        spec.key_type = c == 1 ? CLSORT_KEY_F32 : c == 2 ? CLSORT_KEY_I64 : CLSORT_KEY_U32;
+        spec.float_order = CLSORT_FLOAT_NUMPY;
+        spec.value_size = c == 2 ? 8 : c == 3 ? 4 : 0;
+        spec.descending = c == 1;
+        const size_t ks = key_size(spec.key_type), vs = spec.value_size;
+        fill(in, spec.key_type, most, 0, 91 + (uint64_t)c);
+        for (size_t i = 0; i < most * 8; i++)
+            vin[i] = (unsigned char)(i * 7);
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            for (int variant = 0; variant < 3; variant++) {
+                const size_t n = sizes[i];
+                clsort_spec sp = spec;
+                if (variant == 1) /* keys all equal */
+                    memset(in, 0x5a, n * ks);
+                if (variant == 2)
+                    sp.segment = 1000;
+                memcpy(keep, in, n * ks);
+                for (int p = 0; p < 2; p++) {
+                    clsort_context *ctx = p ? thread_ctx : direct_ctx;
+                    memcpy(b, in, n * ks);
+                    memcpy(vb, vin, n * vs);
+                    clsort_status r = clsort_sort(ctx, &sp, b, vs ? vb : NULL, n, NULL);
+                    if (r == CLSORT_OK)
+                        r = clsort_sort_copy(ctx, &sp, in, vs ? vin : NULL, a, vs ? va : NULL, n,
+                                             NULL);
+                    if (r != CLSORT_OK)
+                        fail_msg("copy: %s: %s", clsort_status_string(r), clsort_error_detail(ctx));
+                    if (memcmp(a, b, n * ks) || memcmp(va, vb, n * vs) || memcmp(in, keep, n * ks))
+                        fail_msg("copy, case %d, n %zu, variant %d, context %d: differs from "
+                                 "clsort_sort() or the input changed", c, n, variant, p);
+                }
+                if (variant == 1)
+                    fill(in, spec.key_type, most, 0, 91 + (uint64_t)c);
+            }
+        }
+    }
+    free(in);
+    free(vin);
+    free(keep);
+    free(a);
+    free(va);
+    free(b);
+    free(vb);
+}
+
 /* clsort_sort_stream() from memory: reads of at most `step` records, a size hint that may be
  * wrong; to memory. */
 typedef struct mem_io {
@@ -336,6 +397,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_copy),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     clsort_close(&direct_ctx);

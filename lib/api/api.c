@@ -329,6 +329,41 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     return st;
 }
 
+clsort_status clsort_sort_copy(clsort_context *ctx, const clsort_spec *spec, const void *in_keys,
+                               const void *in_values, void *keys, void *values, size_t n,
+                               clsort_stats *stats)
+{
+    const double t0 = clsort_now_ms();
+    clsort_spec def;
+    spec = clsort_spec_or_default(spec, &def);
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    VALIDATE(ctx, ctx);
+    clsort_clear_detail(ctx);
+    VALIDATE(ctx, (keys && in_keys) || n == 0);
+    VALIDATE(ctx, spec->value_size == 0 || in_values || n == 0);
+    size_t chunk;
+    clsort_status st;
+    if ((st = check_sort(ctx, spec, values, n)) != CLSORT_OK ||
+        (st = chunk_for(ctx, spec, n, &chunk)) != CLSORT_OK)
+        return st;
+    if (chunk) { /* sorted in place after a copy */
+        if (in_keys != keys)
+            memcpy(keys, in_keys, n * clsort_key_size(spec->key_type));
+        if (spec->value_size && in_values != values)
+            memcpy(values, in_values, n * spec->value_size);
+        st = clsort_sort_chunked(ctx, spec, keys, values, n, chunk, stats);
+    } else {
+        st = clsort_run_host_from(ctx, spec, in_keys, in_values, keys, values, n, stats);
+    }
+    if (stats && st == CLSORT_OK) {
+        stats->total_ms = clsort_now_ms() - t0;
+        const double ms = chunk || stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
+        stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
+    }
+    return st;
+}
+
 /* What an argsort asks: keys alone in the spec (the positions are the values), positions of 4 bytes
  * (n up to 2^32) or 8, and a stable algorithm: the positions of equal keys are the order the sort
  * left them in, and an unstable one leaves them in any order. */

@@ -504,8 +504,8 @@ static clsort_status direct(stream *s, int *taken, replay *r)
         /* written as the sort's buckets come out, in order, while the other threads sort on */
         direct_out o = { s, keys, values, 0, CLSORT_OK };
         double host_ms = 0;
-        st = clsort_host_radix_sort_host(s->ctx, s->spec, keys, values, n, NULL, 0, direct_write,
-                                         &o, &host_ms);
+        st = clsort_host_radix_sort_host(s->ctx, s->spec, keys, values, n, NULL, 0, NULL,
+                                         direct_write, &o, &host_ms);
         st = st != CLSORT_OK ? st : o.st;
         if (st == CLSORT_OK) {
             s->st->kernel_ms += s->ctx->profiling ? host_ms : 0;

@@ -322,8 +322,9 @@ static clsort_status kept_unmap(clsort_context *ctx, kept_scratch *k, clsort_sta
 
 clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                           void *values, size_t n, const uint64_t *offsets,
-                                          size_t n_seg, void (*ready)(void *, size_t),
-                                          void *ready_user, double *host_ms)
+                                          size_t n_seg, const clsort_host_from *from,
+                                          void (*ready)(void *, size_t), void *ready_user,
+                                          double *host_ms)
 {
     const double t0 = clsort_now_ms();
     const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
@@ -353,6 +354,16 @@ clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec
         s.tmp = (clsort_host_span){ kept.ptr[0], vs ? kept.ptr[1] : NULL };
     }
     const size_t seg_len = clsort_segment_length(spec, n);
+    const int whole = !(offsets && csr(offsets, n_seg, n)) && seg_len >= n;
+    if (from && from->keys != keys) {
+        if (whole) { /* the first pass reads them where they are */
+            s.src = (clsort_host_span){ (void *)from->keys, vs ? (void *)from->values : NULL };
+        } else {
+            memcpy(keys, from->keys, n * ks);
+            if (vs)
+                memcpy(values, from->values, n * vs);
+        }
+    }
     /* as run_task() does; the host entry points have checked the offsets already */
     if (offsets && csr(offsets, n_seg, n)) {
         clsort_host_sort_segments(&s, offsets, n_seg, 0);

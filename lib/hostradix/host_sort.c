@@ -70,6 +70,7 @@ typedef struct plan {
     int writer;          /* the calling thread hands sorted buckets to s->ready, in order */
     unsigned char done[256]; /* ... the buckets sorted (under lock) */
     clsort_host_sort sort; /* the sort as the threads run it (its loops may change: plan_place) */
+    const clsort_host_span *in; /* what the counts and the split read: s->src or s->data */
 } plan;
 
 typedef struct worker {
@@ -268,7 +269,7 @@ static void *work(void *arg)
             size_t h[CLSORT_HOST_MAX_PASSES][256];
             const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
             size_t odd = 0;
-            s->ops->hist(s, s->data.keys, lo, hi, 1u << p->top, h, &odd);
+            s->ops->hist(s, p->in->keys, lo, hi, 1u << p->top, h, &odd);
             memcpy(p->hist[c], h[p->top], sizeof h[0]);
             if (odd)
                 atomic_fetch_add(&p->odd, odd);
@@ -284,9 +285,9 @@ static void *work(void *arg)
     for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
         const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
         if (lines)
-            s->ops->split(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c], lines);
+            s->ops->split(s, p->in, &s->tmp, lo, hi, p->top, p->hist[c], lines);
         else
-            s->ops->scatter(s, &s->data, &s->tmp, lo, hi, p->top, p->hist[c]);
+            s->ops->scatter(s, p->in, &s->tmp, lo, hi, p->top, p->hist[c]);
     }
     free(lines);
     pthread_barrier_wait(&p->barrier);
@@ -295,6 +296,16 @@ static void *work(void *arg)
     else
         take_buckets(p);
     return NULL;
+}
+
+/* s->src's records into s->data, where they are apart. */
+static void take_src(const clsort_host_sort *s)
+{
+    if (!s->src.keys || s->src.keys == s->data.keys)
+        return;
+    memcpy(s->data.keys, s->src.keys, s->n * s->ks);
+    if (s->vs)
+        memcpy(s->data.values, s->src.values, s->n * s->vs);
 }
 
 /* Start up to want - 1 helpers; the plan's thread count becomes what started, with the caller. */
@@ -322,6 +333,7 @@ static unsigned run_threads(plan *p, unsigned want)
         free(w);
         free(th);
         free(p->hist);
+        take_src(p->s);
         return clsort_host_sort_local(p->s, &p->s->data, &p->s->tmp, 0, 0, p->s->n,
                                       (1u << p->s->passes) - 1, NULL);
     }
@@ -361,16 +373,17 @@ unsigned clsort_host_sort_run(const clsort_host_sort *s)
 
 static unsigned sort_run(const clsort_host_sort *s)
 {
-    if (s->n < 2)
-        return 0;
     const unsigned all = (1u << s->passes) - 1;
-    if (s->threads <= 1 || s->n * (s->ks + s->vs) <= CLSORT_HOST_LOCAL_MAX_BYTES)
-        return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, all, NULL);
-    plan *p = calloc(1, sizeof *p);
-    if (!p)
-        return clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, all, NULL);
+    plan *p = s->n < 2 || s->threads <= 1 || s->n * (s->ks + s->vs) <= CLSORT_HOST_LOCAL_MAX_BYTES
+                  ? NULL
+                  : calloc(1, sizeof *p);
+    if (!p) {
+        take_src(s);
+        return s->n < 2 ? 0 : clsort_host_sort_local(s, &s->data, &s->tmp, 0, 0, s->n, all, NULL);
+    }
     p->sort = *s;
     p->s = &p->sort;
+    p->in = s->src.keys ? &p->sort.src : &p->sort.data;
     p->stream = s->n * (s->ks + s->vs) > STREAM_MIN_BYTES;
     p->top = s->passes - 1;
     p->below = (1u << s->passes) - 1;
@@ -379,6 +392,8 @@ static unsigned sort_run(const clsort_host_sort *s)
     atomic_init(&p->odd, 0);
     /* a thread more where the calling thread writes: it sorts no bucket */
     const unsigned skipped = run_threads(p, s->threads + (s->ready != NULL));
+    if (p->top == s->passes) /* every place constant: nothing moved the records */
+        take_src(s);
     free(p);
     return skipped;
 }

@@ -84,6 +84,9 @@ typedef struct clsort_host_ops {
 /* One sort: the data, the order, the digit places of the bit range. */
 struct clsort_host_sort {
     clsort_host_span data, tmp; /* the result ends in data; tmp holds n records of scratch */
+    /* clsort_host_sort_run() only: where the records are read from first (keys NULL: data, in
+     * place), left as they are; the first pass that moves them writes them elsewhere anyway */
+    clsort_host_span src;
     size_t n;
     unsigned ks, vs;            /* key and value bytes */
     unsigned threads;           /* threads to sort with (1: the calling thread alone) */

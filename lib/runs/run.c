@@ -121,13 +121,21 @@ static int in_caller(const clsort_context *ctx, const clsort_spec *spec, size_t 
 }
 
 static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
-                         size_t n, clsort_varseg *varseg, clsort_stats *stats)
+                         size_t n, clsort_varseg *varseg, const clsort_host_from *from,
+                         clsort_stats *stats)
 {
     const unsigned built0 = ctx->programs_built, cached0 = ctx->programs_cached;
     const unsigned skipped0 = ctx->passes_skipped;
     host_run h = { .varseg = varseg };
     clsort_job job = { .spec = spec, .n = n, .may_block = 1, .may_swap = 1, .varseg = varseg };
     clsort_status st = CLSORT_OK;
+    if (from && from->keys != keys && (n < 2 || !in_caller(ctx, spec, n))) {
+        /* the device's path sorts the arrays in place: a copy first */
+        memcpy(keys, from->keys, n * clsort_key_size(spec->key_type));
+        if (spec->value_size)
+            memcpy(values, from->values, n * spec->value_size);
+        from = NULL;
+    }
     if (n > 1 && in_caller(ctx, spec, n)) {
         double host_ms = 0;
         /* commands the caller queued before (on a borrowed queue) may still write these arrays:
@@ -139,7 +147,7 @@ static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *key
         }
         if ((st = clsort_host_radix_sort_host(ctx, spec, keys, values, n,
                                               varseg ? varseg->host_offsets : NULL,
-                                              varseg ? varseg->n_seg : 0, NULL, NULL,
+                                              varseg ? varseg->n_seg : 0, from, NULL, NULL,
                                               &host_ms)) != CLSORT_OK)
             goto done;
         h.kernel_ms = ctx->profiling ? host_ms : 0;
@@ -177,7 +185,15 @@ done:
 clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                               void *values, size_t n, clsort_stats *stats)
 {
-    return run(ctx, spec, keys, values, n, NULL, stats);
+    return run(ctx, spec, keys, values, n, NULL, NULL, stats);
+}
+
+clsort_status clsort_run_host_from(clsort_context *ctx, const clsort_spec *spec,
+                                   const void *from_keys, const void *from_values, void *keys,
+                                   void *values, size_t n, clsort_stats *stats)
+{
+    const clsort_host_from from = { from_keys, from_values };
+    return run(ctx, spec, keys, values, n, NULL, &from, stats);
 }
 
 clsort_status clsort_run_host_segments(clsort_context *ctx, const clsort_spec *spec, void *keys,
@@ -185,7 +201,7 @@ clsort_status clsort_run_host_segments(clsort_context *ctx, const clsort_spec *s
                                        size_t n_seg, clsort_stats *stats)
 {
     clsort_varseg v = { .n_seg = n_seg, .host_offsets = offsets };
-    return run(ctx, spec, keys, values, n, &v, stats);
+    return run(ctx, spec, keys, values, n, &v, NULL, stats);
 }
 
 /* The scratch and programs of a sort of n keys in these buffers, enqueuing nothing; may_swap: the

@@ -748,13 +748,19 @@ size_t clsort_host_radix_scratch(const clsort_context *ctx, const clsort_spec *s
  * CLSORT_HOST_INLINE_BYTES sets it). */
 size_t clsort_host_radix_inline_bytes(const clsort_context *ctx);
 /* Sort host arrays in place in the calling thread, as the family sorts them on buffers (offsets:
- * n_seg variable segments, checked, or NULL); *host_ms: the sort's time. ready: NULL, or called
+ * n_seg variable segments, checked, or NULL); *host_ms: the sort's time. from: NULL, or the n
+ * records to sort, read from there (the same arrays, or apart), the result in keys and values
+ * (a whole array's first pass reads them where they are: no copy). ready: NULL, or called
  * by the calling thread with records [0, upto) in their final place, upto growing to n (large
  * whole arrays: while the other threads sort the rest); it keeps what it has taken. */
+typedef struct clsort_host_from {
+    const void *keys, *values;
+} clsort_host_from;
 clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                           void *values, size_t n, const uint64_t *offsets,
-                                          size_t n_seg, void (*ready)(void *, size_t),
-                                          void *ready_user, double *host_ms);
+                                          size_t n_seg, const clsort_host_from *from,
+                                          void (*ready)(void *, size_t), void *ready_user,
+                                          double *host_ms);
 /* The kept scratch buffers that clsort_host_radix_sort_host() takes for n records, if any. */
 clsort_status clsort_host_radix_reserve_host(clsort_context *ctx, const clsort_spec *spec, size_t n);
 
@@ -808,6 +814,11 @@ clsort_status clsort_dispatch(clsort_context *ctx, clsort_job *job, cl_uint n_wa
 /* ---- run.c: one device sort of host arrays (checked to fit) ---- */
 clsort_status clsort_run_host(clsort_context *ctx, const clsort_spec *spec, void *keys,
                               void *values, size_t n, clsort_stats *stats);
+/* The same, the records read from from_keys / from_values (left as they are; the same arrays or
+ * apart): a whole array that host-radix sorts where it is reads them there, others are copied. */
+clsort_status clsort_run_host_from(clsort_context *ctx, const clsort_spec *spec,
+                                   const void *from_keys, const void *from_values, void *keys,
+                                   void *values, size_t n, clsort_stats *stats);
 /* The same with variable segments: n_seg + 1 offsets, checked. */
 clsort_status clsort_run_host_segments(clsort_context *ctx, const clsort_spec *spec, void *keys,
                                        void *values, size_t n, const uint64_t *offsets,

@@ -264,6 +264,20 @@ def _sort_rows(ctx, buf, descending, kind, values=None):
               n, ffi.NULL)
 
 
+def _sorted_rows(ctx, a, descending, kind):
+    """A sorted copy of a (C-contiguous, native) along its last axis: the library reads a where it
+    is (a CPU device's first pass: no copy of it first)."""
+    buf = np.empty(a.shape, dtype=a.dtype)
+    n, row = a.size, a.shape[-1] if a.ndim else 1
+    if n <= 1 or row <= 1:
+        np.copyto(buf, a)
+        return buf
+    spec = _spec(_key_type(a.dtype), 0, descending, kind, row if row != n else 0)
+    ctx._call('clsort_sort_copy', spec, ffi.from_buffer(a), ffi.NULL, _ptr(buf), ffi.NULL, n,
+              ffi.NULL)
+    return buf
+
+
 def _argsort_rows(ctx, buf, descending, kind):
     """Positions along the last axis that sort buf (C-contiguous, native; sorted in place too)."""
     n, row = buf.size, buf.shape[-1]
@@ -401,8 +415,11 @@ def sort(a, axis=-1, *, descending=False, kind=None, order=None, out=None, devic
         _sort_rows(ctx, buf, descending, kind)
         np.copyto(target, buf)
         return out
-    buf = np.array(moved, dtype=_native(a.dtype), order='C')
-    _sort_rows(ctx, buf, descending, kind)
+    if moved.flags.c_contiguous and moved.dtype.isnative:
+        buf = _sorted_rows(ctx, moved, descending, kind)
+    else:
+        buf = np.array(moved, dtype=_native(a.dtype), order='C')
+        _sort_rows(ctx, buf, descending, kind)
     return np.ascontiguousarray(np.moveaxis(buf, -1, axis)) if moved.ndim > 1 and axis not in (
         -1, a.ndim - 1) else buf
 

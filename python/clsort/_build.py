@@ -75,6 +75,9 @@ void clsort_close(clsort_context **ctx);
 void clsort_spec_default(clsort_spec *spec);
 clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
                           size_t n, clsort_stats *stats);
+clsort_status clsort_sort_copy(clsort_context *ctx, const clsort_spec *spec, const void *in_keys,
+                               const void *in_values, void *keys, void *values, size_t n,
+                               clsort_stats *stats);
 clsort_status clsort_argsort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *index,
                              size_t index_size, size_t n, clsort_stats *stats);
 clsort_status clsort_sort_segments(clsort_context *ctx, const clsort_spec *spec, void *keys,
