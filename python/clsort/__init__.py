@@ -264,10 +264,11 @@ def _sort_rows(ctx, buf, descending, kind, values=None):
               n, ffi.NULL)
 
 
-def _sorted_rows(ctx, a, descending, kind):
-    """A sorted copy of a (C-contiguous, native) along its last axis: the library reads a where it
-    is (a CPU device's first pass: no copy of it first)."""
-    buf = np.empty(a.shape, dtype=a.dtype)
+def _sorted_rows(ctx, a, descending, kind, into=None):
+    """A sorted copy of a (C-contiguous, native) along its last axis, in `into` (C-contiguous,
+    native, apart from a) or a new array: the library reads a where it is (a CPU device's first
+    pass: no copy of it first)."""
+    buf = np.empty(a.shape, dtype=a.dtype) if into is None else into
     n, row = a.size, a.shape[-1] if a.ndim else 1
     if n <= 1 or row <= 1:
         np.copyto(buf, a)
@@ -408,6 +409,10 @@ def sort(a, axis=-1, *, descending=False, kind=None, order=None, out=None, devic
                              % (out.shape, out.dtype, a.shape, a.dtype))
         target = np.moveaxis(out, axis, -1)
         if target.flags.c_contiguous and target.dtype.isnative and target.flags.writeable:
+            if moved.flags.c_contiguous and moved.dtype.isnative and \
+                    not np.shares_memory(target, moved):
+                _sorted_rows(ctx, moved, descending, kind, into=target)
+                return out
             np.copyto(target, moved)
             _sort_rows(ctx, target, descending, kind)
             return out
