@@ -87,7 +87,8 @@ def device_paths(args):
     gpus = [d for p in cl.get_platforms() for d in p.get_devices()
             if args.any_device or d.type & cl.device_type.GPU]
     if not gpus:
-        print('pyopencl: no GPU')
+        print('pyopencl: no GPU among', [(p.name, [d.name for d in p.get_devices()])
+                                         for p in cl.get_platforms()])
         return
     ctx = cl.Context([gpus[0]])
     q = cl.CommandQueue(ctx)
