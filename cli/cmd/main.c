@@ -13,9 +13,7 @@
 #include "text.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct command {
     const char *name;
@@ -56,29 +54,6 @@ static int help_command(int argc, char **argv)
     return EXIT_OK;
 }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CLSORT_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CLSORT_SANITIZED 1
-#endif
-
-/* The end of the process, once every output is committed and closed: without the C library's exit
- * handlers, the OpenCL driver's teardown among them (about 0.1 s on an H100 host after the report of
- * a 1 GiB sort; the OS takes the device's context back as it ends the process). A build under
- * AddressSanitizer exits the usual way, for its leak check. */
-static _Noreturn void leave(int rc)
-{
-#ifndef CLSORT_SANITIZED
-    fflush(NULL);
-    _exit(rc);
-#else
-    exit(rc);
-#endif
-}
-
 int main(int argc, char **argv)
 {
     process_mark_start(); /* --stats measures the process's wall time from here */
@@ -99,5 +74,5 @@ int main(int argc, char **argv)
             rc = EXIT_IO;
         }
     }
-    leave(rc);
+    return rc;
 }

@@ -455,24 +455,22 @@ static int can_read_ahead(const sort_job *j)
            j->spec.algorithm == CLSORT_ALGO_AUTO && !j->a.segments;
 }
 
-/* The keys input read into memory until the device is open, in pieces, at most a quarter of the
- * memory budget (-S, else half of physical memory) and 1 GiB from a pipe: the library takes it
- * first, then reads on. The whole of a 1 GiB file is read while an H100's device opens (about
- * 0.23 s), where a cap of 128 MiB left 0.16 s of the open to wait for. Memory that cannot be had is
- * no error: the read then waits for the device as before. */
+/* The start of the keys input read into memory until the device is open, in pieces, at most 128 MiB
+ * (an eighth of -S where that is less): the library takes it first, then reads on. Memory that
+ * cannot be had is no error: the read then waits for the device as before. */
 static int read_ahead(sort_job *j, device_opener *o)
 {
     enum { PIECE = 2u << 20 };
-    const uint64_t phys = io_physical_memory();
-    uint64_t cap = j->a.buffer_size ? j->a.buffer_size / 4
-                   : j->a.buffer_percent ? phys / 100 * j->a.buffer_percent / 4
-                   : phys ? phys / 8 : (uint64_t)128 << 20;
+    uint64_t cap = 128u << 20;
+    if (j->a.buffer_size && j->a.buffer_size / 8 < cap)
+        cap = j->a.buffer_size / 8;
+    if (j->a.buffer_percent) {
+        const uint64_t part = io_physical_memory() / 100 * j->a.buffer_percent / 8;
+        if (part < cap)
+            cap = part;
+    }
     if (j->kin.is_regular && j->kin.size < cap)
         cap = j->kin.size;
-    else if (!j->kin.is_regular && cap > ((uint64_t)1 << 30))
-        cap = (uint64_t)1 << 30;
-    if (cap > SIZE_MAX)
-        cap = SIZE_MAX;
     if (cap < 4096 || !(j->pre = malloc((size_t)cap)))
         return EXIT_OK;
     const double t = now_ms();

@@ -269,7 +269,10 @@ clsort_status clsort_host_radix_reserve_host(clsort_context *ctx, const clsort_s
     if (n * (ks + vs) <= CLSORT_HOST_INLINE_MAX_BYTES)
         return CLSORT_OK; /* a scratch of malloc() at each call */
     const size_t bytes[2] = { n * ks, n * vs };
-    clsort_status st = CLSORT_OK;
+    cl_command_queue q = NULL;
+    clsort_status st = host_queue(ctx, &q); /* for the maps, clsort_host_radix_prefault()'s too */
+    if (q)
+        clReleaseCommandQueue(q);
     for (int i = 0; i < 2 && st == CLSORT_OK; i++) {
         cl_mem m = NULL;
         if (bytes[i] && (st = clsort_scratch(ctx, kept_slots[i], bytes[i], &m, kept_what[i])) ==
@@ -277,6 +280,48 @@ clsort_status clsort_host_radix_reserve_host(clsort_context *ctx, const clsort_s
             clReleaseMemObject(m);
     }
     return st;
+}
+
+/* Fault in the pages of [p, p + bytes) for writing, without writing (Linux 5.14 and later; else
+ * nothing). */
+static void populate(void *p, size_t bytes)
+{
+#if defined(MADV_POPULATE_WRITE)
+    const uintptr_t page = 4096;
+    const uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+void clsort_host_radix_prefault(clsort_context *ctx, const clsort_spec *spec, size_t n, void *keys,
+                                void *values)
+{
+    const size_t ks = clsort_key_size(spec->key_type), vs = spec->value_size;
+    populate(keys, n * ks);
+    if (vs)
+        populate(values, n * vs);
+    if (!ctx->host_unified || n * (ks + vs) <= CLSORT_HOST_INLINE_MAX_BYTES)
+        return;
+    const size_t bytes[2] = { n * ks, n * vs };
+    cl_command_queue q = ctx->host_queue; /* made by the caller before, as the scratch */
+    for (int i = 0; i < 2 && q; i++) {
+        const cl_mem m = ctx->scratch[kept_slots[i]];
+        if (!bytes[i] || !m || ctx->scratch_bytes[kept_slots[i]] < bytes[i])
+            continue;
+        cl_int err;
+        void *p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, bytes[i], 0,
+                                     NULL, NULL, &err);
+        if (err != CL_SUCCESS)
+            continue;
+        advise_huge(p, bytes[i]);
+        populate(p, bytes[i]);
+        clEnqueueUnmapMemObject(q, m, p, 0, NULL, NULL);
+        clFinish(q);
+    }
 }
 
 static clsort_status kept_map(clsort_context *ctx, const size_t bytes[2], kept_scratch *k)

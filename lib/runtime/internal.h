@@ -763,6 +763,11 @@ clsort_status clsort_host_radix_sort_host(clsort_context *ctx, const clsort_spec
                                           double *host_ms);
 /* The kept scratch buffers that clsort_host_radix_sort_host() takes for n records, if any. */
 clsort_status clsort_host_radix_reserve_host(clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* The pages of keys and values (n records) and of the kept scratch reserved for them faulted in
+ * (on a thread of the caller's while it does other work; nothing else may use the context's
+ * queues or scratch meanwhile): the sort's first passes then find them there. */
+void clsort_host_radix_prefault(clsort_context *ctx, const clsort_spec *spec, size_t n, void *keys,
+                                void *values);
 
 /* ---- bitonic.c, oddeven.c ---- */
 clsort_status clsort_bitonic_enqueue(clsort_context *ctx, clsort_job *job);
