@@ -326,7 +326,9 @@ typedef struct clsort_stats {
     unsigned runs;            /**< device sorts: 1 when the input fit one */
     int warmed_up;            /**< prepare ran the kernels once: the device compiles each kernel at
                                    its first launch (PoCL), which would otherwise be timed */
-    const char *staging;      /**< "pinned", "use-host-ptr" or "host" (static storage) */
+    const char *staging;      /**< "pinned", "use-host-ptr" or "host" (static storage); "none"
+                                   where the input was read whole into host memory and sorted
+                                   there by the host's threads (a CPU device), with no staging */
     unsigned runs_spilled;    /**< runs written to temporary files */
     double spill_ms;          /**< writing temporary files (runs and merge levels) */
     unsigned merge_levels;    /**< merges before the final one (runs beyond the fan-in) */

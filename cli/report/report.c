@@ -102,9 +102,14 @@ void report_text(FILE *f, const run_report *r)
         fprintf(f, "  prepare     %10.3f ms   (in sort: buffers, programs%s; before the read)\n",
                 r->prepare_ms, r->warm_up ? ", first launch of the kernels: this device compiles "
                                             "them then" : "");
+    /* a CPU device's direct path: the input read whole into host memory and sorted there */
+    const int in_place = r->staging && !strcmp(r->staging, "none");
     if (r->top_select)
         fprintf(f, "  upload      %10.3f ms   (device time: each block read, within sort)\n",
                 r->upload_ms);
+    else if (in_place)
+        fprintf(f, "  upload      %10.3f ms   (none: the input was read whole into host memory and "
+                   "sorted there, no staging buffers)\n", r->upload_ms);
     else if (host)
         fprintf(f, "  upload      %10.3f ms   (copies from the staging buffers into the buffers "
                    "the host's threads sort, during the read or the sort)\n", r->upload_ms);
@@ -112,14 +117,18 @@ void report_text(FILE *f, const run_report *r)
         fprintf(f, "  upload      %10.3f ms   (device time, from the staging buffers, during the read "
                    "or the sort)\n", r->upload_ms);
     if (host)
-        fprintf(f, "  host sort   %10.3f ms   %8.4f GKey/s (%u run%s on the host's threads)\n",
-                r->kernel_ms, r->gkeys_per_s, r->runs, r->runs == 1 ? "" : "s");
+        fprintf(f, "  host sort   %10.3f ms   %8.4f GKey/s (%u run%s on the host's threads%s)\n",
+                r->kernel_ms, r->gkeys_per_s, r->runs, r->runs == 1 ? "" : "s",
+                in_place ? ", the sorted parts written as they were done" : "");
     else
         fprintf(f, "  kernels     %10.3f ms   %8.4f GKey/s (%u run%s; device time)\n", r->kernel_ms,
                 r->gkeys_per_s, r->runs, r->runs == 1 ? "" : "s");
     if (r->top_select)
         fprintf(f, "  download    %10.3f ms   (device time: the records kept, read back after "
                    "each select, within sort)\n", r->download_ms);
+    else if (in_place)
+        fprintf(f, "  download    %10.3f ms   (none: written from where it was sorted)\n",
+                r->download_ms);
     else
         fprintf(f, "  download    %10.3f ms   (%s, during the sort or the write)\n", r->download_ms,
                 host ? "out of the buffers" : "device time");

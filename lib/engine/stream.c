@@ -591,7 +591,8 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
         st = pipeline(&s);
     free((void *)r.keys);
     free((void *)r.values);
-    stats->staging = clsort_staging_name(s.slots[0].mem.kind); /* before teardown clears the slots */
+    /* before teardown clears the slots; "none" where the input was sorted where it was read */
+    stats->staging = taken ? "none" : clsort_staging_name(s.slots[0].mem.kind);
     teardown(&s);
     stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec, in->n));
     stats->programs_built = ctx->programs_built - built0;

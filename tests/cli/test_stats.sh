@@ -53,6 +53,16 @@ check "keys: sorted" $CHECK keys keys.bin out.bin
 stats_adds_up "keys" s.json
 check "keys: the device opened while the input was read" \
     $PYTHON -c "import json,sys; sys.exit(not json.load(open('s.json'))['open_overlapped'])"
+# on the CPU device a file of known size is sorted where it was read: no staging, and the report's
+# lines say so rather than naming transfers
+"$CLSORT" -i keys.bin -o out2.bin --stats 2> err.txt
+cp err.txt stats.txt
+check "keys: sorted where read" cmp out.bin out2.bin
+if grep -q "algorithm   host-radix" stats.txt; then
+    check "keys on the CPU device: the report says it was sorted where it was read" \
+        grep -q "upload .*(none: the input was read whole into host memory" stats.txt
+fi
+rm -f out2.bin stats.txt
 
 # the same from a pipe, with -S small enough that what was read during the open spans several of
 # the library's blocks; and --kv, --index-out (positions counted past what was read ahead)
