@@ -300,8 +300,11 @@ static clsort_status chunk_for(clsort_context *ctx, const clsort_spec *spec, siz
     return CLSORT_OK;
 }
 
-clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
-                          size_t n, clsort_stats *stats)
+/* clsort_sort() (copy 0: the arrays sorted where they are) and clsort_sort_copy() (copy 1: the
+ * records at in_keys and in_values sorted into keys and values). */
+static clsort_status sort_host(clsort_context *ctx, const clsort_spec *spec, int copy,
+                               const void *in_keys, const void *in_values, void *keys,
+                               void *values, size_t n, clsort_stats *stats)
 {
     const double t0 = clsort_now_ms();
     clsort_spec def;
@@ -311,15 +314,23 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     VALIDATE(ctx, ctx);
     clsort_clear_detail(ctx);
     VALIDATE(ctx, keys || n == 0);
+    VALIDATE(ctx, !copy || in_keys || n == 0);
+    VALIDATE(ctx, !copy || spec->value_size == 0 || in_values || n == 0);
     size_t chunk;
     clsort_status st;
     if ((st = check_sort(ctx, spec, values, n)) != CLSORT_OK ||
         (st = chunk_for(ctx, spec, n, &chunk)) != CLSORT_OK)
         return st;
-    if (chunk)
+    if (chunk) { /* sorted in place, after a copy */
+        if (copy && in_keys != keys)
+            memcpy(keys, in_keys, n * clsort_key_size(spec->key_type));
+        if (copy && spec->value_size && in_values != values)
+            memcpy(values, in_values, n * spec->value_size);
         st = clsort_sort_chunked(ctx, spec, keys, values, n, chunk, stats);
-    else
-        st = clsort_run_host(ctx, spec, keys, values, n, stats);
+    } else {
+        st = copy ? clsort_run_host_from(ctx, spec, in_keys, in_values, keys, values, n, stats)
+                  : clsort_run_host(ctx, spec, keys, values, n, stats);
+    }
     if (stats && st == CLSORT_OK) {
         stats->total_ms = clsort_now_ms() - t0;
         /* Chunks: kernel time only (the host merge is not the device's). */
@@ -329,39 +340,17 @@ clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *ke
     return st;
 }
 
+clsort_status clsort_sort(clsort_context *ctx, const clsort_spec *spec, void *keys, void *values,
+                          size_t n, clsort_stats *stats)
+{
+    return sort_host(ctx, spec, 0, NULL, NULL, keys, values, n, stats);
+}
+
 clsort_status clsort_sort_copy(clsort_context *ctx, const clsort_spec *spec, const void *in_keys,
                                const void *in_values, void *keys, void *values, size_t n,
                                clsort_stats *stats)
 {
-    const double t0 = clsort_now_ms();
-    clsort_spec def;
-    spec = clsort_spec_or_default(spec, &def);
-    if (stats)
-        memset(stats, 0, sizeof *stats);
-    VALIDATE(ctx, ctx);
-    clsort_clear_detail(ctx);
-    VALIDATE(ctx, (keys && in_keys) || n == 0);
-    VALIDATE(ctx, spec->value_size == 0 || in_values || n == 0);
-    size_t chunk;
-    clsort_status st;
-    if ((st = check_sort(ctx, spec, values, n)) != CLSORT_OK ||
-        (st = chunk_for(ctx, spec, n, &chunk)) != CLSORT_OK)
-        return st;
-    if (chunk) { /* sorted in place after a copy */
-        if (in_keys != keys)
-            memcpy(keys, in_keys, n * clsort_key_size(spec->key_type));
-        if (spec->value_size && in_values != values)
-            memcpy(values, in_values, n * spec->value_size);
-        st = clsort_sort_chunked(ctx, spec, keys, values, n, chunk, stats);
-    } else {
-        st = clsort_run_host_from(ctx, spec, in_keys, in_values, keys, values, n, stats);
-    }
-    if (stats && st == CLSORT_OK) {
-        stats->total_ms = clsort_now_ms() - t0;
-        const double ms = chunk || stats->kernel_ms > 0 ? stats->kernel_ms : stats->total_ms;
-        stats->gkeys_per_s = n && ms > 0 ? (double)n / (ms * 1e6) : 0.0;
-    }
-    return st;
+    return sort_host(ctx, spec, 1, in_keys, in_values, keys, values, n, stats);
 }
 
 /* What an argsort asks: keys alone in the spec (the positions are the values), positions of 4 bytes
