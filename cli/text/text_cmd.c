@@ -7,7 +7,8 @@
  * over the library's comparison), -c and -C check the order. Output goes through io.c: a temporary
  * file put in place at the end, so that no partial output is left and the output may be an input.
  * The device opens on a thread of its own while the library reads (the source's late context), on
- * hosts of 4 cores or more; --stats says where the time went.
+ * hosts of 4 cores or more (not with --parallel=1); --parallel N bounds the host's threads of
+ * every step (the library's stream settings); --stats says where the time went.
  * Calls text_args.c, the library (clsort_sort_lines_stream, clsort_lines_order_*), io.c,
  * settings.c, msg.c, progress.c (the clock).
  */
@@ -474,7 +475,9 @@ static int open_device(text_job *j, text_source *t, uint64_t budget)
     if (!j->a.device && !(t->pre_len == TEXT_DEVICE_MIN && budget / 2 >= TEXT_DEVICE_MIN))
         return 0;
     const int ahead = settings()->read_ahead;
-    if (!j->a.device && ahead != 0 && (ahead > 0 || sysconf(_SC_NPROCESSORS_ONLN) >= 4)) {
+    /* --parallel=1: no thread beside the read */
+    if (!j->a.device && ahead != 0 && j->a.parallel != 1 &&
+        (ahead > 0 || sysconf(_SC_NPROCESSORS_ONLN) >= 4)) {
         j->opener = calloc(1, sizeof *j->opener);
         if (j->opener && pthread_create(&j->opener->thread, NULL, open_device_main, j->opener) == 0)
             return 0;
@@ -569,6 +572,7 @@ static int sort_inputs(text_job *j)
     set.memory_bytes = budget;
     set.temp_dirs = dirs;
     set.n_temp_dirs = 1;
+    set.threads = j->a.parallel; /* 0: the library's default */
     j->lib_ctx = j->ctx; /* until the library takes the one opening beside the read */
     const clsort_status st = clsort_sort_lines_stream(j->ctx, &j->a.spec, &src, &sink, &set,
                                                       &j->stats);
@@ -653,7 +657,8 @@ void help_text(void)
            "                              in runs in temporary files and merged\n"
            "  -t, --field-separator=SEP   use SEP instead of non-blank to blank transition\n"
            "  -T, --temporary-directory=DIR  the runs' directory ($TMPDIR, else /tmp)\n"
-           "      --parallel=N            accepted (no difference to the output)\n"
+           "      --parallel=N            at most N threads for the host's steps (16 at\n"
+           "                              most; default: one per core, at most 16)\n"
            "      --batch-size=NMERGE     accepted (no difference to the output)\n"
            "  -u, --unique                output only the first of an equal run\n"
            "  -z, --zero-terminated       line delimiter is NUL, not newline\n"

@@ -50,6 +50,7 @@ typedef struct split_job {
     const char *buf;
     size_t len, chunks;
     char delim;
+    unsigned threads; /* at most, 0: the default */
     uint64_t *first; /* the number of the first line of each chunk, then the count */
     uint64_t *starts;
 } split_job;
@@ -94,16 +95,18 @@ static void split_fill(void *arg, size_t begin, size_t end)
     }
 }
 
-/* The lines of buf counted, on the host's threads from 2 chunks on: s->first[s->chunks] after;
- * -1 when there is no memory for the chunks' table. split_done() writes the starts, then frees it. */
-static int split_plan(split_job *s, const char *buf, size_t len, char delim)
+/* The lines of buf counted, on at most `threads` of the host's threads (0: the default) from 2
+ * chunks on: s->first[s->chunks] after; -1 when there is no memory for the chunks' table.
+ * split_done() writes the starts, then frees it. */
+static int split_plan(split_job *s, const char *buf, size_t len, char delim, unsigned threads)
 {
-    *s = (split_job){ buf, len, len / SPLIT_CHUNK + (len % SPLIT_CHUNK != 0), delim, NULL, NULL };
+    *s = (split_job){ buf, len, len / SPLIT_CHUNK + (len % SPLIT_CHUNK != 0), delim, threads,
+                      NULL, NULL };
     s->first = malloc((s->chunks + 1) * sizeof *s->first);
     if (!s->first)
         return -1;
     s->first[0] = 0;
-    clsort_parallel(s->chunks, 1, split_count, s);
+    clsort_parallel_threads(s->threads, s->chunks, 1, split_count, s);
     for (size_t c = 0; c < s->chunks; c++)
         s->first[c + 1] += s->first[c];
     return 0;
@@ -113,7 +116,7 @@ static void split_done(split_job *s, uint64_t *starts)
 {
     s->starts = starts;
     if (starts)
-        clsort_parallel(s->chunks, 1, split_fill, s);
+        clsort_parallel_threads(s->threads, s->chunks, 1, split_fill, s);
     free(s->first);
     s->first = NULL;
 }
@@ -134,13 +137,13 @@ static void touch_slice(void *arg, size_t begin, size_t end)
         t->p[i * 4096] = 0;
 }
 
-void *lines_alloc(size_t bytes)
+void *lines_alloc(size_t bytes, unsigned threads)
 {
     char *p = malloc(bytes ? bytes : 1);
     if (!p || bytes < (4u << 20))
         return p;
     touch_job t = { p, bytes };
-    clsort_parallel(bytes / 4096, 256, touch_slice, &t);
+    clsort_parallel_threads(threads, bytes / 4096, 256, touch_slice, &t);
     return p;
 }
 
@@ -160,12 +163,12 @@ static void count_slice(void *arg, size_t begin, size_t end)
     }
 }
 
-size_t lines_count_byte(const char *p, size_t n, char d)
+size_t lines_count_byte(const char *p, size_t n, char d, unsigned threads)
 {
     if (n < 2 * (size_t)SPLIT_CHUNK)
         return count_byte(p, n, d);
     count_job c = { p, n, n / SPLIT_CHUNK < 256 ? n / SPLIT_CHUNK : 256, d, { 0 } };
-    clsort_parallel(c.chunks, 1, count_slice, &c);
+    clsort_parallel_threads(threads, c.chunks, 1, count_slice, &c);
     size_t sum = 0;
     for (size_t k = 0; k < c.chunks; k++)
         sum += c.got[k];
@@ -178,7 +181,7 @@ size_t clsort_lines_count(const clsort_lines_spec *spec, const char *buf, size_t
     if (!buf || !len)
         return 0;
     split_job s;
-    if (split_plan(&s, buf, len, delim) != 0) /* no memory for the table: one thread */
+    if (split_plan(&s, buf, len, delim, 0) != 0) /* no memory for the table: one thread */
         return 1 + count_byte(buf, len - 1, delim);
     const size_t n = (size_t)s.first[s.chunks];
     split_done(&s, NULL);
@@ -338,13 +341,13 @@ static void widen_slice(void *arg, size_t begin, size_t end)
     }
 }
 
-static void widen_positions(uint64_t *order, size_t n)
+static void widen_positions(uint64_t *order, size_t n, unsigned threads)
 {
     size_t hi = n;
     while (hi > 1) {
         const size_t lo = (hi + 1) / 2; /* 8 * lo >= 4 * hi: entries [lo, hi) land past their sources */
         widen_job w = { order, lo };
-        clsort_parallel(hi - lo, 1u << 16, widen_slice, &w);
+        clsort_parallel_threads(threads, hi - lo, 1u << 16, widen_slice, &w);
         hi = lo;
     }
     if (n) {
@@ -467,7 +470,7 @@ static void gather_copy(void *arg, size_t begin, size_t end)
 }
 
 size_t lines_gather(const char *buf, size_t buf_len, const uint64_t *starts, const uint64_t *order,
-                    size_t n, char delim, char *out, size_t cap)
+                    size_t n, char delim, char *out, size_t cap, unsigned threads)
 {
     if (!n)
         return 0;
@@ -489,12 +492,12 @@ size_t lines_gather(const char *buf, size_t buf_len, const uint64_t *starts, con
     }
     *g = (gather_job){ .buf = buf, .buf_len = buf_len, .starts = starts, .order = order, .n = n,
                        .delim = delim, .out = out };
-    clsort_parallel(GATHER_CHUNKS, 1, gather_sizes, g);
+    clsort_parallel_threads(threads, GATHER_CHUNKS, 1, gather_sizes, g);
     for (size_t c = 0; c < GATHER_CHUNKS; c++)
         g->at[c + 1] += g->at[c];
     const size_t total = (size_t)g->at[GATHER_CHUNKS];
     if (total <= cap)
-        clsort_parallel(GATHER_CHUNKS, 1, gather_copy, g);
+        clsort_parallel_threads(threads, GATHER_CHUNKS, 1, gather_copy, g);
     free(g);
     return total;
 }
@@ -505,19 +508,19 @@ size_t clsort_gather_lines(const clsort_lines_spec *spec, const char *buf, const
     if (!spec || !starts || !order || !out || !n)
         return 0;
     /* out's room past the lines is not known: cap is what they take */
-    return lines_gather(buf, 0, starts, order, n, spec->delimiter, out, SIZE_MAX);
+    return lines_gather(buf, 0, starts, order, n, spec->delimiter, out, SIZE_MAX, 0);
 }
 
 clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *spec, const char *buf,
                                 size_t len, uint64_t *starts, uint64_t *order, size_t *n_out,
                                 clsort_stats *stats)
 {
-    return lines_sort(ctx, spec, buf, len, starts, order, SIZE_MAX, n_out, stats);
+    return lines_sort(ctx, spec, buf, len, starts, order, SIZE_MAX, n_out, stats, 0);
 }
 
 clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, const char *buf,
                          size_t len, uint64_t *starts, uint64_t *order, size_t room, size_t *n_out,
-                         clsort_stats *stats)
+                         clsort_stats *stats, unsigned threads)
 {
     const double t0 = clsort_now_ms();
     if (stats)
@@ -532,7 +535,7 @@ clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, con
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
                            "clsort_sort_lines: buf (with len > 0), order and n_out must not be NULL");
     split_job sp;
-    if (split_plan(&sp, buf ? buf : "", len, spec->delimiter) != 0)
+    if (split_plan(&sp, buf ? buf : "", len, spec->delimiter, threads) != 0)
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "clsort_sort_lines: no memory to find the lines of %zu bytes", len);
     const size_t n = (size_t)sp.first[sp.chunks];
@@ -542,9 +545,9 @@ clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, con
                            "clsort_sort_lines: %zu lines where %zu were counted", n, room);
     }
     uint64_t *own_starts = NULL;
-    uint64_t *keys = n ? lines_alloc(n * sizeof *keys) : NULL;
+    uint64_t *keys = n ? lines_alloc(n * sizeof *keys, threads) : NULL;
     if (!starts)
-        starts = own_starts = lines_alloc((n + 1) * sizeof *starts);
+        starts = own_starts = lines_alloc((n + 1) * sizeof *starts, threads);
     if (!starts || (n && !keys)) {
         split_done(&sp, NULL);
         free(own_starts);
@@ -557,7 +560,7 @@ clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, con
     starts[n] = len + (len && buf[len - 1] != spec->delimiter);
     const double t1 = clsort_now_ms();
     lines_job j = { &o, buf, starts, keys, order };
-    clsort_parallel(n, 4096, prefix_slice, &j);
+    clsort_parallel_threads(threads, n, 4096, prefix_slice, &j);
     const double t2 = clsort_now_ms();
     if (n > 1 && ctx) {
         clsort_spec s;
@@ -568,14 +571,14 @@ clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, con
         const size_t isz = n <= UINT32_MAX ? 4 : 8;
         st = clsort_argsort(ctx, &s, keys, order, isz, n, stats);
         if (st == CLSORT_OK && isz == 4)
-            widen_positions(order, n);
+            widen_positions(order, n, threads);
     } else {
         st = host_argsort(ctx, keys, order, n);
     }
     const double t3 = clsort_now_ms();
     if (st == CLSORT_OK) {
         ties_job tj = { &j, n, 0 };
-        clsort_parallel(n, 4096, ties_slice, &tj);
+        clsort_parallel_threads(threads, n, 4096, ties_slice, &tj);
         if (tj.failed)
             st = clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                              "clsort_sort_lines: no memory to order lines with equal prefixes");
@@ -589,7 +592,7 @@ clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, con
             unsigned char *keep = malloc(n);
             if (keep) {
                 unique_job u = { &j, keep };
-                clsort_parallel(n, 4096, unique_slice, &u);
+                clsort_parallel_threads(threads, n, 4096, unique_slice, &u);
             }
             kept = 1;
             for (size_t k = 1; k < n; k++)

@@ -38,20 +38,22 @@ int lines_compare(const lines_order *o, const char *a, size_t alen, const char *
 /* A 64-bit prefix of a line's first key (or of the whole line without keys): a line that compares
  * before another never has a larger prefix, and lines that compare equal have equal prefixes. */
 uint64_t lines_prefix(const lines_order *o, const char *line, size_t len);
+/* `threads` below: the most of the host's threads a step runs on (clsort_stream_settings.threads,
+ * `clsort text --parallel N`); 0: the default, one per online processor, at most 16. */
 /* clsort_sort_lines() with room for that many lines in starts (one more) and order: more is refused
  * (CLSORT_ERROR_INVALID_ARGUMENT), never an overrun. */
 clsort_status lines_sort(clsort_context *ctx, const clsort_lines_spec *spec, const char *buf,
                          size_t len, uint64_t *starts, uint64_t *order, size_t room, size_t *n_out,
-                         clsort_stats *stats);
+                         clsort_stats *stats, unsigned threads);
 /* malloc(), with the pages of a large block made present on the host's threads (lines.c). */
-void *lines_alloc(size_t bytes);
+void *lines_alloc(size_t bytes, unsigned threads);
 /* The bytes equal to d in p[0, n), on the host's threads from a few MiB on (lines.c). */
-size_t lines_count_byte(const char *p, size_t n, char d);
+size_t lines_count_byte(const char *p, size_t n, char d, unsigned threads);
 /* The lines order[0, n) of a sort (clsort_sort_lines()'s starts) copied to out, each ended by
  * delim, on the host's threads: their bytes. Nothing is copied when they take more than cap.
  * buf_len: buf's bytes (0 when not known): short lines are copied with some bytes after them where
  * buf has them (out's room is the lines' own). */
 size_t lines_gather(const char *buf, size_t buf_len, const uint64_t *starts, const uint64_t *order,
-                    size_t n, char delim, char *out, size_t cap);
+                    size_t n, char delim, char *out, size_t cap, unsigned threads);
 
 #endif

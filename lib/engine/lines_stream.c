@@ -7,7 +7,8 @@
  * merge level, the runs one after the other in it, so that any number of runs takes a few
  * descriptors), merged in groups when there are more than the fan-in, and the last runs merged into the sink: a heap over the runs, each read
  * back a buffered block at a time, GNU sort's comparison deciding, the earlier run first among
- * equal lines (stable), -u keeping the first of lines whose keys compare equal.
+ * equal lines (stable), -u keeping the first of lines whose keys compare equal. Every step on the
+ * host's threads takes at most clsort_stream_settings.threads of them (0: the default).
  * Calls lines.c, lines_keys.c (the comparison), runfile.c, status.c, timing.
  */
 #include "internal.h"
@@ -157,7 +158,9 @@ static clsort_status ls_new_run(lstream *s, ls_run **out)
 
 /* The sorted lines go out in pieces of an eighth of the block, 64 KiB to 16 MiB: a thread gathers
  * the next piece (on the host's threads) while the calling thread writes this one, so that neither
- * a copy of the whole block nor the gather's time adds to the write's. */
+ * a copy of the whole block nor the gather's time adds to the write's. Under a bound of N threads
+ * (clsort_stream_settings.threads) that gather takes N - 1 of them beside the writer, and with one
+ * thread the pieces are gathered and written in turn on the calling thread. */
 #define LS_PIECE_MIN (64u << 10)
 #define LS_PIECE_MAX (16u << 20)
 
@@ -169,12 +172,14 @@ typedef struct ls_piece {
     char delim;
     char *out;
     size_t cap, bytes;
+    unsigned threads; /* the gather's, 0: the default */
     int failed;
 } ls_piece;
 
 static void ls_piece_gather(ls_piece *p)
 {
-    p->bytes = lines_gather(p->buf, p->len, p->starts, p->order, p->n, p->delim, p->out, p->cap);
+    p->bytes = lines_gather(p->buf, p->len, p->starts, p->order, p->n, p->delim, p->out, p->cap,
+                            p->threads);
     if (p->bytes <= p->cap)
         return;
     free(p->out); /* longer lines than the pieces before: a larger buffer */
@@ -185,7 +190,8 @@ static void ls_piece_gather(ls_piece *p)
         p->failed = 1;
         return;
     }
-    p->bytes = lines_gather(p->buf, p->len, p->starts, p->order, p->n, p->delim, p->out, p->cap);
+    p->bytes = lines_gather(p->buf, p->len, p->starts, p->order, p->n, p->delim, p->out, p->cap,
+                            p->threads);
 }
 
 static void *ls_piece_thread(void *arg)
@@ -207,7 +213,10 @@ static clsort_status ls_write_sorted(lstream *s, ls_writer *w, const char *buf,
     const size_t per = est < 1 ? 1 : est > kept ? kept : (size_t)est;
     ls_piece pc[2];
     for (int i = 0; i < 2; i++)
-        pc[i] = (ls_piece){ buf, len, starts, order, 0, s->spec->delimiter, NULL, 0, 0, 0 };
+        pc[i] = (ls_piece){ buf, len, starts, order, 0, s->spec->delimiter, NULL, 0, 0,
+                            s->set.threads, 0 };
+    /* with a bound, the pieces gathered beside the writer take one thread less */
+    const unsigned beside = s->set.threads > 1 ? s->set.threads - 1 : s->set.threads;
     clsort_status st = CLSORT_OK;
     double t = clsort_now_ms();
     pc[0].n = per;
@@ -228,7 +237,10 @@ static clsort_status ls_write_sorted(lstream *s, ls_writer *w, const char *buf,
             q->order = order + at;
             q->n = kept - at < per ? kept - at : per;
             at += q->n;
-            threaded = pthread_create(&th, NULL, ls_piece_thread, q) == 0;
+            q->threads = beside;
+            threaded = s->set.threads != 1 && pthread_create(&th, NULL, ls_piece_thread, q) == 0;
+            if (!threaded)
+                q->threads = s->set.threads;
         }
         st = ls_put(w, p->out, p->bytes);
         t = clsort_now_ms();
@@ -256,8 +268,8 @@ static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, size
         s->ctx = s->src->context(s->src->user);
     }
     const double t0 = clsort_now_ms();
-    uint64_t *starts = lines_alloc((n + 1) * sizeof *starts);
-    uint64_t *order = lines_alloc((n ? n : 1) * sizeof *order);
+    uint64_t *starts = lines_alloc((n + 1) * sizeof *starts, s->set.threads);
+    uint64_t *order = lines_alloc((n ? n : 1) * sizeof *order, s->set.threads);
     size_t kept = 0;
     clsort_status st;
     if (!starts || !order) {
@@ -268,7 +280,7 @@ static clsort_status ls_sort_block(lstream *s, const char *buf, size_t len, size
     }
     clsort_stats one = { 0 };
     const double t1 = clsort_now_ms();
-    st = lines_sort(s->ctx, s->spec, buf, len, starts, order, n, &kept, &one);
+    st = lines_sort(s->ctx, s->spec, buf, len, starts, order, n, &kept, &one, s->set.threads);
     one.split_ms += t1 - t0; /* the count and the tables' allocation are the split's */
     if (st != CLSORT_OK)
         goto done;
@@ -513,7 +525,7 @@ static clsort_status ls_read_blocks(lstream *s)
     if (size != CLSORT_SIZE_UNKNOWN && size < SIZE_MAX - 1 &&
         2 * (size + 1) + LS_LINE_COST * (size / 8) <= budget) {
         const double t = clsort_now_ms();
-        buf = lines_alloc((size_t)size + 1);
+        buf = lines_alloc((size_t)size + 1, s->set.threads);
         if (s->stats) /* its pages made present: the read's */
             s->stats->read_ms += clsort_now_ms() - t;
         cap = buf ? (size_t)size + 1 : 0;
@@ -558,7 +570,7 @@ static clsort_status ls_read_blocks(lstream *s)
         }
         if (got == 0)
             break;
-        lines += lines_count_byte(buf + len, (size_t)got, delim);
+        lines += lines_count_byte(buf + len, (size_t)got, delim, s->set.threads);
         len += (size_t)got;
         if (s->stats) /* the count is the read's */
             s->stats->read_ms += clsort_now_ms() - t;

@@ -87,6 +87,9 @@ const char *clsort_settings_device(const clsort_setting *given, size_t count, co
 unsigned clsort_threads_default(void);
 void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t begin, size_t end),
                      void *arg);
+/* The same loop on at most `threads` threads (at most 16; 0: clsort_threads_default()). */
+void clsort_parallel_threads(unsigned threads, size_t n, size_t min_slice,
+                             void (*fn)(void *arg, size_t begin, size_t end), void *arg);
 
 /* ---- transfer.c: large transfers through pinned staging slots, the host's threads copying ----
  * Upload bytes of host to mem; *ev_first is the first transfer, *done the last (the host memory

@@ -1,9 +1,10 @@
 /*
  * The host's threads: how many to use (one per online processor, at most 16), and a loop over
  * [0, n) cut into slices, one per thread (at least min_slice items each): the calling thread runs
- * the first slice, and a thread that cannot start leaves its slice to the caller. For the host's
- * passes over whole arrays (fields.c), the copies through staging memory (transfer.c) and the
- * merge's default (runmerge.c).
+ * the first slice, and a thread that cannot start leaves its slice to the caller; the loop may be
+ * given its number of threads (the caller's bound, as `clsort text --parallel N`). For the host's
+ * passes over whole arrays (fields.c), the copies through staging memory (transfer.c), the
+ * merge's default (runmerge.c) and the text lines' steps (lines.c).
  * Calls nothing of the library's.
  */
 #include "internal.h"
@@ -30,11 +31,11 @@ static void *parallel_slice(void *p)
     return NULL;
 }
 
-void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t begin, size_t end),
-                     void *arg)
+void clsort_parallel_threads(unsigned threads, size_t n, size_t min_slice,
+                             void (*fn)(void *arg, size_t begin, size_t end), void *arg)
 {
     enum { MAX_THREADS = 16 };
-    unsigned t = clsort_threads_default();
+    unsigned t = threads ? threads : clsort_threads_default();
     if (t > MAX_THREADS)
         t = MAX_THREADS;
     if (min_slice && (size_t)t > n / min_slice + 1)
@@ -54,4 +55,10 @@ void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t be
         else
             parallel_slice(&sl[i]);
     }
+}
+
+void clsort_parallel(size_t n, size_t min_slice, void (*fn)(void *arg, size_t begin, size_t end),
+                     void *arg)
+{
+    clsort_parallel_threads(0, n, min_slice, fn, arg);
 }

@@ -59,6 +59,34 @@ m = re.search(r"in ([0-9.]+) s .*: read ([0-9.]+), open ([0-9.]+), split ([0-9.]
 wall, *parts = map(float, m.groups())
 sys.exit(not (abs(sum(parts) - wall) < 0.01 and parts[-1] >= -0.005 and "400000 lines" in line))'
 
+# --parallel N bounds the host's threads: --parallel=1 and =3 give GNU sort's bytes (one block, a
+# merge of runs under a tiny -S, -u, a key with -t); with strace at hand, --parallel=1 starts no
+# thread at all and --parallel=2 does (under 1 MiB of input no device opens: the host's steps are
+# the only threads; 60000 lines: the keys' step takes 2 slices of 4096 lines or more)
+$PYTHON -c 'import random; r = random.Random(6); print("\n".join("w%d %d,%d" % (r.randint(0, 99), r.randint(-10**4, 10**4), r.randint(0, 999)) for _ in range(60000)))' > par.txt
+check "par.txt is under 1 MiB" test "$(wc -c < par.txt)" -lt 1048576
+for p in 1 3; do
+    for opts in "-n -k2" "-n -k2 -S 1M" "-u -t, -k2,2n" ""; do
+        rm -f par.got
+        # shellcheck disable=SC2086
+        check "text --parallel=$p ${opts:-(bytes)}" "$CLSORT" text --parallel=$p $opts par.txt -o par.got
+        # shellcheck disable=SC2086
+        check "text --parallel=$p ${opts:-(bytes)}: as GNU sort" cmp -s par.got <(LC_ALL=C sort $opts par.txt)
+    done
+done
+if command -v strace > /dev/null && strace -f -qq -o /dev/null true 2> /dev/null; then
+    for p in 1 2; do
+        rm -f par.got
+        check "text -n -k2 --parallel=$p under strace" strace -f -qq -e trace=clone,clone3 \
+            -o "par.strace.$p" "$CLSORT" text -n -k2 --parallel=$p par.txt -o par.got
+        check "text -n -k2 --parallel=$p under strace: as GNU sort" cmp -s par.got <(LC_ALL=C sort -n -k2 par.txt)
+    done
+    check "text --parallel=1 starts no thread" test "$(grep -c CLONE_THREAD par.strace.1)" -eq 0
+    check "text --parallel=2 starts threads (the check sees them)" test "$(grep -c CLONE_THREAD par.strace.2)" -gt 0
+else
+    echo "strace cannot trace here: --parallel's thread count not checked"
+fi
+
 # the help fits 80 columns, and clsort(1) names every long option it lists
 wide=$("$CLSORT" help text | awk 'length > 80')
 check "clsort help text: lines of 80 columns at most" test -z "$wide"
