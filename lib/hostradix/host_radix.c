@@ -59,6 +59,25 @@ INLINE uint64_t order_bits(order o, uint64_t k, unsigned ks, int fl)
     return k ^ x;
 }
 
+/* The digit of order bits m: bits sh.. under dm, through map where that is not NULL (the split
+ * by a wide digit: buckets of runs of its values). */
+INLINE unsigned digit_of(uint64_t m, unsigned sh, unsigned dm, const uint8_t *map)
+{
+    const unsigned d = (unsigned)(m >> sh) & dm;
+    return map ? map[d] : d;
+}
+
+/* Counts of the wide digit (bits sh.. under dm, up to 16 bits) over keys [lo, hi) into c[dm + 1]
+ * (hi - lo < 2^32). */
+INLINE void wide_hist_body(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
+                           unsigned sh, unsigned dm, uint32_t *c, unsigned ks, int fl)
+{
+    const order o = order_of(s);
+    memset(c, 0, (dm + 1) * sizeof *c);
+    for (size_t i = lo; i < hi; i++)
+        c[(unsigned)(order_bits(o, load(keys, i, ks), ks, fl) >> sh) & dm]++;
+}
+
 /* Counts of every digit place in `places` (bit per place) over keys [lo, hi). The places are
  * listed first, so that the loop over a key's places runs over the ones wanted only. */
 INLINE void hist_body(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
@@ -120,18 +139,19 @@ INLINE void hist_body(const clsort_host_sort *s, const void *keys, size_t lo, si
     }
 }
 
-/* Records [lo, hi) of src to dst by the digit of `pass`, off[d] the next slot of digit d. */
+/* Records [lo, hi) of src to dst by the digit (sh, dm, map: digit_of), off[d] the next slot of
+ * digit d. */
 INLINE void scatter_body(const clsort_host_sort *s, const clsort_host_span *src,
-                         const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass,
-                         size_t *off, unsigned ks, unsigned vs, int fl)
+                         const clsort_host_span *dst, size_t lo, size_t hi, unsigned sh,
+                         unsigned dm, const uint8_t *map, size_t *off, unsigned ks, unsigned vs,
+                         int fl)
 {
     const order o = order_of(s);
-    const unsigned sh = s->shift[pass], dm = s->dmask[pass];
     const void *sk = src->keys, *sv = src->values;
     void *dk = dst->keys, *dv = dst->values;
     for (size_t i = lo; i < hi; i++) {
         const uint64_t k = load(sk, i, ks);
-        const size_t at = off[(unsigned)(order_bits(o, k, ks, fl) >> sh) & dm]++;
+        const size_t at = off[digit_of(order_bits(o, k, ks, fl), sh, dm, map)]++;
         store(dk, at, k, ks);
         if (vs)
             store(dv, at, load(sv, i, vs), vs);
@@ -235,19 +255,20 @@ INLINE void put_part(unsigned char *dst, const unsigned char *line, size_t from,
  * this chunk's first record of the digit (other chunks write there) and the last, incomplete ones
  * are stored plainly. dst's keys and values are aligned to lines. */
 INLINE void split_lines(const clsort_host_sort *s, const clsort_host_span *src,
-                        const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass,
-                        size_t *off, clsort_host_lines *lines, unsigned ks, unsigned vs, int fl)
+                        const clsort_host_span *dst, size_t lo, size_t hi, unsigned sh,
+                        unsigned dm, const uint8_t *map, size_t *off, clsort_host_lines *lines,
+                        unsigned ks, unsigned vs, int fl)
 {
     const order o = order_of(s);
-    const unsigned sh = s->shift[pass], dm = s->dmask[pass];
+    const unsigned nd = map ? 256 : dm + 1; /* digits that can occur */
     const unsigned group = CLSORT_HOST_LINE / (ks == 4 || vs == 4 ? 4 : 8);
     const unsigned char *sk = src->keys, *sv = src->values;
     unsigned char *dk = dst->keys, *dv = dst->values;
     size_t *begin = lines->begin;
-    memcpy(begin, off, (dm + 1) * sizeof *off);
+    memcpy(begin, off, nd * sizeof *off);
     for (size_t i = lo; i < hi; i++) {
         const uint64_t k = load(sk, i, ks);
-        const unsigned d = (unsigned)(order_bits(o, k, ks, fl) >> sh) & dm;
+        const unsigned d = digit_of(order_bits(o, k, ks, fl), sh, dm, map);
         const size_t at = off[d]++;
         const unsigned slot = at & (group - 1);
         store(lines->keys[d], slot, k, ks);
@@ -266,7 +287,7 @@ INLINE void split_lines(const clsort_host_sort *s, const clsort_host_span *src,
                 put_part(dv, lines->values[d], begin[d], at + 1, group, vs);
         }
     }
-    for (unsigned d = 0; d <= dm; d++) {
+    for (unsigned d = 0; d < nd; d++) {
         const size_t end = off[d], first = end & ~(size_t)(group - 1);
         const size_t from = first > begin[d] ? first : begin[d];
         put_part(dk, lines->keys[d], from, end, group, ks);
@@ -303,17 +324,18 @@ void clsort_host_stream(void *dst, const void *src, size_t bytes)
 }
 
 INLINE void split_body(const clsort_host_sort *s, const clsort_host_span *src,
-                       const clsort_host_span *dst, size_t lo, size_t hi, unsigned pass,
-                       size_t *off, clsort_host_lines *lines, unsigned ks, unsigned vs, int fl)
+                       const clsort_host_span *dst, size_t lo, size_t hi, unsigned sh,
+                       unsigned dm, const uint8_t *map, size_t *off, clsort_host_lines *lines,
+                       unsigned ks, unsigned vs, int fl)
 {
 #if defined(__SSE2__)
-    if (line_aligned(dst->keys) && (!vs || line_aligned(dst->values))) {
-        split_lines(s, src, dst, lo, hi, pass, off, lines, ks, vs, fl);
+    if (lines && line_aligned(dst->keys) && (!vs || line_aligned(dst->values))) {
+        split_lines(s, src, dst, lo, hi, sh, dm, map, off, lines, ks, vs, fl);
         return;
     }
 #endif
     (void)lines;
-    scatter_body(s, src, dst, lo, hi, pass, off, ks, vs, fl);
+    scatter_body(s, src, dst, lo, hi, sh, dm, map, off, ks, vs, fl);
 }
 
 /* Stable insertion sort of [lo, hi) in place, by the masked order bits. */
@@ -348,13 +370,27 @@ INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a,
                                            const clsort_host_span *dst, size_t lo, size_t hi,      \
                                            unsigned pass, size_t *off)                             \
     {                                                                                              \
-        scatter_body(s, src, dst, lo, hi, pass, off, KS, VS, FL);                                  \
+        scatter_body(s, src, dst, lo, hi, s->shift[pass], s->dmask[pass], NULL, off, KS, VS, FL);  \
     }                                                                                              \
     static void split_##KS##_##VS##_##FL(const clsort_host_sort *s, const clsort_host_span *src,   \
                                          const clsort_host_span *dst, size_t lo, size_t hi,        \
                                          unsigned pass, size_t *off, clsort_host_lines *lines)     \
     {                                                                                              \
-        split_body(s, src, dst, lo, hi, pass, off, lines, KS, VS, FL);                             \
+        split_body(s, src, dst, lo, hi, s->shift[pass], s->dmask[pass], NULL, off, lines, KS, VS,  \
+                   FL);                                                                            \
+    }                                                                                              \
+    static void wide_hist_##KS##_##VS##_##FL(const clsort_host_sort *s, const void *keys,        \
+                                             size_t lo, size_t hi, unsigned sh, unsigned dm,       \
+                                             uint32_t *c)                                          \
+    {                                                                                              \
+        wide_hist_body(s, keys, lo, hi, sh, dm, c, KS, FL);                                        \
+    }                                                                                              \
+    static void split_map_##KS##_##VS##_##FL(                                                      \
+        const clsort_host_sort *s, const clsort_host_span *src, const clsort_host_span *dst,       \
+        size_t lo, size_t hi, unsigned sh, unsigned dm, const uint8_t *map, size_t *off,           \
+        clsort_host_lines *lines)                                                                  \
+    {                                                                                              \
+        split_body(s, src, dst, lo, hi, sh, dm, map, off, lines, KS, VS, FL);                      \
     }                                                                                              \
     static void digit_hist_##KS##_##VS##_##FL(const clsort_host_sort *s, const void *keys,       \
                                               size_t lo, size_t hi, const clsort_host_digits *g,   \
@@ -387,7 +423,8 @@ VARIANTS(8, 2)
     {                                                                                              \
         hist_##KS##_##VS##_##FL, scatter_##KS##_##VS##_##FL, split_##KS##_##VS##_##FL,             \
             digit_hist_##KS##_##VS##_##FL, digit_scatter_##KS##_##VS##_##FL,                       \
-            insertion_##KS##_##VS##_##FL                                                           \
+            insertion_##KS##_##VS##_##FL, wide_hist_##KS##_##VS##_##FL,                            \
+            split_map_##KS##_##VS##_##FL                                                           \
     }
 /* [key size 8][value size / 4][0 integer, 1 float in total order, 2 in numpy's] */
 static const clsort_host_ops ops_table[2][3][3] = {

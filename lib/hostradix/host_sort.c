@@ -3,7 +3,9 @@
  * in cache (clsort_host_sort_local). Larger ones: the threads count the top digit place of the
  * input's chunks (and the next place down while a place has one digit for all records: such places
  * are skipped); the highest place whose digit varies splits the records into up to 256 buckets
- * (each chunk scattered, stably, after the chunks before it, into the scratch);
+ * (each chunk scattered, stably, after the chunks before it, into the scratch); where that place
+ * takes few values (normal floats), by the 16 bits of it and the place below, runs of their values
+ * made up to 256 buckets (wide_split);
  * then the threads take the buckets, largest first, and sort each by the lower places from the
  * scratch back to the data. A bucket holds 1/256 of the input (2^24 u32 keys: 256 KiB), so its
  * passes run in the core's cache where a pass over the whole array runs from memory: 2^24 u32 keys
@@ -38,6 +40,9 @@
  * CPU time of the whole sort on 2 threads (/tmp harness on clsort_sort(), medians of 9): 160 ms
  * without, 133-135 ms past 1 or 2 MiB, 138 ms past 4 MiB; u32 keys unchanged (67 ms). */
 #define RESPLIT_BYTES ((size_t)1 << 20)
+/* The wide split (wide_split) where the top place takes up to this many values: each takes a
+ * bucket of its own at least, and the rest of the 256 are shared out by size. */
+#define WIDE_MAX_PRESENT 128
 /* ... and of more than 4 times the mean of 256 buckets, where that is more: 2^26 u32 keys leave
  * buckets of 1 MiB that the split again would only slow down. */
 static size_t resplit_bytes(const clsort_host_sort *s)
@@ -71,6 +76,12 @@ typedef struct plan {
     unsigned char done[256]; /* ... the buckets sorted (under lock) */
     clsort_host_sort sort; /* the sort as the threads run it (its loops may change: plan_place) */
     const clsort_host_span *in; /* what the counts and the split read: s->src or s->data */
+    /* The split by the wide digit of the top place and the one below (plan_wide) */
+    int wide;
+    unsigned wsh, wdm;   /* its shift and mask */
+    uint32_t *whist;     /* each chunk's counts of it, wdm + 1 a chunk */
+    size_t total[256];   /* the top place's counts */
+    uint8_t map[1 << 16]; /* the bucket of each of its values */
 } plan;
 
 typedef struct worker {
@@ -78,12 +89,11 @@ typedef struct worker {
     unsigned t;
 } worker;
 
-/* The top place's buckets: their starts, and their order, largest first. */
-static void make_buckets(plan *p, const size_t *total)
+/* The split's `buckets` buckets: their starts, and their order, largest first. */
+static void make_buckets(plan *p, const size_t *total, unsigned buckets)
 {
-    const clsort_host_sort *s = p->s;
     p->low = ((1u << p->top) - 1) & p->below;
-    p->buckets = s->dmask[p->top] + 1;
+    p->buckets = buckets;
     size_t run = 0;
     for (unsigned d = 0; d < p->buckets; d++) {
         p->start[d] = run;
@@ -114,6 +124,84 @@ static void chunk_offsets(plan *p)
     }
 }
 
+/* Where the top place leaves a bucket past resplit_bytes() (its digit takes few values: normal
+ * floats, whose top byte is the sign and the exponent's high bits, small integers of a wide type),
+ * the split goes by the 16 bits of the top place and the one below instead: the threads count
+ * them, and runs of their values (within one value of the top place) are made buckets of about
+ * 1/256 of the input (plan_wide). One pass over the input then leaves buckets that fit in cache,
+ * where the split by the top place needs a second one for its large buckets (sort_bucket). Takes
+ * the top place's counts; returns whether the split goes so. */
+static int wide_split(plan *p, const size_t *total)
+{
+    const clsort_host_sort *s = p->s;
+    size_t most = 0;
+    unsigned present = 0;
+    for (unsigned d = 0; d <= s->dmask[p->top]; d++) {
+        most = total[d] > most ? total[d] : most;
+        present += total[d] > 0;
+    }
+    if (p->top == 0 || most * (s->ks + s->vs) <= resplit_bytes(s) || present > WIDE_MAX_PRESENT ||
+        p->chunk > UINT32_MAX)
+        return 0;
+    p->wsh = s->shift[p->top - 1];
+    p->wdm = (s->dmask[p->top] + 1) * 256 - 1;
+    p->whist = malloc(p->chunks * (p->wdm + 1) * sizeof *p->whist);
+    if (!p->whist)
+        return 0;
+    memcpy(p->total, total, sizeof p->total);
+    p->wide = 1;
+    return 1;
+}
+
+/* After the threads counted the wide digit: its values, in order, to buckets of at least
+ * n / (256 - present) records each, a bucket never spanning two values of the top place (so that
+ * the places below it are all a bucket is sorted by); at most 256 buckets, as each holds that
+ * much but the last of each top value. Then each chunk's counts of the buckets, as the split by
+ * the top place has them. */
+static void plan_wide(plan *p)
+{
+    const clsort_host_sort *s = p->s;
+    const size_t nw = (size_t)p->wdm + 1;
+    unsigned present = 0;
+    for (unsigned t = 0; t <= s->dmask[p->top]; t++)
+        present += p->total[t] > 0;
+    const size_t least = (s->n + (256 - present) - 1) / (256 - present);
+    unsigned b = 0;
+    for (unsigned t = 0; t <= s->dmask[p->top]; t++) {
+        if (!p->total[t])
+            continue;
+        size_t run = 0;
+        int open = 0;
+        for (unsigned v = t * 256; v < t * 256 + 256; v++) {
+            for (size_t c = 0; c < p->chunks; c++)
+                run += p->whist[c * nw + v];
+            p->map[v] = (uint8_t)b;
+            open = 1;
+            if (run >= least) {
+                b++;
+                run = 0;
+                open = 0;
+            }
+        }
+        b += open;
+    }
+    size_t total[256] = { 0 };
+    for (size_t c = 0; c < p->chunks; c++) {
+        memset(p->hist[c], 0, sizeof p->hist[c]);
+        for (unsigned t = 0; t <= s->dmask[p->top]; t++)
+            if (p->total[t])
+                for (unsigned v = t * 256; v < t * 256 + 256; v++)
+                    p->hist[c][p->map[v]] += p->whist[c * nw + v];
+        for (unsigned d = 0; d < b; d++)
+            total[d] += p->hist[c][d];
+    }
+    free(p->whist);
+    p->whist = NULL;
+    atomic_store(&p->next_chunk, 0);
+    make_buckets(p, total, b);
+    chunk_offsets(p);
+}
+
 /* After the threads counted place p->top: the totals, and whether the place varies (else the
  * next place down is counted, until one varies or none is left). */
 static int plan_place(plan *p)
@@ -132,7 +220,9 @@ static int plan_place(plan *p)
     }
     atomic_store(&p->next_chunk, 0);
     if (!constant) {
-        make_buckets(p, total);
+        if (wide_split(p, total))
+            return 1;
+        make_buckets(p, total, s->dmask[p->top] + 1);
         chunk_offsets(p);
         return 1;
     }
@@ -280,11 +370,24 @@ static void *work(void *arg)
     }
     if (p->top == s->passes)
         return NULL;
+    if (p->wide) {
+        for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
+            const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
+            s->ops->wide_hist(s, p->in->keys, lo, hi, p->wsh, p->wdm,
+                              p->whist + c * ((size_t)p->wdm + 1));
+        }
+        if (pthread_barrier_wait(&p->barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
+            plan_wide(p);
+        pthread_barrier_wait(&p->barrier);
+    }
     clsort_host_lines *lines =
         p->stream ? aligned_alloc(CLSORT_HOST_LINE, sizeof *lines) : NULL;
     for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
         const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
-        if (lines)
+        if (p->wide)
+            s->ops->split_map(s, p->in, &s->tmp, lo, hi, p->wsh, p->wdm, p->map, p->hist[c],
+                              lines);
+        else if (lines)
             s->ops->split(s, p->in, &s->tmp, lo, hi, p->top, p->hist[c], lines);
         else
             s->ops->scatter(s, p->in, &s->tmp, lo, hi, p->top, p->hist[c]);

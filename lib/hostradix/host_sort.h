@@ -79,6 +79,15 @@ typedef struct clsort_host_ops {
                           const clsort_host_digits *g, unsigned j, uint32_t *off);
     /* Stable insertion sort of [lo, hi) in place. */
     void (*insertion)(const clsort_host_sort *s, const clsort_host_span *a, size_t lo, size_t hi);
+    /* Counts of the wide digit (bits sh.. under dm, up to 16 bits) over keys [lo, hi) into
+     * c[0..dm] (hi - lo < 2^32). */
+    void (*wide_hist)(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
+                      unsigned sh, unsigned dm, uint32_t *c);
+    /* The split (by whole lines where lines is not NULL, as split; else as scatter) by the
+     * bucket map[] of the wide digit: off[b] is where bucket b goes next. */
+    void (*split_map)(const clsort_host_sort *s, const clsort_host_span *src,
+                      const clsort_host_span *dst, size_t lo, size_t hi, unsigned sh, unsigned dm,
+                      const uint8_t *map, size_t *off, clsort_host_lines *lines);
 } clsort_host_ops;
 
 /* One sort: the data, the order, the digit places of the bit range. */
