@@ -68,14 +68,21 @@ INLINE unsigned digit_of(uint64_t m, unsigned sh, unsigned dm, const uint8_t *ma
 }
 
 /* Counts of the wide digit (bits sh.. under dm, up to 16 bits) over keys [lo, hi) into c[dm + 1]
- * (hi - lo < 2^32). */
+ * (hi - lo < 2^32); in numpy's float order, where odd is not NULL, *odd += the NaNs and -0.0s. */
 INLINE void wide_hist_body(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
-                           unsigned sh, unsigned dm, uint32_t *c, unsigned ks, int fl)
+                           unsigned sh, unsigned dm, uint32_t *c, size_t *odd, unsigned ks, int fl)
 {
     const order o = order_of(s);
     memset(c, 0, (dm + 1) * sizeof *c);
-    for (size_t i = lo; i < hi; i++)
-        c[(unsigned)(order_bits(o, load(keys, i, ks), ks, fl) >> sh) & dm]++;
+    size_t n_odd = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t k = load(keys, i, ks);
+        if (fl == 2 && odd)
+            n_odd += ((k & (o.sign - 1)) > o.inf) | (k == o.sign);
+        c[(unsigned)(order_bits(o, k, ks, fl) >> sh) & dm]++;
+    }
+    if (odd)
+        *odd += n_odd;
 }
 
 /* Counts of every digit place in `places` (bit per place) over keys [lo, hi). The places are
@@ -381,9 +388,9 @@ INLINE void insertion_body(const clsort_host_sort *s, const clsort_host_span *a,
     }                                                                                              \
     static void wide_hist_##KS##_##VS##_##FL(const clsort_host_sort *s, const void *keys,        \
                                              size_t lo, size_t hi, unsigned sh, unsigned dm,       \
-                                             uint32_t *c)                                          \
+                                             uint32_t *c, size_t *odd)                             \
     {                                                                                              \
-        wide_hist_body(s, keys, lo, hi, sh, dm, c, KS, FL);                                        \
+        wide_hist_body(s, keys, lo, hi, sh, dm, c, odd, KS, FL);                                   \
     }                                                                                              \
     static void split_map_##KS##_##VS##_##FL(                                                      \
         const clsort_host_sort *s, const clsort_host_span *src, const clsort_host_span *dst,       \

@@ -78,6 +78,7 @@ typedef struct plan {
     const clsort_host_span *in; /* what the counts and the split read: s->src or s->data */
     /* The split by the wide digit of the top place and the one below (plan_wide) */
     int wide;
+    int wide_first;      /* the first count is of the wide digit (sample_top) */
     unsigned wsh, wdm;   /* its shift and mask */
     uint32_t *whist;     /* each chunk's counts of it, wdm + 1 a chunk */
     size_t total[256];   /* the top place's counts */
@@ -124,6 +125,8 @@ static void chunk_offsets(plan *p)
     }
 }
 
+static void plan_wide(plan *p);
+
 /* Where the top place leaves a bucket past resplit_bytes() (its digit takes few values: normal
  * floats, whose top byte is the sign and the exponent's high bits, small integers of a wide type),
  * the split goes by the 16 bits of the top place and the one below instead: the threads count
@@ -143,6 +146,12 @@ static int wide_split(plan *p, const size_t *total)
     if (p->top == 0 || most * (s->ks + s->vs) <= resplit_bytes(s) || present > WIDE_MAX_PRESENT ||
         p->chunk > UINT32_MAX)
         return 0;
+    if (p->wide_first) { /* counted already */
+        memcpy(p->total, total, sizeof p->total);
+        p->wide = 1;
+        plan_wide(p);
+        return 1;
+    }
     p->wsh = s->shift[p->top - 1];
     p->wdm = (s->dmask[p->top] + 1) * 256 - 1;
     p->whist = malloc(p->chunks * (p->wdm + 1) * sizeof *p->whist);
@@ -207,6 +216,16 @@ static void plan_wide(plan *p)
 static int plan_place(plan *p)
 {
     const clsort_host_sort *s = p->s;
+    if (p->wide_first) /* the top place's counts from the wide digit's */
+        for (size_t c = 0; c < p->chunks; c++) {
+            const uint32_t *w = p->whist + c * ((size_t)p->wdm + 1);
+            for (unsigned d = 0; d <= s->dmask[p->top]; d++) {
+                size_t k = 0;
+                for (unsigned v = 0; v < 256; v++)
+                    k += w[d * 256 + v];
+                p->hist[c][d] = k;
+            }
+        }
     /* numpy's float order with no NaN and no -0.0: total order's loops, which cost less (2^24
      * normal f32 keys, 2 threads: 116-119 ms CPU time against 133-137) */
     if (s->recipe.is_float && s->recipe.inf && !atomic_load(&p->odd))
@@ -219,9 +238,15 @@ static int plan_place(plan *p)
         constant |= total[d] == s->n;
     }
     atomic_store(&p->next_chunk, 0);
+    const int planned = !constant && wide_split(p, total);
+    if (!p->wide && p->wide_first) { /* the wide digit not used: counted by places from here */
+        free(p->whist);
+        p->whist = NULL;
+        p->wide_first = 0;
+    }
+    if (planned)
+        return 1;
     if (!constant) {
-        if (wide_split(p, total))
-            return 1;
         make_buckets(p, total, s->dmask[p->top] + 1);
         chunk_offsets(p);
         return 1;
@@ -359,8 +384,13 @@ static void *work(void *arg)
             size_t h[CLSORT_HOST_MAX_PASSES][256];
             const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
             size_t odd = 0;
-            s->ops->hist(s, p->in->keys, lo, hi, 1u << p->top, h, &odd);
-            memcpy(p->hist[c], h[p->top], sizeof h[0]);
+            if (p->wide_first) {
+                s->ops->wide_hist(s, p->in->keys, lo, hi, p->wsh, p->wdm,
+                                  p->whist + c * ((size_t)p->wdm + 1), &odd);
+            } else {
+                s->ops->hist(s, p->in->keys, lo, hi, 1u << p->top, h, &odd);
+                memcpy(p->hist[c], h[p->top], sizeof h[0]);
+            }
             if (odd)
                 atomic_fetch_add(&p->odd, odd);
         }
@@ -370,11 +400,11 @@ static void *work(void *arg)
     }
     if (p->top == s->passes)
         return NULL;
-    if (p->wide) {
+    if (p->wide && p->whist) { /* the wide digit not counted yet */
         for (size_t c; (c = atomic_fetch_add(&p->next_chunk, 1)) < p->chunks;) {
             const size_t lo = c * p->chunk, hi = lo + p->chunk < s->n ? lo + p->chunk : s->n;
             s->ops->wide_hist(s, p->in->keys, lo, hi, p->wsh, p->wdm,
-                              p->whist + c * ((size_t)p->wdm + 1));
+                              p->whist + c * ((size_t)p->wdm + 1), NULL);
         }
         if (pthread_barrier_wait(&p->barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
             plan_wide(p);
@@ -424,6 +454,36 @@ static unsigned start_helpers(plan *p, worker *w, pthread_t *th, unsigned want)
     return started;
 }
 
+/* Whether a sample of the keys (runs of 64 over the input) finds the top place of few values
+ * but not one: then the first count is of the wide digit (wide_split), which the plan takes
+ * where the counts agree, and the one count of the keys is all the split needs. */
+static void sample_top(plan *p)
+{
+    const clsort_host_sort *s = p->s;
+    const size_t runs = 32, len = 64, top = s->passes - 1;
+    if (s->passes < 2 || s->n < runs * len * 4 || p->chunk > UINT32_MAX)
+        return;
+    size_t c[CLSORT_HOST_MAX_PASSES][256], sum[256] = { 0 }, most = 0;
+    for (size_t r = 0; r < runs; r++) {
+        const size_t lo = s->n / runs * r;
+        s->ops->hist(s, p->in->keys, lo, lo + len, 1u << top, c, NULL);
+        for (unsigned d = 0; d <= s->dmask[top]; d++)
+            sum[d] += c[top][d];
+    }
+    unsigned present = 0;
+    for (unsigned d = 0; d <= s->dmask[top]; d++) {
+        most = sum[d] > most ? sum[d] : most;
+        present += sum[d] > 0;
+    }
+    /* a value in 32 or more of the sample: a bucket of four times the mean would be split again */
+    if (most == runs * len || most * 32 < runs * len || present > WIDE_MAX_PRESENT)
+        return;
+    p->wsh = s->shift[top - 1];
+    p->wdm = (s->dmask[top] + 1) * 256 - 1;
+    p->whist = malloc(p->chunks * (p->wdm + 1) * sizeof *p->whist);
+    p->wide_first = p->whist != NULL;
+}
+
 static unsigned run_threads(plan *p, unsigned want)
 {
     worker *w = malloc(want * sizeof *w);
@@ -440,6 +500,7 @@ static unsigned run_threads(plan *p, unsigned want)
         return clsort_host_sort_local(p->s, &p->s->data, &p->s->tmp, 0, 0, p->s->n,
                                       (1u << p->s->passes) - 1, NULL);
     }
+    sample_top(p);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->cond, NULL);
     const unsigned started = start_helpers(p, w, th, want);
@@ -461,6 +522,7 @@ static unsigned run_threads(plan *p, unsigned want)
     free(w);
     free(th);
     free(p->hist);
+    free(p->whist);
     return p->skipped;
 }
 

@@ -80,9 +80,9 @@ typedef struct clsort_host_ops {
     /* Stable insertion sort of [lo, hi) in place. */
     void (*insertion)(const clsort_host_sort *s, const clsort_host_span *a, size_t lo, size_t hi);
     /* Counts of the wide digit (bits sh.. under dm, up to 16 bits) over keys [lo, hi) into
-     * c[0..dm] (hi - lo < 2^32). */
+     * c[0..dm] (hi - lo < 2^32); odd as for hist. */
     void (*wide_hist)(const clsort_host_sort *s, const void *keys, size_t lo, size_t hi,
-                      unsigned sh, unsigned dm, uint32_t *c);
+                      unsigned sh, unsigned dm, uint32_t *c, size_t *odd);
     /* The split (by whole lines where lines is not NULL, as split; else as scatter) by the
      * bucket map[] of the wide digit: off[b] is where bucket b goes next. */
     void (*split_map)(const clsort_host_sort *s, const clsort_host_span *src,
