@@ -769,8 +769,9 @@ typedef struct clsort_stream_settings {
      *  unlinked as soon as they are created): they go with the process, however it ends. */
     const char *const *temp_dirs;
     size_t n_temp_dirs;
-    /** Threads reading (and, with `CLSORT_DEVICE_MERGE=0`, merging) the runs' blocks; 0: one per
-     *  online processor, at most 16. */
+    /** Threads reading (and, with `CLSORT_DEVICE_MERGE=0`, merging) the runs' blocks; for
+     *  clsort_sort_lines_stream(), the host's threads of every step. 0: one per online processor,
+     *  at most 16. */
     unsigned threads;
     /** Runs merged at once (2 or more); with more runs, groups are merged into longer runs first.
      *  0: 64. */
@@ -1099,8 +1100,9 @@ typedef struct clsort_lines_sink {
  * given: `$TMPDIR` as it was when @p ctx opened, else /tmp; /tmp without a context), and the runs
  * are merged on the calling thread by the same comparison, each read back a buffered block at a
  * time, equal lines taken from the earlier run first; more runs than clsort_stream_settings.fan_in
- * (0: 64) are first merged in groups into longer runs. The threads and progress settings are not
- * used. A last line without its delimiter gets one. On an error the sink may have received part of
+ * (0: 64) are first merged in groups into longer runs. clsort_stream_settings.threads bounds the
+ * host's threads of every step (0: one per online processor, at most 16); the progress setting is
+ * not used. A last line without its delimiter gets one. On an error the sink may have received part of
  * the output: the caller discards it.
  *
  * @param ctx       a context, or NULL to sort on the host's threads alone
