@@ -13,6 +13,7 @@
 #include "text.h"
 #include "fields.h"
 #include "io.h"
+#include "opener.h"
 #include "progress.h"
 #include "reckey.h"
 #include "report.h"
@@ -35,16 +36,6 @@
 
 /* The device opened on a thread of its own while the main thread reads the start of the input: the
  * thread calls clsort_open() only, and the context is used by the main thread once it is joined. */
-typedef struct device_opener {
-    pthread_t thread;
-    const char *device;
-    clsort_context *ctx;
-    clsort_status st;
-    char detail[1024];  /* clsort_last_error_detail() is the opening thread's */
-    double ms;
-    atomic_int done;
-} device_opener;
-
 typedef struct sort_job {
     sort_args a;
     const char *input, *output;
@@ -420,25 +411,6 @@ static int refuse_unstable(sort_job *j, const char *opt, const char *why)
     return EXIT_USAGE;
 }
 
-static void *open_device_main(void *arg)
-{
-    device_opener *o = arg;
-    /* A driver may give the thread an alternate signal stack of its own (LLVM's crash handler
-     * does): the thread's own is put back before it ends, for whatever frees it at the thread's end
-     * (AddressSanitizer unmaps the one it made). */
-    stack_t own;
-    const int have_own = sigaltstack(NULL, &own) == 0;
-    const double t = now_ms();
-    o->st = clsort_open(&o->ctx, o->device);
-    if (o->st != CLSORT_OK)
-        snprintf(o->detail, sizeof o->detail, "%s", clsort_last_error_detail());
-    o->ms = now_ms() - t;
-    if (have_own)
-        (void)sigaltstack(&own, NULL);
-    atomic_store(&o->done, 1);
-    return NULL;
-}
-
 /* Whether the start of the input is read while the device opens: the keys (or whole records) of
  * the library's stream; not records by a key field (fields.c reads them), nor a FIFO whose writer
  * has not come (its wait would hold up a device that fails). Only with --algo auto and without
@@ -502,12 +474,11 @@ static int plan_device(sort_job *j)
         return lrc;
     clsort_status st;
     device_opener *o = calloc(1, sizeof *o);
-    if (o && can_read_ahead(j) && (o->device = j->a.common.device,
-                                   pthread_create(&o->thread, NULL, open_device_main, o) == 0)) {
+    if (o && can_read_ahead(j) && device_open_start(o, j->a.common.device) == 0) {
         j->t_read = t; /* the read begins now, beside the open */
         const int rc = read_ahead(j, o);
         const double w = now_ms();
-        pthread_join(o->thread, NULL);
+        device_open_join(o);
         j->rep.open_wait_ms = now_ms() - w;
         j->rep.open_overlapped = 1;
         j->rep.open_ms = o->ms;

@@ -14,6 +14,7 @@
  */
 #include "cli.h"
 #include "io.h"
+#include "opener.h"
 #include "progress.h"
 #include "settings.h"
 #include "text.h"
@@ -151,13 +152,6 @@ static int writer_line(writer *w, const char *p, size_t len)
 }
 
 /* The device's open on a thread of its own, while the inputs are read. */
-typedef struct device_opener {
-    pthread_t thread;
-    const char *device;
-    clsort_context *ctx;
-    clsort_status st;
-} device_opener;
-
 typedef struct text_job {
     text_args a;
     clsort_lines_order *order;
@@ -452,19 +446,6 @@ static int text_source_ahead(text_source *t, size_t max)
     return rc;
 }
 
-static void *open_device_main(void *arg)
-{
-    device_opener *o = arg;
-    /* a driver may give the thread an alternate signal stack of its own: the thread's own is put
-     * back before it ends, for whatever frees it at the thread's end */
-    stack_t own;
-    const int have_own = sigaltstack(NULL, &own) == 0;
-    o->st = clsort_open(&o->ctx, o->device);
-    if (have_own)
-        (void)sigaltstack(&own, NULL);
-    return NULL;
-}
-
 /* The device, when it pays (the first MiB of input read ahead was full) or is asked for; without
  * one the host's threads sort. Without --device, on a host of 4 cores or more (or as
  * CLSORT_READ_AHEAD says), it opens on a thread of its own while the library reads the inputs,
@@ -479,7 +460,7 @@ static int open_device(text_job *j, text_source *t, uint64_t budget)
     if (!j->a.device && ahead != 0 && j->a.parallel != 1 &&
         (ahead > 0 || sysconf(_SC_NPROCESSORS_ONLN) >= 4)) {
         j->opener = calloc(1, sizeof *j->opener);
-        if (j->opener && pthread_create(&j->opener->thread, NULL, open_device_main, j->opener) == 0)
+        if (j->opener && device_open_start(j->opener, NULL) == 0)
             return 0;
         free(j->opener);
         j->opener = NULL;
@@ -502,7 +483,7 @@ static clsort_context *join_device(text_job *j)
 {
     if (j->opener) {
         const double w = now_ms();
-        pthread_join(j->opener->thread, NULL);
+        device_open_join(j->opener);
         j->open_ms += now_ms() - w;
         j->ctx = j->opener->st == CLSORT_OK ? j->opener->ctx : NULL;
         free(j->opener);
@@ -686,7 +667,7 @@ void help_text(void)
 static clsort_context *volatile kept_for_exit; /* volatile: a store never read is kept */
 
 /* --stats: one line on stderr, the steps' wall times adding up to the process's */
-static void print_stats(const text_job *j)
+static void text_print_stats(const text_job *j)
 {
     const clsort_stats *s = &j->stats;
     const double wall = now_ms() - process_start_ms();
@@ -748,7 +729,7 @@ int cmd_text(int argc, char **argv, int first)
             j->have_out = 0;
             rc = EXIT_OK;
             if (j->a.stats && !j->a.merge)
-                print_stats(j);
+                text_print_stats(j);
             goto out;
         }
     }
