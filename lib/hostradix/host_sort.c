@@ -37,7 +37,8 @@
 #define STREAM_MIN_BYTES ((size_t)16 << 20)
 /* Buckets of more than this are split again by the place below before their passes
  * (sort_bucket()): 2^24 normal f32 keys in numpy's order (the top place takes about 8 values),
- * CPU time of the whole sort on 2 threads (/tmp harness on clsort_sort(), medians of 9): 160 ms
+ * CPU time of the whole sort on 2 threads (a harness around the public sort of host arrays,
+ * medians of 9): 160 ms
  * without, 133-135 ms past 1 or 2 MiB, 138 ms past 4 MiB; u32 keys unchanged (67 ms). */
 #define RESPLIT_BYTES ((size_t)1 << 20)
 /* The wide split (wide_split) where the top place takes up to this many values: each takes a
@@ -526,17 +527,17 @@ static unsigned run_threads(plan *p, unsigned want)
     return p->skipped;
 }
 
-static unsigned sort_run(const clsort_host_sort *s);
+static unsigned run_whole(const clsort_host_sort *s);
 
 unsigned clsort_host_sort_run(const clsort_host_sort *s)
 {
-    const unsigned skipped = sort_run(s);
+    const unsigned skipped = run_whole(s);
     if (s->ready)
         s->ready(s->ready_user, s->n);
     return skipped;
 }
 
-static unsigned sort_run(const clsort_host_sort *s)
+static unsigned run_whole(const clsort_host_sort *s)
 {
     const unsigned all = (1u << s->passes) - 1;
     plan *p = s->n < 2 || s->threads <= 1 || s->n * (s->ks + s->vs) <= CLSORT_HOST_LOCAL_MAX_BYTES

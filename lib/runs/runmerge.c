@@ -61,7 +61,7 @@ static inline uint64_t key_word(const key_view *kv, const unsigned char *rec, si
 }
 
 /* <0, 0, >0: the key of rec sorts before, with, after the order v (kv->words words). */
-static inline int key_cmp(const key_view *kv, const unsigned char *rec, const uint64_t *v)
+static inline int view_cmp(const key_view *kv, const unsigned char *rec, const uint64_t *v)
 {
     for (size_t w = 0; w < kv->words; w++) {
         const uint64_t o = key_word(kv, rec, w);
@@ -166,7 +166,7 @@ static size_t search(const cutter *c, const unsigned char *keys, size_t lo, size
 {
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        const int r = key_cmp(c->key, keys + mid * c->ks, v);
+        const int r = view_cmp(c->key, keys + mid * c->ks, v);
         if (upper ? r <= 0 : r < 0)
             lo = mid + 1;
         else
