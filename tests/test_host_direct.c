@@ -25,33 +25,9 @@
 #include <cmocka.h>
 
 #include "clsort.h"
+#include "refkeys.h"
 
 static clsort_context *direct_ctx, *thread_ctx;
-
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static size_t key_size(clsort_key_type t)
-{
-    return t == CLSORT_KEY_U64 || t == CLSORT_KEY_I64 || t == CLSORT_KEY_F64 ? 8 : 4;
-}
-
-static int is_float(clsort_key_type t)
-{
-    return t == CLSORT_KEY_F32 || t == CLSORT_KEY_F64;
-}
-
-static uint64_t get(const unsigned char *keys, size_t i, size_t ks)
-{
-    uint64_t k = 0;
-    memcpy(&k, keys + i * ks, ks);
-    return k;
-}
 
 /* narrow 0 (wide): random bits, a quarter of them from 5 values, floats with zeros and NaNs of
  * both signs; 1: floats in [1, 1.001) and integers below 2^20, so the top digit place takes a
@@ -89,38 +65,6 @@ static void fill(unsigned char *keys, clsort_key_type t, size_t n, int narrow, u
     }
 }
 
-/* The reference order: an unsigned number per key that compares as the spec orders; in numpy's
- * order *nan is set for NaNs, which rank after every number in both directions. */
-static uint64_t rank(const clsort_spec *spec, uint64_t k, int *nan)
-{
-    *nan = 0;
-    const size_t ks = key_size(spec->key_type);
-    const unsigned bits = (unsigned)ks * 8;
-    const uint64_t sign = (uint64_t)1 << (bits - 1);
-    const uint64_t ones = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
-    uint64_t m;
-    if (is_float(spec->key_type)) {
-        const uint64_t mag = k & (sign - 1);
-        const uint64_t inf = ks == 8 ? 0x7ff0000000000000ull : 0x7f800000u;
-        if (spec->float_order == CLSORT_FLOAT_NUMPY) {
-            if (mag > inf) {
-                *nan = 1;
-                return 0;
-            }
-            if (!mag)
-                k = 0;
-        }
-        m = k & sign ? ~k & ones : k | sign;
-    } else if (spec->key_type == CLSORT_KEY_I32 || spec->key_type == CLSORT_KEY_I64) {
-        m = k ^ sign;
-    } else {
-        m = k;
-    }
-    if (spec->descending)
-        m = ones - m;
-    return m;
-}
-
 /* idx (8-byte positions) sorts keys stably in the spec's order: a permutation, ranks never
  * decreasing, equal ranks in input order. */
 static void check_argsort(const clsort_spec *spec, const unsigned char *keys, const uint64_t *idx,
@@ -136,10 +80,7 @@ static void check_argsort(const clsort_spec *spec, const unsigned char *keys, co
         seen[idx[i]] = 1;
         if (!i)
             continue;
-        int na, nb;
-        const uint64_t a = rank(spec, get(keys, idx[i - 1], ks), &na);
-        const uint64_t b = rank(spec, get(keys, idx[i], ks), &nb);
-        if (na > nb || (na == nb && (a > b || (a == b && idx[i - 1] > idx[i]))))
+        if (!ref_in_order(spec, keys, ks, idx[i - 1], idx[i]))
             fail_msg("%s: positions %zu and %zu (input %llu and %llu) are out of order", what,
                      i - 1, i, (unsigned long long)idx[i - 1], (unsigned long long)idx[i]);
     }
