@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (repository root): bench/hostio's steps beside the floor and clsort itself, on
 # one file of 2^LOG2N u32 keys in the page cache, process wall from /usr/bin/time, alternated.
+#   COPIES=0 times the reads and writes alone
 #   LOG2N (default 28)  REPS (default 3)  THREADS (read threads to try, default "1 4 8 16")
 set -euo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -25,6 +26,12 @@ H=build-gpu/bench/hostio
 for r in $(seq "$REPS"); do
   wall "floor read" sh -c 'cat "$1" > /dev/null' sh "$in"
   wall "floor copy" sh -c 'cat "$1" > "$2"' sh "$in" "$new"
+  for t in $THREADS; do
+    wall "write T=$t write()" $H write "$in" "$new" "$t" write
+    wall "write T=$t mmap" $H write "$in" "$new" "$t" mmap
+    cmp "$in" "$new" || echo "write differs" | tee -a "$OUT/walls.txt"
+  done
+  [ "${COPIES:-1}" = 1 ] || continue
   wall "open, exit" $H open 0
   wall "open, release, exit" $H open 1
   wall "bench_open" build-gpu/bench/bench_open

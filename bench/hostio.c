@@ -7,6 +7,10 @@
  *                                             opens, uploaded (UP: pageable | pinned), copied on the
  *                                             device, downloaded into the same memory in pieces,
  *                                             each written to OUT while the next downloads
+ *   hostio write IN OUT THREADS HOW           IN read whole on THREADS threads, then written to OUT
+ *                                             (HOW: write, one thread's write() in 8 MiB pieces;
+ *                                             mmap, OUT's blocks reserved, mapped and filled on
+ *                                             THREADS threads)
  * RELEASE: 0 leaves everything to the process's exit, 1 releases after the write, 2 releases on a
  * thread once the last piece is downloaded (beside the write).
  * Prints each step's start and length in ms from the process's start.
@@ -177,9 +181,81 @@ static void *write_main(void *arg)
     return NULL;
 }
 
+static unsigned char *read_whole(const char *path, int threads, size_t *bytes)
+{
+    int in = open(path, O_RDONLY);
+    struct stat sb;
+    if (in < 0 || fstat(in, &sb)) {
+        perror(path);
+        exit(3);
+    }
+    *bytes = (size_t)sb.st_size;
+    const size_t huge = 2u << 20, whole = (*bytes + huge - 1) / huge * huge;
+    const double t = now();
+    unsigned char *host = aligned_alloc(huge, whole);
+    madvise(host, whole, MADV_HUGEPAGE);
+    part proto = { in, host, NULL, 0, 0 };
+    on_threads(threads, read_part, &proto, *bytes);
+    step("read (threads)", t);
+    close(in);
+    return host;
+}
+
+static int write_file(const char *path, const unsigned char *p, size_t bytes, int threads, int how)
+{
+    double t = now();
+    int out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (out < 0) {
+        perror(path);
+        return 3;
+    }
+    if (how == 0) {
+        for (size_t off = 0; off < bytes;) {
+            const size_t m = bytes - off < (8u << 20) ? bytes - off : (8u << 20);
+            ssize_t g = write(out, p + off, m);
+            if (g <= 0) {
+                perror("write");
+                return 3;
+            }
+            off += (size_t)g;
+        }
+        step("write()", t);
+    } else {
+        int e = posix_fallocate(out, 0, (off_t)bytes);
+        if (e) {
+            fprintf(stderr, "posix_fallocate: %s\n", strerror(e));
+            return 3;
+        }
+        step("fallocate", t);
+        t = now();
+        unsigned char *m = mmap(NULL, bytes, PROT_WRITE, MAP_SHARED, out, 0);
+        if (m == MAP_FAILED) {
+            perror("mmap");
+            return 3;
+        }
+        part cp = { -1, m, p, 0, 0 };
+        on_threads(threads, copy_part, &cp, bytes);
+        step("copy into the map", t);
+        t = now();
+        munmap(m, bytes);
+        step("munmap", t);
+    }
+    t = now();
+    close(out);
+    step("close", t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     t_start = now();
+    if (argc >= 6 && !strcmp(argv[1], "write")) {
+        size_t bytes;
+        unsigned char *host = read_whole(argv[2], atoi(argv[4]), &bytes);
+        const int rc = write_file(argv[3], host, bytes, atoi(argv[4]), !strcmp(argv[5], "mmap"));
+        step("end", now());
+        return rc;
+    }
     if (argc >= 3 && !strcmp(argv[1], "open")) {
         dev d = { 0 };
         open_dev(&d);
