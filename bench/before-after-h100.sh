@@ -91,6 +91,13 @@ for job in "${jobs[@]}"; do
       { echo "$name: outputs differ"; exit 1; }
   done
 done
+# one --stats of this tree per job: where its time went
+for job in "${jobs[@]}"; do
+  IFS='|' read -r name in args <<< "$job"
+  # shellcheck disable=SC2086
+  CLSORT_CACHE_DIR=$DATA/cache-after "${TOOL[after]}" $args -i "$in" -o "$DATA/out-after" --stats \
+    2> "$OUT/stats-$name.txt" || true
+done
 rm -f "$DATA"/out-* "$DATA/copy"
 # opening the device alone, in a process of its own (beside the small file's job)
 for r in $(seq "$REPS"); do

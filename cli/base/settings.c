@@ -45,6 +45,8 @@ void settings_load(void)
     current.prefault = !prefault ? -1 : !strcmp(prefault, "0") ? 0 : !strcmp(prefault, "1") ? 1 : -1;
     const char *ahead = getenv("CLSORT_READ_AHEAD");
     current.read_ahead = !ahead ? -1 : !strcmp(ahead, "0") ? 0 : !strcmp(ahead, "1") ? 1 : -1;
+    const char *map = getenv("CLSORT_MAP_OUTPUT");
+    current.map_output = !map ? -1 : !strcmp(map, "0") ? 0 : !strcmp(map, "1") ? 1 : -1;
     const char *tmp = getenv("TMPDIR");
     current.tmpdir = tmp && *tmp ? tmp : NULL;
 }

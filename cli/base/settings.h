@@ -27,6 +27,10 @@ typedef struct cli_settings {
     /* CLSORT_READ_AHEAD: whether clsort sort reads the start of its input while the device opens:
      * 0 never (for measurements), 1 always (for tests); -1 unset: on a host of 4 cores or more */
     int read_ahead;
+    /* CLSORT_MAP_OUTPUT: whether an output file of known size is reserved, mapped and filled on
+     * the host's threads rather than written: 0 never (for measurements), 1 always, small ones too
+     * (for tests); -1 unset: outputs of 64 MiB or more on a host of 4 cores or more */
+    int map_output;
     /* TMPDIR: where runs of records go without -T (NULL: /tmp) */
     const char *tmpdir;
 } cli_settings;

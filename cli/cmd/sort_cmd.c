@@ -14,6 +14,7 @@
 #include "fields.h"
 #include "io.h"
 #include "opener.h"
+#include "pio.h"
 #include "progress.h"
 #include "reckey.h"
 #include "report.h"
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* The device opened on a thread of its own while the main thread reads the start of the input: the
@@ -106,7 +108,7 @@ static int job_read_some(sort_job *j, input_file *in, unsigned char *buf, size_t
     size_t from_pre = 0;
     if (in == &j->kin && j->pre_pos < j->pre_len) {
         from_pre = j->pre_len - j->pre_pos < len ? j->pre_len - j->pre_pos : len;
-        memcpy(buf, j->pre + j->pre_pos, from_pre);
+        pio_copy(buf, j->pre + j->pre_pos, from_pre);
         j->pre_pos += from_pre;
         if (j->pre_pos == j->pre_len) { /* all taken: its memory given back */
             free(j->pre);
@@ -427,13 +429,17 @@ static int can_read_ahead(const sort_job *j)
            j->spec.algorithm == CLSORT_ALGO_AUTO && !j->a.segments;
 }
 
-/* The start of the keys input read into memory until the device is open, in pieces, at most 128 MiB
- * (an eighth of -S where that is less): the library takes it first, then reads on. Memory that
- * cannot be had is no error: the read then waits for the device as before. */
+/* The keys input read into memory until the device is open, on the host's threads (pio.c) in
+ * pieces, into huge pages where the system gives them: a regular file of 1 GiB is read whole in
+ * 40-80 ms on the H100 machine's 16 cores, within the device's open of 250-400 ms. At most an
+ * eighth of physical memory (128 MiB of a stream) and an eighth of -S. The library takes it first,
+ * copied on the threads, then reads on. Memory that cannot be had is no error: the read then waits
+ * for the device as before. */
 static int read_ahead(sort_job *j, device_opener *o)
 {
-    enum { PIECE = 2u << 20 };
-    uint64_t cap = 128u << 20;
+    enum { PIECE = 64u << 20, STREAM_PIECE = 2u << 20 };
+    const size_t huge = (size_t)2 << 20;
+    uint64_t cap = j->kin.is_regular ? io_physical_memory() / 8 : 128u << 20;
     if (j->a.buffer_size && j->a.buffer_size / 8 < cap)
         cap = j->a.buffer_size / 8;
     if (j->a.buffer_percent) {
@@ -443,12 +449,19 @@ static int read_ahead(sort_job *j, device_opener *o)
     }
     if (j->kin.is_regular && j->kin.size < cap)
         cap = j->kin.size;
-    if (cap < 4096 || !(j->pre = malloc((size_t)cap)))
+    if (cap < 4096 || cap > SIZE_MAX - huge)
         return EXIT_OK;
+    const size_t whole = ((size_t)cap + huge - 1) / huge * huge;
+    if (!(j->pre = aligned_alloc(huge, whole)))
+        return EXIT_OK;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(j->pre, whole, MADV_HUGEPAGE);
+#endif
     const double t = now_ms();
+    const size_t piece = j->kin.is_regular ? PIECE : STREAM_PIECE;
     int rc = EXIT_OK;
     while (j->pre_len < cap && !atomic_load(&o->done)) {
-        const size_t want = cap - j->pre_len < PIECE ? (size_t)(cap - j->pre_len) : PIECE;
+        const size_t want = cap - j->pre_len < piece ? (size_t)(cap - j->pre_len) : piece;
         size_t got = 0;
         rc = input_read_some(&j->kin, j->pre + j->pre_len, want, &got);
         j->pre_len += got;
@@ -473,6 +486,8 @@ static int plan_device(sort_job *j)
     if (lrc != EXIT_OK)
         return lrc;
     clsort_status st;
+    if (j->a.parallel) /* the host's threads for reads and copies too */
+        pio_set_threads((unsigned)j->a.parallel);
     device_opener *o = calloc(1, sizeof *o);
     if (o && can_read_ahead(j) && device_open_start(o, j->a.common.device) == 0) {
         j->t_read = t; /* the read begins now, beside the open */
@@ -657,6 +672,18 @@ static int sort_segments(sort_job *j)
     return rc;
 }
 
+/* Outputs as long as their inputs (no -u, no --top) told their size: room reserved before the sort,
+ * written through a map on the host's threads where output_expect() takes it. */
+static int expect_outputs(sort_job *j)
+{
+    if (j->a.unique || j->limit || !j->kin.is_regular)
+        return EXIT_OK;
+    int rc = output_expect(&j->kout, j->kin.size);
+    if (rc == EXIT_OK && j->have_vout && j->have_vin && !j->a.layout.kv && j->vin.is_regular)
+        rc = output_expect(&j->vout, j->vin.size);
+    return rc;
+}
+
 /* Steps 4 and 5: the data read, sorted and written, as one stream through the device (the library
  * overlaps the reads with the uploads and the downloads with the writes); --verify checks the
  * records as they are written. Nothing is in place until the commit. */
@@ -678,6 +705,9 @@ static int sort_stream(sort_job *j)
     progress_phase("read", j->kin.is_regular && (!j->have_vin || j->vin.is_regular)
                                ? j->kin.size + (j->have_vin ? j->vin.size : 0) : 0);
     progress_add(j->pre_len - j->pre_pos); /* read while the device opened */
+    int rc = expect_outputs(j);
+    if (rc != EXIT_OK)
+        return rc;
     clsort_status st = clsort_sort_stream(j->ctx, &j->spec, &src, &dst, &j->set, &j->stats);
     if (st == CLSORT_ERROR_IO && j->io_rc != EXIT_OK)
         return j->io_rc; /* said already */

@@ -1,10 +1,11 @@
 /*
  * Input files for clsort, and the process-wide set-up of the I/O layer (see io.h); outputs are in
  * output.c, signals in signals.c. The commands touch no file themselves. Owns: input_open/read_some/
- * read_exact/check_end/close, io_init. Calls: msg, progress, settings, signals.
+ * read_exact/check_end/close, io_init. Calls: msg, pio, progress, settings, signals.
  */
 #include "io.h"
 #include "cli.h"
+#include "pio.h"
 #include "prefault.h"
 #include "progress.h"
 #include "settings.h"
@@ -127,6 +128,7 @@ int input_open(input_file *in, const char *path)
         if (pos < 0)
             pos = 0;
         in->is_regular = 1;
+        in->start = (uint64_t)pos;
         in->size = st.st_size > pos ? (uint64_t)(st.st_size - pos) : 0;
     }
     return EXIT_OK;
@@ -173,26 +175,80 @@ static int wait_writer(input_file *in)
 static int stop_state = -1; /* -1 not looked at yet, 0 off (or done), 1 armed */
 static uint64_t total_read;
 
-static void count_read(size_t n)
+static int stop_armed(void)
 {
     const cli_settings *s = settings();
-    progress_add((uint64_t)n);
-    total_read += n;
     if (stop_state < 0) {
         stop_state = s->stop_after_read_set;
         if (s->stop_after_read_bad) /* said when reading starts, once -q is known */
             msg_warn("CLSORT_TEST_STOP_AFTER_READ='%s' is not a byte count: ignored",
                      s->stop_after_read_bad);
     }
-    if (stop_state == 1 && total_read >= s->stop_after_read) {
+    return stop_state == 1;
+}
+
+/* The bytes to read before the hook stops the process (SIZE_MAX: none), so that a read on threads
+ * stops where a test asked, not a piece later. */
+static size_t until_stop(void)
+{
+    const uint64_t at = settings()->stop_after_read;
+    if (!stop_armed() || total_read >= at)
+        return SIZE_MAX;
+    return at - total_read < SIZE_MAX ? (size_t)(at - total_read) : SIZE_MAX;
+}
+
+static void count_read(size_t n)
+{
+    const cli_settings *s = settings();
+    progress_add((uint64_t)n);
+    total_read += n;
+    if (stop_armed() && total_read >= s->stop_after_read) {
         stop_state = 0;
         raise(SIGSTOP);
     }
 }
 
 /* Regular files are read in blocks of this size: the progress line moves, and a file that ends early
- * is noticed at the block where it does. */
-enum { READ_BLOCK = 1u << 20 };
+ * is noticed at the block where it does. Larger reads go on several threads (pio.c) in pieces of
+ * PIECE, by offset, the descriptor's position moved past them after. */
+enum { READ_BLOCK = 1u << 20, PIECE = 32u << 20 };
+
+static int ended_early(const input_file *in, uint64_t at)
+{
+    /* The size came from fstat() when the file was opened; the file is shorter now. Sorting what
+     * is there would silently drop records, so this is an error. */
+    msg_error("%s: input ended after %llu bytes, expected %llu (was the file truncated while being "
+              "read?)",
+              in->name, (unsigned long long)at, (unsigned long long)in->size);
+    return EXIT_IO;
+}
+
+/* len bytes of a regular file on the threads, in pieces (the progress line moves, and a stop after
+ * N bytes for tests comes near N). */
+static int read_threads(input_file *in, unsigned char *p, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        size_t want = len - done < PIECE ? len - done : PIECE;
+        const size_t stop = until_stop();
+        if (stop < want)
+            want = stop;
+        size_t got = 0;
+        const int r = pio_pread(in->fd, p + done, want, in->start + in->got + done, &got);
+        if (r < 0)
+            return read_error(in);
+        if (got > 0)
+            count_read(got);
+        done += got;
+        if (got < want)
+            return ended_early(in, in->got + done);
+    }
+    in->got += done;
+    /* the position where input_check_end() reads on, and where a parent's stdin is left */
+    if (lseek(in->fd, (off_t)(in->start + in->got), SEEK_SET) < 0)
+        return read_error(in);
+    return EXIT_OK;
+}
 
 int input_read_exact(input_file *in, void *buf, size_t len)
 {
@@ -200,6 +256,8 @@ int input_read_exact(input_file *in, void *buf, size_t len)
     size_t done = 0;
     if (in->wait_writer && wait_writer(in) != EXIT_OK)
         return EXIT_IO;
+    if (in->is_regular && len >= 4 * (size_t)READ_BLOCK && pio_threads() > 1)
+        return read_threads(in, p, len);
     while (done < len) {
         size_t want = len - done < READ_BLOCK ? len - done : READ_BLOCK;
         ssize_t r = read(in->fd, p + done, want);
@@ -207,14 +265,8 @@ int input_read_exact(input_file *in, void *buf, size_t len)
             continue;
         if (r < 0)
             return read_error(in);
-        if (r == 0) {
-            /* The size came from fstat() when the file was opened; the file is shorter now. Sorting
-             * what is there would silently drop records, so this is an error. */
-            msg_error("%s: input ended after %llu bytes, expected %llu (was the file truncated while being "
-                      "read?)",
-                      in->name, (unsigned long long)(in->got + done), (unsigned long long)in->size);
-            return EXIT_IO;
-        }
+        if (r == 0)
+            return ended_early(in, in->got + done);
         done += (size_t)r;
         count_read((size_t)r);
     }

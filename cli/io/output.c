@@ -5,11 +5,12 @@
  *
  * Owns: output_open/write/finish/commit/abort/same, output_names_input. Calls: replace.c (the
  * file-system steps, shared with clsort-mpi), signals (the table of temporary names, holding signals
- * off around a commit), msg, progress, settings (a test hook).
+ * off around a commit), pio (a mapped output filled on threads), msg, progress, settings.
  */
 #include "io.h"
 #include "follow.h"
 #include "cli.h"
+#include "pio.h"
 #include "progress.h"
 #include "replace.h"
 #include "settings.h"
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -326,10 +328,69 @@ int output_open(output_file *out, const char *path, int force)
     return open_unnamed(out);
 }
 
+int output_expect(output_file *out, uint64_t bytes)
+{
+    const int asked = settings()->map_output;
+    if (out->direct || !out->unnamed || out->map || out->written || !bytes || asked == 0 ||
+        bytes > SIZE_MAX)
+        return EXIT_OK;
+    if (asked < 0 && (bytes < (64u << 20) || pio_threads() < 4))
+        return EXIT_OK;
+    /* only an unnamed file: a fault in the map (SIGBUS) can then leave nothing behind, and no
+     * other process can shorten the file under it */
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    if (fallocate(out->fd, 0, 0, (off_t)bytes) != 0) {
+        if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG) {
+            char what[96];
+            snprintf(what, sizeof what, "no room for the output's %llu bytes",
+                     (unsigned long long)bytes);
+            return out_error(out, what);
+        }
+        return EXIT_OK; /* a file system that does not reserve: written as usual */
+    }
+    void *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_SHARED, out->fd, 0);
+    if (m == MAP_FAILED) {
+        if (ftruncate(out->fd, 0) != 0)
+            return out_error(out, "write error");
+        return EXIT_OK;
+    }
+    out->map = m;
+    out->map_len = bytes;
+#endif
+    return EXIT_OK;
+}
+
+/* The map given back: the file cut to what was written, the descriptor's position after it, for
+ * write() to go on from there. */
+static int unmap_output(output_file *out)
+{
+    if (!out->map)
+        return EXIT_OK;
+    munmap(out->map, (size_t)out->map_len);
+    out->map = NULL;
+    if (out->written < out->map_len && ftruncate(out->fd, (off_t)out->written) != 0)
+        return out_error(out, "write error");
+    if (lseek(out->fd, (off_t)out->written, SEEK_SET) < 0)
+        return out_error(out, "write error");
+    return EXIT_OK;
+}
+
 int output_write(output_file *out, const void *buf, size_t len)
 {
     int rc = ensure_file(out);
     if (rc != EXIT_OK)
+        return rc;
+    if (out->map && len <= out->map_len - out->written) {
+        for (size_t at = 0; at < len;) { /* in pieces, for the progress line */
+            const size_t m = len - at < (64u << 20) ? len - at : (64u << 20);
+            pio_copy(out->map + out->written, (const unsigned char *)buf + at, m);
+            out->written += m;
+            at += m;
+            progress_add(m);
+        }
+        return EXIT_OK;
+    }
+    if ((rc = unmap_output(out)) != EXIT_OK) /* more than expected: written on after the map */
         return rc;
     const unsigned char *p = buf;
     while (len > 0) {
@@ -402,6 +463,8 @@ int output_finish(output_file *out)
         return EXIT_OK;
     }
     int rc = ensure_file(out);
+    if (rc == EXIT_OK)
+        rc = unmap_output(out);
     if (rc == EXIT_OK)
         rc = keep_owner_and_mode(out);
     /* Durability: a file that replaces another is on disk before the rename, so a crash can never
@@ -591,6 +654,9 @@ int output_commit(output_file **outs, int n)
 
 void output_abort(output_file *out)
 {
+    if (out->map)
+        munmap(out->map, (size_t)out->map_len);
+    out->map = NULL;
     if (out->slot >= 0)
         signals_drop_name(out->slot, 1);
     out->slot = -1;

@@ -90,7 +90,7 @@ int replace_open_unnamed(int dirfd)
 {
     if (!O_TMPFILE)
         return -2;
-    const int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    const int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0)
         return fd;
     if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT)
