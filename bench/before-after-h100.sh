@@ -83,6 +83,7 @@ for job in "${jobs[@]}"; do
     echo "$name floor_copy $(wall sh -c "cat '$in' > '$DATA/copy'")" >> "$OUT/files.txt"
     rm -f "$DATA/copy"
     for v in $VERSIONS; do
+      rm -f "$DATA/out-$v" # a new output each time, as the floor's copy (a replaced one is synced)
       # shellcheck disable=SC2086
       t=$(CLSORT_CACHE_DIR=$DATA/cache-$v wall "${TOOL[$v]}" $args -i "$in" -o "$DATA/out-$v")
       echo "$name $v $t" >> "$OUT/files.txt"
@@ -94,9 +95,11 @@ done
 # one --stats of this tree per job: where its time went
 for job in "${jobs[@]}"; do
   IFS='|' read -r name in args <<< "$job"
+  rm -f "$DATA/out-after"
+  echo "== $name" >> "$OUT/stats.txt"
   # shellcheck disable=SC2086
   CLSORT_CACHE_DIR=$DATA/cache-after "${TOOL[after]}" $args -i "$in" -o "$DATA/out-after" --stats \
-    2> "$OUT/stats-$name.txt" || true
+    2>> "$OUT/stats.txt" || true
 done
 rm -f "$DATA"/out-* "$DATA/copy"
 # opening the device alone, in a process of its own (beside the small file's job)
