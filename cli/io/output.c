@@ -381,13 +381,10 @@ int output_write(output_file *out, const void *buf, size_t len)
     if (rc != EXIT_OK)
         return rc;
     if (out->map && len <= out->map_len - out->written) {
-        for (size_t at = 0; at < len;) { /* in pieces, for the progress line */
-            const size_t m = len - at < (64u << 20) ? len - at : (64u << 20);
-            pio_copy(out->map + out->written, (const unsigned char *)buf + at, m);
-            out->written += m;
-            at += m;
-            progress_add(m);
-        }
+        /* one copy: each thread's part a stretch of the file of its own */
+        pio_copy(out->map + out->written, buf, len);
+        out->written += len;
+        progress_add(len);
         return EXIT_OK;
     }
     if ((rc = unmap_output(out)) != EXIT_OK) /* more than expected: written on after the map */
