@@ -10,13 +10,16 @@
  *   hostio write IN OUT THREADS HOW           IN read whole on THREADS threads, then written to OUT
  *                                             (HOW: write, one thread's write() in 8 MiB pieces;
  *                                             mmap, OUT's blocks reserved, mapped and filled on
- *                                             THREADS threads)
+ *                                             THREADS threads; tmpwrite, tmpmap: the same into an
+ *                                             unnamed file linked under OUT at the end; poolmap:
+ *                                             tmpmap copied by clsort's pool, cli/io/pio.c)
  * RELEASE: 0 leaves everything to the process's exit, 1 releases after the write, 2 releases on a
  * thread once the last piece is downloaded (beside the write).
  * Prints each step's start and length in ms from the process's start.
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include "pio.h"
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -204,7 +207,20 @@ static unsigned char *read_whole(const char *path, int threads, size_t *bytes)
 static int write_file(const char *path, const unsigned char *p, size_t bytes, int threads, int how)
 {
     double t = now();
-    int out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    int out;
+    char dir[4096];
+    if (how >= 2) { /* unnamed in OUT's directory, linked under OUT at the end */
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(dir, sizeof dir, ".");
+        out = open(dir, O_TMPFILE | O_RDWR, 0644);
+        how -= 2;
+    } else {
+        out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    }
     if (out < 0) {
         perror(path);
         return 3;
@@ -233,12 +249,25 @@ static int write_file(const char *path, const unsigned char *p, size_t bytes, in
             perror("mmap");
             return 3;
         }
-        part cp = { -1, m, p, 0, 0 };
-        on_threads(threads, copy_part, &cp, bytes);
-        step("copy into the map", t);
+        if (how == 3) { /* clsort's pool */
+            pio_set_threads((unsigned)threads);
+            pio_copy(m, p, bytes);
+            step("copy into the map (pio)", t);
+        } else {
+            part cp = { -1, m, p, 0, 0 };
+            on_threads(threads, copy_part, &cp, bytes);
+            step("copy into the map", t);
+        }
         t = now();
         munmap(m, bytes);
         step("munmap", t);
+    }
+    t = now();
+    {
+        char fd_path[64];
+        snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", out);
+        if (access(path, F_OK) != 0 && linkat(AT_FDCWD, fd_path, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+            step("link", t);
     }
     t = now();
     close(out);
@@ -252,7 +281,9 @@ int main(int argc, char **argv)
     if (argc >= 6 && !strcmp(argv[1], "write")) {
         size_t bytes;
         unsigned char *host = read_whole(argv[2], atoi(argv[4]), &bytes);
-        const int rc = write_file(argv[3], host, bytes, atoi(argv[4]), !strcmp(argv[5], "mmap"));
+        const int how = !strcmp(argv[5], "mmap") ? 1 : !strcmp(argv[5], "tmpwrite") ? 2
+                        : !strcmp(argv[5], "tmpmap") ? 3 : !strcmp(argv[5], "poolmap") ? 5 : 0;
+        const int rc = write_file(argv[3], host, bytes, atoi(argv[4]), how);
         step("end", now());
         return rc;
     }
