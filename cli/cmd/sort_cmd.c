@@ -729,7 +729,10 @@ static int write_held(sort_job *j)
  * written through a map on the host's threads where output_expect() takes it. */
 static int expect_outputs(sort_job *j)
 {
-    if (j->a.unique || j->limit || !j->kin.is_regular)
+    /* not past the memory budget: an external sort's output is written as it is merged, and a
+     * map of it would count as the process's memory */
+    const uint64_t budget = j->set.memory_bytes ? j->set.memory_bytes : io_physical_memory() / 2;
+    if (j->a.unique || j->limit || j->a.top || !j->kin.is_regular || j->kin.size > budget)
         return EXIT_OK;
     int rc = output_expect(&j->kout, j->kin.size);
     if (rc == EXIT_OK && j->have_vout && j->have_vin && !j->a.layout.kv && j->vin.is_regular)
@@ -1118,6 +1121,9 @@ static int sort_fields(sort_job *j)
                             a->n_temp_dirs ? a->temp_dirs : NULL, a->n_temp_dirs,
                             (size_t)a->batch_size, a->top, (unsigned)a->parallel };
     j->t_read = now_ms();
+    const int rc = expect_outputs(j);
+    if (rc != EXIT_OK)
+        return rc;
     return fields_sort(j->ctx, &j->spec, &f, &j->kin, &j->kout, j->have_vout ? &j->vout : NULL,
                        &j->stats, &j->fields_out);
 }
