@@ -442,8 +442,7 @@ static int refuse_unstable(sort_job *j, const char *opt, const char *why)
 }
 
 /* Whether the start of the input is read while the device opens: the keys (or whole records) of
- * the library's stream, records by a key field sorted whole (not --top, whose runs fields.c reads
- * itself); not a FIFO whose writer
+ * the library's stream; not records by a key field (fields.c reads them), nor a FIFO whose writer
  * has not come (its wait would hold up a device that fails). Only with --algo auto and without
  * --segments: the library may refuse an algorithm named for a combination once it is open, and such
  * a refusal reads nothing, a pipe's included. By default on a host of 4 cores or more: on 2 cores a
@@ -454,9 +453,8 @@ static int can_read_ahead(const sort_job *j)
     const int ahead = settings()->read_ahead;
     if (ahead == 0 || (ahead < 0 && sysconf(_SC_NPROCESSORS_ONLN) < 4))
         return 0;
-    return !(j->a.record_size && j->a.top) && !j->kin.wait_writer &&
-           (!j->kin.is_regular || j->kin.size > 0) && j->spec.algorithm == CLSORT_ALGO_AUTO &&
-           !j->a.segments;
+    return !j->a.record_size && !j->kin.wait_writer && (!j->kin.is_regular || j->kin.size > 0) &&
+           j->spec.algorithm == CLSORT_ALGO_AUTO && !j->a.segments;
 }
 
 /* The keys input read into memory until the device is open, on the host's threads (pio.c) in
@@ -1112,11 +1110,6 @@ static int check_keys_order(sort_job *j)
     return rc;
 }
 
-static int fields_read_some(void *user, input_file *in, unsigned char *buf, size_t len, size_t *got)
-{
-    return job_read_some(user, in, buf, len, got);
-}
-
 /* Step 5 of records sorted by a key field: the library's stream of records, in runs merged when
  * there are more than one (-S, -T, --batch-size, --parallel); -u, --verify and --index-out on the
  * way out; with --top, the first K records of the runs sorted behind the K kept. */
@@ -1126,10 +1119,8 @@ static int sort_fields(sort_job *j)
     const size_t rs = rec_key_from_args(&j->key, a, &j->spec);
     const fields_args f = { &j->key, rs, a->unique, a->verify, j->set.memory_bytes,
                             a->n_temp_dirs ? a->temp_dirs : NULL, a->n_temp_dirs,
-                            (size_t)a->batch_size, a->top, (unsigned)a->parallel,
-                            fields_read_some, j };
-    if (!j->t_read) /* else the read began while the device opened */
-        j->t_read = now_ms();
+                            (size_t)a->batch_size, a->top, (unsigned)a->parallel };
+    j->t_read = now_ms();
     const int rc = expect_outputs(j);
     if (rc != EXIT_OK)
         return rc;

@@ -172,8 +172,7 @@ static long long fields_source_read(void *user, void *keys, void *values, size_t
     fields_job *j = user;
     (void)values;
     size_t got = 0;
-    int rc = j->f->read_some ? j->f->read_some(j->f->read_user, j->in, keys, max * j->rs, &got)
-                             : input_read_some(j->in, keys, max * j->rs, &got);
+    int rc = input_read_some(j->in, keys, max * j->rs, &got);
     if (rc == EXIT_OK && got % j->rs) /* a stream that ended inside a record */
         rc = layout_check_records(j->in->name, j->in->got, j->rs);
     if (rc != EXIT_OK) {

@@ -24,10 +24,6 @@ typedef struct fields_args {
     size_t fan_in;                /* --batch-size; 0: 64 */
     uint64_t top;                 /* --top K: only the first K records; 0: all */
     unsigned threads;             /* --parallel: merge threads; 0: one per processor */
-    /* where the whole sort reads its records (as input_read_some() reads in, which it is where
-     * NULL): the caller's, with what it read while the device opened first */
-    int (*read_some)(void *user, input_file *in, unsigned char *buf, size_t len, size_t *got);
-    void *read_user;
 } fields_args;
 
 /* Read in, sort, write out (and each output record's input position to index, when not NULL);
