@@ -81,7 +81,12 @@ void report_text(FILE *f, const run_report *r)
     fprintf(f, "  sort        %10.3f ms   (neither reading, writing nor commit: prepare, waits on the "
                "%s, merge)\n", r->sort_ms, host ? "host's threads and the transfers"
                                                : "transfers and kernels");
-    fprintf(f, "  write       %10.3f ms\n", r->write_ms);
+    if (r->write_mapped)
+        fprintf(f, "  write       %10.3f ms   (gathered in memory, the device closed meanwhile, "
+                   "copied into a map of the output on %u threads)\n", r->write_ms,
+                r->write_mapped);
+    else
+        fprintf(f, "  write       %10.3f ms\n", r->write_ms);
     fprintf(f, "  commit      %10.3f ms   (sync where needed, rename into place)\n", r->commit_ms);
     fprintf(f, "  other       %10.3f ms   (the device's checks before the read, the report)\n",
             r->other_ms);
@@ -322,6 +327,7 @@ char *report_json(const run_report *r)
     json_num(&j, "download_ms", r->download_ms);
     json_num(&j, "sort_ms", r->sort_ms);
     json_num(&j, "write_ms", r->write_ms);
+    json_u64(&j, "write_mapped_threads", r->write_mapped);
     json_num(&j, "commit_ms", r->commit_ms);
     json_num(&j, "prepare_ms", r->prepare_ms);
     json_bool(&j, "warm_up", r->warm_up);
