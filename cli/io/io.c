@@ -256,7 +256,9 @@ int input_read_exact(input_file *in, void *buf, size_t len)
     size_t done = 0;
     if (in->wait_writer && wait_writer(in) != EXIT_OK)
         return EXIT_IO;
-    if (in->is_regular && len >= 4 * (size_t)READ_BLOCK && pio_threads() > 1)
+    /* not on fewer than 4 threads: on 2 cores the read's second thread took the core that a CPU
+     * device's sort was faulting its memory in on, and some reads took 4 times as long */
+    if (in->is_regular && len >= 4 * (size_t)READ_BLOCK && pio_threads() >= 4)
         return read_threads(in, p, len);
     while (done < len) {
         size_t want = len - done < READ_BLOCK ? len - done : READ_BLOCK;

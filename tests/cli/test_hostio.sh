@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The host's side of a file-to-file sort: regular inputs read on several threads (in pieces, across
-# the 32 MiB piece), read whole while the device opens, outputs of known size reserved, mapped and
+# The host's side of a file-to-file sort: regular inputs read on several threads (4 or more: in
+# pieces, across the 32 MiB piece), read whole while the device opens, outputs of known size reserved, mapped and
 # filled on the host's threads (CLSORT_MAP_OUTPUT=1); every way the same bytes as the reference and as
 # the plain way (one thread, write(), no read-ahead). No room for a mapped output: an error before the
 # sort, exit 3, nothing left behind; an output longer than its input said (-u shorter) as before.
@@ -81,7 +81,8 @@ expect_only room "no room for a mapped output"
 # a regular input cut short while it is read by the threads: an error, nothing left behind
 cp big.bin cut.bin
 mkdir -p cut
-(CLSORT_TEST_STOP_AFTER_READ=1000000 CLSORT_READ_AHEAD=0 exec "$CLSORT" -i cut.bin -o cut/out.bin 2>err.txt) &
+(CLSORT_TEST_STOP_AFTER_READ=1000000 CLSORT_READ_AHEAD=0 exec "$CLSORT" --parallel=4 -i cut.bin \
+    -o cut/out.bin 2>err.txt) &
 pid=$!
 for _ in $(seq 200); do
     state=$(ps -o stat= -p $pid 2>/dev/null | cut -c1)
