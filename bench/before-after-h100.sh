@@ -74,7 +74,12 @@ for job in $JOBS; do
   esac
 done
 : > "$OUT/files.txt"
-wall() { /usr/bin/time -f %e -o "$DATA/t" "$@" > /dev/null 2> "$DATA/err" || { cat "$DATA/err"; exit 1; }; cat "$DATA/t"; }
+# SYNC=1: the dirty pages of the runs before written back first (large jobs), outside the time
+wall() {
+  [ "${SYNC:-0}" = 1 ] && sync
+  /usr/bin/time -f %e -o "$DATA/t" "$@" > /dev/null 2> "$DATA/err" || { cat "$DATA/err"; exit 1; }
+  cat "$DATA/t"
+}
 for job in "${jobs[@]}"; do
   IFS='|' read -r name in args <<< "$job"
   for r in $(seq "$REPS"); do
@@ -82,7 +87,9 @@ for job in "${jobs[@]}"; do
     echo "$name floor_read $(wall sh -c "cat '$in' > /dev/null")" >> "$OUT/files.txt"
     echo "$name floor_copy $(wall sh -c "cat '$in' > '$DATA/copy'")" >> "$OUT/files.txt"
     rm -f "$DATA/copy"
-    for v in $VERSIONS; do
+    order=$VERSIONS # before first in odd repetitions, after first in even ones
+    [ $((r % 2)) = 0 ] && order=$(echo "$VERSIONS" | tr ' ' '\n' | tac | tr '\n' ' ')
+    for v in $order; do
       rm -f "$DATA/out-$v" # a new output each time, as the floor's copy (a replaced one is synced)
       # shellcheck disable=SC2086
       t=$(CLSORT_CACHE_DIR=$DATA/cache-$v wall "${TOOL[$v]}" $args -i "$in" -o "$DATA/out-$v")
