@@ -55,20 +55,10 @@ static void describe(char *buf, size_t cap, const run_report *r)
         snprintf(buf, cap, "%s keys%s", or_dash(r->key_type), r->descending ? ", descending" : "");
 }
 
-void report_text(FILE *f, const run_report *r)
+/* The process's wall time and the parts that add up to it: start, the device's open (where it came
+ * before the read), the four of end to end, other. */
+static void report_times(FILE *f, const run_report *r, int host)
 {
-    char what[96];
-    describe(what, sizeof what, r);
-    const int host = on_host(r);
-    fprintf(f, "clsort: sorted %llu %s\n", (unsigned long long)r->n, what);
-    if (r->unique)
-        fprintf(f, "  unique      %llu records written, %llu with a key seen before dropped\n",
-                (unsigned long long)r->n_out, (unsigned long long)(r->n - r->n_out));
-    fprintf(f, "  algorithm   %s%s\n", or_dash(r->algorithm),
-            host ? " (on the host's threads, not in device kernels)" : "");
-    fprintf(f, "  device      %s\n", or_dash(r->device));
-    /* the process's wall time and the parts that add up to it: start, the device's open (where
-     * it came before the read), the four of end to end, other */
     fprintf(f, "  wall        %10.3f ms   (the process, from its start to this report, as time(1) "
                "shows it)\n", r->wall_ms);
     fprintf(f, "  start       %10.3f ms   (options, inputs and outputs checked)\n", r->start_ms);
@@ -92,6 +82,21 @@ void report_text(FILE *f, const run_report *r)
             r->other_ms);
     fprintf(f, "  end to end  %10.3f ms   %8.4f GKey/s (read + sort + write + commit)\n",
             r->total_ms, r->total_gkeys_per_s);
+}
+
+void report_text(FILE *f, const run_report *r)
+{
+    char what[96];
+    describe(what, sizeof what, r);
+    const int host = on_host(r);
+    fprintf(f, "clsort: sorted %llu %s\n", (unsigned long long)r->n, what);
+    if (r->unique)
+        fprintf(f, "  unique      %llu records written, %llu with a key seen before dropped\n",
+                (unsigned long long)r->n_out, (unsigned long long)(r->n - r->n_out));
+    fprintf(f, "  algorithm   %s%s\n", or_dash(r->algorithm),
+            host ? " (on the host's threads, not in device kernels)" : "");
+    fprintf(f, "  device      %s\n", or_dash(r->device));
+    report_times(f, r, host);
     /* parts of those lines, or overlapping them: each says what ran */
     const int programs = r->programs_built + r->programs_cached > 0;
     if (r->top_select)
