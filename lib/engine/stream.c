@@ -230,6 +230,12 @@ static clsort_status plan_budget(stream *s, size_t *max_n)
     const size_t rs = s->ks + s->vs;
     const uint64_t budget = s->set.memory_bytes;
     size_t stage = s->ctx->settings.stage_bytes;
+    /* an input known to be small gets slots its size (64 KiB at least): pinning the four 8 MiB
+     * slots took more time than the whole sort of 16 KiB of keys on the H100 machine */
+    const uint64_t small = s->n_hint != CLSORT_SIZE_UNKNOWN && s->n_hint < UINT64_MAX / rs
+                               ? s->n_hint * rs : UINT64_MAX;
+    if (small < stage)
+        stage = small > (64u << 10) ? (size_t)small : (64u << 10);
     if (stage > budget / 16)
         stage = (size_t)(budget / 16);
     if (stage < rs)
