@@ -180,7 +180,8 @@ static void test_large(void **state)
 }
 
 /* clsort_sort_copy(): the input left as it was, the result that of clsort_sort() on a copy, on
- * the direct path (its first pass reading the input) and the staged one, at every size class, with
+ * the direct path (its first pass reading the input), the staged one and radix8's on the device
+ * (uploaded from the input, downloaded into the outputs), at every size class, with
  * keys all equal (nothing moves them: copied whole), values, fixed segments (copied first). */
 static void test_copy(void **state)
 {
@@ -211,8 +212,14 @@ static void test_copy(void **state)
                 if (variant == 2)
                     sp.segment = 1000;
                 memcpy(keep, in, n * ks);
-                for (int p = 0; p < 2; p++) {
-                    clsort_context *ctx = p ? thread_ctx : direct_ctx;
+                for (int p = 0; p < 3; p++) {
+                    /* p 2: radix8's device path, which uploads the input from where it is and
+                     * downloads into the outputs (sizes up to 2^17 + 1, for the time it takes) */
+                    if (p == 2 && n > (1u << 17) + 1)
+                        break;
+                    if (p == 2)
+                        sp.algorithm = CLSORT_ALGO_RADIX8;
+                    clsort_context *ctx = p == 1 ? thread_ctx : direct_ctx;
                     memcpy(b, in, n * ks);
                     memcpy(vb, vin, n * vs);
                     clsort_status r = clsort_sort(ctx, &sp, b, vs ? vb : NULL, n, NULL);

@@ -129,8 +129,15 @@ static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *key
     host_run h = { .varseg = varseg };
     clsort_job job = { .spec = spec, .n = n, .may_block = 1, .may_swap = 1, .varseg = varseg };
     clsort_status st = CLSORT_OK;
-    if (from && from->keys != keys && (n < 2 || !in_caller(ctx, spec, n))) {
-        /* the device's path sorts the arrays in place: a copy first */
+    const void *up_keys = keys, *up_values = values;
+    if (from && from->keys != keys && n > 1 && !in_caller(ctx, spec, n)) {
+        /* the device's path uploads the input from where it is and downloads into the outputs:
+         * no copy of it into them first (1 GiB into a new array took longer on one thread than
+         * the transfers both ways) */
+        up_keys = from->keys;
+        up_values = from->values;
+        from = NULL;
+    } else if (from && from->keys != keys && n < 2) {
         memcpy(keys, from->keys, n * clsort_key_size(spec->key_type));
         if (spec->value_size)
             memcpy(values, from->values, n * spec->value_size);
@@ -153,7 +160,7 @@ static clsort_status run(clsort_context *ctx, const clsort_spec *spec, void *key
         h.kernel_ms = ctx->profiling ? host_ms : 0;
         h.in_caller = 1;
     } else if (n > 1) {
-        if ((st = upload(ctx, spec, keys, values, n, &h)) != CLSORT_OK)
+        if ((st = upload(ctx, spec, up_keys, up_values, n, &h)) != CLSORT_OK)
             goto done;
         job.keys = h.kbuf;
         job.values = h.vbuf;
