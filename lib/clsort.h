@@ -444,8 +444,9 @@ CLSORT_API void clsort_spec_default(clsort_spec *spec);
 /**
  * Sort host arrays: upload, sort on the device, download; blocks until done.
  *
- * On a device with memory of its own, arrays of 512 MiB or more (then, once the context has them,
- * of 64 MiB or more) go up and come back through two pinned 32 MiB staging slots that the host's
+ * On a device with memory of its own, arrays of 512 MiB or more (and from the context's second
+ * upload of 64 MiB or more, those of 64 MiB or more) go up and come back through two pinned 32 MiB
+ * staging slots that the host's
  * threads fill and empty while the device transfers the other: the caller's pageable memory
  * crosses at several times the driver's own speed (2^28 u32 keys on an H100 machine: the whole
  * call 66-70 ms against 210-226 ms, pairs 147-153 against 449-513). The context keeps the slots until clsort_release_scratch() or

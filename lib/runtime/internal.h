@@ -380,6 +380,7 @@ struct clsort_context {
 
     /* Scratch kept between sorts (not on out-of-order queues, where two sorts may overlap). */
     clsort_stage xfer[2]; /* transfer.c's staging slots, kept once made (host memory is NULL) */
+    unsigned xfer_large;  /* uploads of XFER_MIN bytes or more so far (counted up to 2) */
     cl_mem scratch[CLSORT_SLOTS];
     size_t scratch_bytes[CLSORT_SLOTS];
     int scratch_zero[CLSORT_SLOTS]; /* the kept buffer is known to hold zeros only */

@@ -23,7 +23,9 @@ enum {
 /* The first staged transfer makes the slots, which the context keeps: pinning host memory is slow
  * (2 x 32 MiB took about 50 ms on the H100 machine, where a plain 64 MiB upload took 7-9 ms), so
  * only a transfer that gains more than that makes them: 512 MiB or more (1 GiB went up in 31-34 ms
- * staged against 119-120 ms plainly). */
+ * staged against 119-120 ms plainly), or the second upload of 64 MiB or more in the context's life
+ * (a caller that sorts such arrays again and again: 2^24 f32 from Python, host array in and out,
+ * 40 ms with plain transfers). */
 #define XFER_FIRST ((size_t)512 << 20)
 
 typedef struct copy_job {
@@ -58,7 +60,8 @@ static int xfer_wanted(const clsort_context *ctx, size_t bytes, size_t *slot_byt
     *have = ctx->xfer[0].host && ctx->xfer[0].bytes == *slot_bytes;
     if (!bytes || ctx->settings.staging != CLSORT_STAGING_PINNED)
         return 0;
-    return forced || !(ctx->host_unified || bytes < (*have ? XFER_MIN : XFER_FIRST));
+    const int again = *have || ctx->xfer_large >= 2;
+    return forced || !(ctx->host_unified || bytes < (again ? XFER_MIN : XFER_FIRST));
 }
 
 size_t clsort_staging_bytes(const clsort_context *ctx, size_t bytes)
@@ -113,6 +116,8 @@ clsort_status clsort_upload(clsort_context *ctx, cl_mem mem, const void *host, s
     clsort_stage *const slot = ctx->xfer;
     size_t sb;
     *ev_first = *done = NULL;
+    if (bytes >= XFER_MIN && ctx->xfer_large < 2)
+        ctx->xfer_large++;
     if (!xfer_staged(ctx, bytes, &sb)) {
         const cl_int err = clEnqueueWriteBuffer(ctx->queue, mem, CL_FALSE, 0, bytes, host, 0, NULL,
                                                 done);
