@@ -16,6 +16,7 @@ one, opened at the first call (``CLSORT_DEVICE`` and the other ``CLSORT_*`` sett
 environment apply), or one per ``device=`` string. ``pyopencl.array.Array`` inputs are sorted in
 place on their own queue, without a copy through the host.
 """
+import re
 import threading
 
 import numpy as np
@@ -26,7 +27,7 @@ except ImportError:  # the meson build's module, beside the package on sys.path
     from _clsort import ffi, lib
 
 __all__ = ['Context', 'ClsortError', 'sort', 'argsort', 'sort_by_key', 'top_k', 'sort_segments',
-           'argsort_segments', 'default_context', 'algorithms', '__version__']
+           'argsort_segments', 'sort_lines', 'default_context', 'algorithms', '__version__']
 
 __version__ = ffi.string(lib.clsort_version()).decode()
 
@@ -161,6 +162,9 @@ class Context:
 
     def argsort_segments(self, a, offsets, **kw):
         return argsort_segments(a, offsets, context=self, **kw)
+
+    def sort_lines(self, data, keys=(), **kw):
+        return sort_lines(data, keys, context=self, **kw)
 
 
 _open_lock = threading.Lock()
@@ -582,3 +586,118 @@ def _cl_sort(a, descending, kind, context, what):
         idx.add_event(evt)
         return idx
     return a
+
+
+# ---------------------------------------------------------------------------------------------
+# Text lines, as ``LC_ALL=C sort`` orders them
+
+_LINE_FLAGS = {'n': 'NUMERIC', 'g': 'GENERAL_NUMERIC', 'h': 'HUMAN_NUMERIC', 'r': 'REVERSE',
+               'f': 'FOLD', 'd': 'DICTIONARY', 'i': 'NONPRINTING'}
+_KEY_POS = re.compile(r'(\d+)(?:\.(\d+))?([A-Za-z]*)')
+
+
+def _key_pos(key, text, end):
+    """(field, char, flags, has_own_flags) of one position of a ``-k`` key."""
+    m = _KEY_POS.fullmatch(text)
+    if not m:
+        raise ValueError('clsort.sort_lines: key %r: %r is not FIELD[.CHAR][OPTS]' % (key, text))
+    field, char = int(m[1]), int(m[2]) if m[2] is not None else 0
+    if field < 1:
+        raise ValueError('clsort.sort_lines: key %r: fields count from 1' % key)
+    if not end and m[2] is not None and char < 1:
+        raise ValueError('clsort.sort_lines: key %r: characters count from 1' % key)
+    flags = 0
+    for c in m[3]:
+        if c == 'b':
+            flags |= lib.CLSORT_LINES_BLANKS_END if end else lib.CLSORT_LINES_BLANKS_START
+        elif c in _LINE_FLAGS:
+            flags |= getattr(lib, 'CLSORT_LINES_' + _LINE_FLAGS[c])
+        else:
+            raise ValueError('clsort.sort_lines: key %r: modifier %r is not one clsort sorts by '
+                             '(b, d, f, g, h, i, n, r)' % (key, c))
+    return field, char, flags, bool(m[3])
+
+
+def _line_keys(keys, global_flags):
+    """The keys as the library's structs: GNU sort's ``-k`` syntax, ``POS1[,POS2]``; a key with no
+    modifiers of its own takes the global ones."""
+    out = []
+    for key in keys:
+        if not isinstance(key, str):
+            raise TypeError('clsort.sort_lines: a key is a str such as "2,2n", not %r' % (key,))
+        k = key[2:] if key.startswith('-k') else key
+        pos1, _, pos2 = k.partition(',')
+        f1, c1, fl1, own1 = _key_pos(key, pos1, False)
+        f2, c2, fl2, own2 = _key_pos(key, pos2, True) if pos2 else (0, 0, 0, False)
+        flags = fl1 | fl2 if own1 or own2 else global_flags
+        out.append((f1, c1, f2, c2, flags))
+    return out
+
+
+def sort_lines(data, keys=(), *, separator=None, zero_terminated=False, numeric=False,
+               general_numeric=False, human_numeric=False, ignore_case=False,
+               dictionary_order=False, ignore_nonprinting=False, ignore_leading_blanks=False,
+               reverse=False, stable=False, unique=False, device=None, context=None):
+    """The lines of ``data`` (bytes-like) sorted as ``LC_ALL=C sort`` sorts them, as bytes, each
+    line ended by its delimiter (a last line without one gets one, as GNU sort writes it).
+
+    ``keys``: GNU sort's ``-k`` definitions, e.g. ``['2,2n', '1']``; the keyword arguments are its
+    options: ``separator`` (``-t``, one byte), ``zero_terminated`` (``-z``), ``numeric`` (``-n``),
+    ``general_numeric`` (``-g``), ``human_numeric`` (``-h``), ``ignore_case`` (``-f``),
+    ``dictionary_order`` (``-d``), ``ignore_nonprinting`` (``-i``), ``ignore_leading_blanks``
+    (``-b``), ``reverse`` (``-r``), ``stable`` (``-s``), ``unique`` (``-u``). A key without
+    modifiers of its own takes these; with no keys they order whole lines.
+
+        >>> clsort.sort_lines(b'10\\n9\\n100\\n', numeric=True)
+        b'9\\n10\\n100\\n'
+    """
+    if isinstance(data, str):
+        raise TypeError('clsort.sort_lines: give bytes (for text, data.encode()); lines are '
+                        'compared as bytes, as LC_ALL=C sort compares them')
+    buf = bytes(data)
+    if isinstance(keys, str):
+        keys = (keys,)
+    g = 0
+    for on, name in ((numeric, 'NUMERIC'), (general_numeric, 'GENERAL_NUMERIC'),
+                     (human_numeric, 'HUMAN_NUMERIC'), (ignore_case, 'FOLD'),
+                     (dictionary_order, 'DICTIONARY'), (ignore_nonprinting, 'NONPRINTING'),
+                     (reverse, 'REVERSE')):
+        g |= getattr(lib, 'CLSORT_LINES_' + name) if on else 0
+    if ignore_leading_blanks:
+        g |= lib.CLSORT_LINES_BLANKS_START | lib.CLSORT_LINES_BLANKS_END
+    ks = _line_keys(keys, g)
+    if not ks and g & ~lib.CLSORT_LINES_REVERSE:  # whole lines by the global options
+        ks = [(0, 0, 0, 0, g)]
+    if len(ks) > lib.CLSORT_LINES_MAX_KEYS:
+        raise ValueError('clsort.sort_lines: %d keys, at most %d' % (len(ks),
+                                                                    lib.CLSORT_LINES_MAX_KEYS))
+    spec = ffi.new('clsort_lines_spec *')
+    lib.clsort_lines_spec_default(spec)
+    spec.delimiter = b'\0' if zero_terminated else b'\n'
+    if separator is not None:
+        sep = separator.encode() if isinstance(separator, str) else bytes(separator)
+        if len(sep) != 1:
+            raise ValueError('clsort.sort_lines: the separator is one byte, not %r' % (separator,))
+        spec.separator = sep[0]
+    karr = ffi.new('clsort_lines_key[]', max(len(ks), 1))
+    for i, (f1, c1, f2, c2, fl) in enumerate(ks):
+        karr[i].start_field, karr[i].start_char = f1, c1
+        karr[i].end_field, karr[i].end_char, karr[i].flags = f2, c2, fl
+    spec.keys = karr if ks else ffi.NULL
+    spec.n_keys = len(ks)
+    spec.stable, spec.unique, spec.reverse = bool(stable), bool(unique), bool(reverse)
+    if not buf:
+        return b''
+    n = lib.clsort_lines_count(spec, buf, len(buf))
+    starts = np.empty(n + 1, dtype=np.uint64)
+    order = np.empty(n, dtype=np.uint64)
+    n_out = ffi.new('size_t *')
+    ctx = _context(device, context)
+    ctx._call('clsort_sort_lines', spec, buf, len(buf),
+              ffi.cast('uint64_t *', starts.ctypes.data), ffi.cast('uint64_t *', order.ctypes.data),
+              n_out, ffi.NULL)
+    out = bytearray(len(buf) + 1)
+    m = lib.clsort_gather_lines(spec, buf, ffi.cast('uint64_t *', starts.ctypes.data),
+                                ffi.cast('uint64_t *', order.ctypes.data), n_out[0],
+                                ffi.from_buffer(out))
+    return bytes(out[:m])

@@ -97,6 +97,38 @@ clsort_status clsort_enqueue_segments(clsort_context *ctx, const clsort_spec *sp
                                       cl_uint n_wait, const cl_event *wait, cl_event *done);
 clsort_status clsort_algorithm_from_name(const char *name, clsort_algorithm *algorithm);
 const char *clsort_algorithm_name(clsort_algorithm algorithm);
+
+#define CLSORT_LINES_MAX_KEYS ...
+enum clsort_lines_flag {
+    CLSORT_LINES_NUMERIC, CLSORT_LINES_GENERAL_NUMERIC, CLSORT_LINES_HUMAN_NUMERIC,
+    CLSORT_LINES_REVERSE, CLSORT_LINES_BLANKS_START, CLSORT_LINES_BLANKS_END, CLSORT_LINES_FOLD,
+    CLSORT_LINES_DICTIONARY, CLSORT_LINES_NONPRINTING, ...
+};
+typedef struct clsort_lines_key {
+    size_t start_field;
+    size_t start_char;
+    size_t end_field;
+    size_t end_char;
+    unsigned flags;
+    ...;
+} clsort_lines_key;
+typedef struct clsort_lines_spec {
+    char delimiter;
+    int separator;
+    const clsort_lines_key *keys;
+    size_t n_keys;
+    int stable;
+    int unique;
+    int reverse;
+    ...;
+} clsort_lines_spec;
+void clsort_lines_spec_default(clsort_lines_spec *spec);
+size_t clsort_lines_count(const clsort_lines_spec *spec, const char *buf, size_t len);
+clsort_status clsort_sort_lines(clsort_context *ctx, const clsort_lines_spec *spec, const char *buf,
+                                size_t len, uint64_t *starts, uint64_t *order, size_t *n_out,
+                                clsort_stats *stats);
+size_t clsort_gather_lines(const clsort_lines_spec *spec, const char *buf, const uint64_t *starts,
+                           const uint64_t *order, size_t n, char *out);
 const char *clsort_device_name(const clsort_context *ctx);
 const char *clsort_status_string(clsort_status status);
 const char *clsort_error_detail(const clsort_context *ctx);

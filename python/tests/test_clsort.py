@@ -294,3 +294,72 @@ def test_pyopencl_device_algorithm(queue):
         g = cla.to_device(queue, a)
         clsort.sort(g, descending=d, kind='radix8')
         same(g.get(), a[ref_argsort(a, d)])
+
+
+# --- text lines, against GNU sort (LC_ALL=C) ----------------------------------------------------
+
+def _gnu_sort(data, args):
+    import shutil
+    import subprocess
+    if not shutil.which('sort'):
+        pytest.skip('GNU sort not found')
+    env = dict(os.environ, LC_ALL='C')
+    return subprocess.run(['sort', *args], input=data, capture_output=True, env=env,
+                          check=True).stdout
+
+
+def _lines(rng, n, words=False):
+    out = []
+    for _ in range(n):
+        if words:  # fields: a word, a number, a size with a unit, mixed case
+            out.append(b'%s\t%d\t%d%s\t%s' % (
+                bytes(rng.choice(list(b'abcXYZ'), size=rng.integers(0, 4)).tolist()),
+                rng.integers(-50, 50), rng.integers(0, 999), rng.choice([b'', b'K', b'M', b'G']),
+                rng.choice([b'Apple', b'apple', b'banana', b'Banana', b' x', b''])))
+        else:  # any bytes but the delimiter, short lines so that many are equal or prefixes
+            out.append(bytes(rng.integers(1, 256, size=rng.integers(0, 12)).astype(np.uint8)
+                             .tobytes().replace(b'\n', b'.')))
+    return out
+
+
+@pytest.mark.parametrize('n', [0, 1, 2, 1000, 40009])
+def test_sort_lines_bytes(n):
+    rng = np.random.default_rng(n)
+    data = b'\n'.join(_lines(rng, n))  # the last line without its newline
+    for args, kw in (([], {}), (['-r'], {'reverse': True}), (['-u'], {'unique': True})):
+        assert clsort.sort_lines(data, **kw) == _gnu_sort(data, args), args
+
+
+@pytest.mark.parametrize('args,keys,kw', [
+    (['-n'], (), {'numeric': True}),
+    (['-t', '\t', '-k2,2n'], ['2,2n'], {'separator': '\t'}),
+    (['-t', '\t', '-k2,2nr', '-k1,1'], ['2,2nr', '1,1'], {'separator': '\t'}),
+    (['-t', '\t', '-k3,3h'], ['3,3h'], {'separator': '\t'}),
+    (['-t', '\t', '-k4,4f', '-s'], ['4,4f'], {'separator': '\t', 'stable': True}),
+    (['-t', '\t', '-k2,2g', '-u'], ['2,2g'], {'separator': '\t', 'unique': True}),
+    (['-f'], (), {'ignore_case': True}),
+    (['-k4b'], ['4b'], {}),
+    (['-b', '-k4'], ['4'], {'ignore_leading_blanks': True}),
+    (['-d', '-r'], (), {'dictionary_order': True, 'reverse': True}),
+])
+def test_sort_lines_keys(args, keys, kw):
+    rng = np.random.default_rng(7)
+    data = b'\n'.join(_lines(rng, 20011, words=True)) + b'\n'
+    assert clsort.sort_lines(data, keys, **kw) == _gnu_sort(data, args)
+
+
+def test_sort_lines_zero_terminated_and_errors():
+    data = b'b\nx\0a\0c'
+    assert clsort.sort_lines(data, zero_terminated=True) == _gnu_sort(data, ['-z'])
+    assert clsort.sort_lines(b'') == b''
+    assert clsort.sort_lines(bytearray(b'b\na')) == b'a\nb\n'
+    with pytest.raises(TypeError):
+        clsort.sort_lines('text')
+    with pytest.raises(ValueError, match='FIELD'):
+        clsort.sort_lines(b'a\n', ['x'])
+    with pytest.raises(ValueError, match="modifier 'M'"):
+        clsort.sort_lines(b'a\n', ['1M'])
+    with pytest.raises(ValueError, match='one byte'):
+        clsort.sort_lines(b'a\n', separator='ab')
+    ctx = clsort.default_context()
+    assert ctx.sort_lines(b'2\n10\n1\n', numeric=True) == b'1\n2\n10\n'
