@@ -74,8 +74,8 @@ typedef struct sort_job {
     size_t hold_len;                 /* ... its bytes so far */
     int held;                        /* and written through the map at the end */
     char device_name[256];           /* the device's, kept for the report once it is closed */
-    pthread_t closer;                /* the thread closing the device, where started */
-    int closing;
+    pthread_t closer;                /* the thread closing the device (write_held()) */
+    int closing;                     /* ... started, to be joined before the process ends */
     run_report rep;
 } sort_job;
 
