@@ -66,8 +66,11 @@ unsigned __int128 dsort_sort_need(const job *j, uint64_t n)
 static void read_slice(job *j, MPI_File f)
 {
     const char *in = j->a->input;
-    j->data = malloc(j->m ? j->m * j->rs : 1);
-    if (!j->data || (j->m && j->m > SIZE_MAX / j->rs)) {
+    if (j->m && j->m > SIZE_MAX / j->rs)
+        j->data = NULL;
+    else if (!(j->data = shm_slice(j, j->m * j->rs))) /* on one host the others read it there */
+        j->data = malloc(j->m ? j->m * j->rs : 1);
+    if (!j->data) {
         dsort_fail(j, EXIT_DEVICE, "cannot allocate %llu bytes for this rank's %llu records "
                    "(a share larger than memory: run more ranks)",
                    (unsigned long long)(j->m * j->rs), (unsigned long long)j->m);
@@ -256,7 +259,8 @@ void dsort_sample(job *j)
 static void write_part(job *j, MPI_File f, uint64_t first)
 {
     if (!j->ext_recv && !j->merge_at_write) {
-        dsort_file_io(j, f, j->a->output, 1, first * j->rs, j->out, j->out_n * j->rs);
+        dsort_put_output(j, f, j->a->output, first, 0, j->piece ? shm_only_piece(j) : j->out,
+                         j->out_n);
         return;
     }
     const double t0 = MPI_Wtime();
@@ -322,6 +326,10 @@ int dsort_write(job *j)
     int sync = 0, code = temp_output(j, &sync);
     if (code)
         return code;
+    /* on one host: the file's room taken and each rank's part mapped, where every rank can */
+    shm_map_output(j, first);
+    if ((code = dsort_agree(j)))
+        return code;
     MPI_File f;
     char text[MPI_MAX_ERROR_STRING];
     const char *name = j->a->output;
@@ -334,6 +342,8 @@ int dsort_write(job *j)
             write_part(j, f, first);
             dsort_posix_close(j, name, 1);
         }
+        j->out_mapped = j->out_map != NULL;
+        shm_unmap_output(j); /* before the sync */
         /* a file that replaces another is on disk before the rename: every rank's part, wherever
          * it was written from (MPI_File_sync is collective: every rank calls it) */
         if (sync && (rc = MPI_File_sync(f)) != MPI_SUCCESS)

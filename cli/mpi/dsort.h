@@ -77,6 +77,17 @@ typedef struct job {
     int sorted_fd, recv_fd;    /* nameless temporary files, -1 when none */
     const char *sorted_dir, *recv_dir; /* their directories */
     unsigned next_dir;         /* the -T directory for the next temporary file */
+    int shared;                /* on one host, memory shared in place of messages and pwrite()
+                                  where every rank can (shared.c); CLSORT_MPI_SHARED=0: never */
+    int slice_fd;              /* the slice's memory file (shared.c), -1 when malloc'd */
+    uint64_t slice_bytes;
+    unsigned char **peer_map;  /* shared exchange: every rank's slice mapped (this rank's: data) */
+    uint64_t *peer_bytes;
+    const unsigned char **piece; /* shared exchange: the piece from each rank, in its slice; NULL:
+                                    the pieces came by messages */
+    unsigned char *out_base, *out_map; /* the mapped output: the map, and this rank's part in it */
+    uint64_t out_base_bytes;
+    int out_mapped;            /* the output was written through out_map (for --stats) */
     double merge_ms;           /* ext_recv: the merge's part of the write phase */
     unsigned runs_spilled;     /* runs the external sorts wrote to temporary files */
     clsort_context *ctx;
@@ -116,6 +127,10 @@ const char *dsort_mpi_error_text(int rc, char *buf);
  * pieces of at most piece_bytes; 0 or -1 with the error recorded (name: the file's, for it). */
 int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
                   unsigned char *buf, uint64_t len);
+/* n records at record `at` of this rank's part of the output, which starts at record `first`:
+ * into its map (shm_map_output), else by dsort_file_io(); 0 or -1 with the error recorded. */
+int dsort_put_output(job *j, MPI_File f, const char *name, uint64_t first, uint64_t at,
+                     const void *src, uint64_t n);
 /* The read of len bytes at off of in_fd into buf, started on the rank's threads (returns at once;
  * dsort_read_end() waits and closes in_fd); 0, or -1 with the error recorded (read in this thread
  * then, where no thread could start: 0). */
@@ -149,6 +164,27 @@ void dsort_exchange(job *j);
 void dsort_merge(job *j);
 /* Returns once the output is in place, or with the error recorded; collective inside. */
 int dsort_write(job *j);
+
+/* shared.c: where every rank is on one host (POSIX I/O), memory shared in place of messages */
+/* A slice of `bytes` in a memory file the other ranks can map (sets slice_fd), or NULL where
+ * not on one host, one rank, CLSORT_MPI_SHARED=0, or the system says no (then malloc it). */
+unsigned char *shm_slice(job *j, size_t bytes);
+/* The slice freed or unmapped, as it was made. */
+void shm_release_slice(job *j);
+/* Collective, once send_n and recv_n are known: every rank's slice mapped by every other, piece[]
+ * set; 1, or 0 where any rank cannot (its slice not shared, not `within_budget`): send messages. */
+int shm_exchange(job *j, const uint64_t *sdisp, int within_budget);
+/* Records [at, at + n) of the received pieces, in rank order, copied to dst. */
+void shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n);
+/* The one non-empty piece (NULL: none). */
+const unsigned char *shm_only_piece(const job *j);
+/* Collective, at the write: the output's temporary file given its size (fallocate) and this rank's
+ * part from record `first` mapped and faulted in (out_map); 1, or 0 where any rank cannot (then
+ * write it with pwrite()). No room for the file is recorded as an error. */
+int shm_map_output(job *j, uint64_t first);
+/* n records copied into the mapped output at record `at` of this rank's part, on its threads. */
+void shm_write_mapped(job *j, uint64_t at, const void *src, size_t n);
+void shm_unmap_output(job *j);
 
 /* engine.c: temporary files, and the sorts on clsort_sort_stream() */
 /* A nameless file in the next -T directory (into *dir) for `bytes` of `what`, the directory's free

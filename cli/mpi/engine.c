@@ -126,6 +126,8 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
         return 0;
     if (s->mem) {
         memcpy(keys, s->mem + s->at * j->rs, n * j->rs);
+    } else if (!s->name && j->piece) {
+        shm_copy_received(j, keys, s->at, n);
     } else if (!s->name) {
         if (ext_pread(j, s->in, keys, n * j->rs, s->at * j->rs) != 0)
             return -1;
@@ -152,8 +154,7 @@ static int sink_write(void *user, const void *keys, const void *values, size_t n
     if (s->out_mem) /* the slice streamed through the device (CLSORT_MPI_LOCAL=stream) */
         memcpy(s->out_mem + s->written * j->rs, keys, n * j->rs);
     else if (s->out_name)
-        rc = dsort_file_io(j, s->out, s->out_name, 1, (s->first + s->written) * j->rs,
-                           (unsigned char *)keys, n * j->rs);
+        rc = dsort_put_output(j, s->out, s->out_name, s->first, s->written, keys, n);
     else
         rc = ext_pwrite(j, j->sorted_fd, keys, n * j->rs, s->written * j->rs);
     s->written += n;
@@ -241,7 +242,8 @@ static void copy_into(job *j, MPI_File f, const char *name, uint64_t first)
 {
     const uint64_t total = j->recv_total * j->rs;
     uint64_t L = j->budget / 2 < j->piece_bytes ? j->budget / 2 : j->piece_bytes;
-    L = L ? L : 1;
+    L = L / j->rs * j->rs; /* whole records: the output may be a map of records */
+    L = L ? L : j->rs;
     unsigned char *buf = malloc(L);
     if (!buf) {
         dsort_fail(j, EXIT_DEVICE, "cannot allocate a copy buffer of %llu bytes",
@@ -251,7 +253,7 @@ static void copy_into(job *j, MPI_File f, const char *name, uint64_t first)
     for (uint64_t off = 0; off < total && !j->code; off += L) {
         const size_t len = (size_t)(total - off < L ? total - off : L);
         if (ext_pread(j, j->recv_fd, buf, len, off) == 0)
-            dsort_file_io(j, f, name, 1, first * j->rs + off, buf, len);
+            dsort_put_output(j, f, name, first, off / j->rs, buf, len / j->rs);
     }
     free(buf);
 }

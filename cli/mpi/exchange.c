@@ -136,12 +136,17 @@ static void exchange_in_pieces(job *j, const uint64_t *sdisp, const uint64_t *rd
  * the exchange, and then with their merge, whose engine gets the rest of the budget, at least as
  * much as the pieces take (else it would sort them in runs in files anyway); else a temporary
  * file, merged into the output later under the whole budget. */
-static void receive_into(job *j)
+static int beyond_budget(const job *j)
 {
     const unsigned __int128 r = j->recv_total, rs = j->rs;
     const unsigned __int128 held = r * rs + (j->ext_local ? 0 : (unsigned __int128)j->m * rs);
     const unsigned __int128 merge = 2 * r * rs;
-    j->ext_recv = (held > merge ? held : merge) > j->budget;
+    return (held > merge ? held : merge) > j->budget;
+}
+
+static void receive_into(job *j)
+{
+    j->ext_recv = beyond_budget(j);
     if (j->ext_recv) {
         j->recv_fd = ext_temp(j, "the records this rank receives", j->recv_total * j->rs,
                              &j->recv_dir);
@@ -188,6 +193,10 @@ void dsort_exchange(job *j)
         j->data = NULL;
         goto done;
     }
+    /* on one host each rank reads its pieces where the senders hold them: nothing is sent (the
+     * slices stay until the process ends, read by the merges) */
+    if (shm_exchange(j, sdisp, !beyond_budget(j)))
+        goto done;
     receive_into(j);
     if (dsort_agree(j))
         goto done;
@@ -211,8 +220,7 @@ void dsort_exchange(job *j)
         MPI_Alltoallv(j->data, sc, sd, MPI_BYTE, j->recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
     }
     /* the slice has gone out: its memory is the merge's */
-    free(j->data);
-    j->data = NULL;
+    shm_release_slice(j);
     if (j->sorted_fd >= 0)
         close(j->sorted_fd);
     j->sorted_fd = -1;

@@ -6,6 +6,7 @@
 #include "msettings.h"
 #include "msignals.h"
 #include "cli.h"
+#include "pio.h"
 
 #include <mpi.h>
 
@@ -41,8 +42,8 @@ static int rank_and_point(const char *v, int size, const char *const *names, int
 }
 
 /* The testing variables, the same on every rank: CLSORT_MPI_FAIL_RANK=R[:PHASE],
- * CLSORT_MPI_PIECE_BYTES=N, CLSORT_MPI_TEST_STOP=R:POINT and CLSORT_MPI_TEST_NAMED=1. Returns an exit
- * status. */
+ * CLSORT_MPI_PIECE_BYTES=N, CLSORT_MPI_TEST_STOP=R:POINT, CLSORT_MPI_TEST_NAMED=1, CLSORT_MPI_LOCAL and
+ * CLSORT_MPI_SHARED. Returns an exit status. */
 static int read_environment(job *j)
 {
     static const char *const names[N_STOPS] = {"read", "sort", "sample", "exchange", "merge",
@@ -87,6 +88,12 @@ static int read_environment(job *j)
         return EXIT_USAGE;
     }
     j->local_read = !v || !strcmp(v, "read");
+    v = env->shared;
+    if (v && strcmp(v, "0") && strcmp(v, "1")) {
+        msg_error("CLSORT_MPI_SHARED='%s': expected 0 or 1", v);
+        return EXIT_USAGE;
+    }
+    j->shared = !v || !strcmp(v, "1");
     return EXIT_OK;
 }
 
@@ -115,9 +122,11 @@ static void print_stats(job *j)
                MPI_CHAR, 0, MPI_COMM_WORLD);
     if (j->rank == 0 && shares && threads && devices) {
         double total = 0;
-        fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys), %s I/O\n",
+        fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys), %s I/O%s%s\n",
                 j->size, (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type),
-                j->posix_io ? "POSIX" : "MPI-IO");
+                j->posix_io ? "POSIX" : "MPI-IO",
+                j->piece ? ", pieces read from the senders' shared memory" : "",
+                j->out_mapped ? ", output mapped" : "");
         for (int ph = 0; ph < N_PHASES; ph++) {
             fprintf(stderr, "  %-10s %10.3f ms (slowest rank)\n", phase_label[ph], slowest[ph]);
             /* of the device sorts in it, what the device itself took */
@@ -214,7 +223,7 @@ int main(int argc, char **argv)
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     static job j;
-    j.sorted_fd = j.recv_fd = j.in_fd = j.out_fd = -1;
+    j.sorted_fd = j.recv_fd = j.in_fd = j.out_fd = j.slice_fd = -1;
     j.dest.dirfd = j.dest.fd = j.dest.old_fd = j.dest.slot = -1;
     /* a temporary file that reaches the file-size limit fails with EFBIG, reported, rather than
      * ending the rank */
@@ -240,6 +249,7 @@ int main(int argc, char **argv)
         j.spec.begin_bit = a.begin_bit;
         j.spec.end_bit = a.end_bit;
         j.threads = a.parallel ? a.parallel : default_threads(&j);
+        pio_set_threads(j.threads);
         /* on one host the file system is local to every rank: POSIX I/O on threads, as clsort */
         j.posix_io = a.io == MPI_IO_POSIX || (a.io == MPI_IO_AUTO && j.local_size == j.size);
         code = run_steps(&j);
@@ -261,7 +271,7 @@ int main(int argc, char **argv)
     if (j.out != j.recv)
         free(j.out);
     free(j.recv);
-    free(j.data);
+    shm_release_slice(&j);
     if (j.sorted_fd >= 0)
         close(j.sorted_fd);
     if (j.recv_fd >= 0)

@@ -21,6 +21,7 @@ void msettings_load(void)
     current.test_stop = value("CLSORT_MPI_TEST_STOP");
     current.test_named = value("CLSORT_MPI_TEST_NAMED");
     current.local = value("CLSORT_MPI_LOCAL");
+    current.shared = value("CLSORT_MPI_SHARED");
     current.device_set = value("CLSORT_DEVICE") != NULL;
     current.tmpdir = value("TMPDIR");
 }

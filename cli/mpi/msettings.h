@@ -14,6 +14,8 @@ typedef struct mpi_settings {
     const char *test_named;  /* CLSORT_MPI_TEST_NAMED=0|1: testing, a named temporary output */
     const char *local;       /* CLSORT_MPI_LOCAL=stream|read: how a slice within the budget is
                                 read and sorted (measuring, testing) */
+    const char *shared;      /* CLSORT_MPI_SHARED=0: on one host, the exchange by messages and the
+                                output by pwrite() (measuring, testing) */
     int device_set;          /* CLSORT_DEVICE is set (not empty): the library picks the device */
     const char *tmpdir;      /* TMPDIR, NULL when unset or empty: where temporary files go
                                 without -T (else /tmp) */

@@ -68,6 +68,10 @@ for p in 1 2 3 4; do
         # does, has nothing to merge)
         [ $status -ne 0 ] || check "$p ranks, $name, $dist: merged on the device" \
             test "$(grep -c "records out .*\(merged on the device\|one piece, no merge\)" stats.txt)" -eq $p
+        # one host: the output mapped; with more ranks, no messages of records
+        [ $status -ne 0 ] || check "$p ranks, $name, $dist: output mapped" grep -q "output mapped" stats.txt
+        [ $status -ne 0 ] || [ $p -eq 1 ] || check "$p ranks, $name, $dist: no messages" \
+            grep -q "pieces read from the senders' shared memory" stats.txt
         if [ $p -gt 1 ] && [ "$dist" != uniform ] && [ $status -eq 0 ]; then
             # the largest share against n/P (a little over from the sample's resolution)
             max=$(sed -n 's/^ *rank [0-9]*: \([0-9]*\) records out.*/\1/p' stats.txt | sort -n | tail -1)
@@ -125,6 +129,19 @@ cp err.txt stats.txt
 same_file "3 ranks, CLSORT_MPI_LOCAL=stream: as clsort sorts it" bits.out bits.ref
 check "CLSORT_MPI_LOCAL=stream: every slice streamed through the device" \
     test "$(grep -c "slice streamed from the input through the device" stats.txt)" -eq 3
+# CLSORT_MPI_SHARED=0: the pieces sent as messages and the output written by pwrite(), the same bytes
+for p in 2 4; do
+    rm -f bits.out
+    CLSORT_MPI_SHARED=0 run_mpi $p -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.out --stats
+    expect_status "$p ranks, CLSORT_MPI_SHARED=0" 0
+    cp err.txt stats.txt
+    same_file "$p ranks, CLSORT_MPI_SHARED=0: as clsort sorts it" bits.out bits.ref
+    check "$p ranks, CLSORT_MPI_SHARED=0: messages, pwrite()" \
+        test "$(grep -c "shared memory\|output mapped" stats.txt)" -eq 0
+done
+CLSORT_MPI_SHARED=2 run_mpi 2 -i bits.bin -o x
+expect_status "CLSORT_MPI_SHARED=2" 1
+expect_message "CLSORT_MPI_SHARED=2" "CLSORT_MPI_SHARED='2': expected 0 or 1"
 CLSORT_MPI_LOCAL=mmap run_mpi 2 -i bits.bin -o x
 expect_status "CLSORT_MPI_LOCAL=mmap" 1
 expect_message "CLSORT_MPI_LOCAL=mmap" "CLSORT_MPI_LOCAL='mmap': expected stream or read"

@@ -1,0 +1,232 @@
+/*
+ * Where every rank is on one host, memory the ranks share in place of messages and writes:
+ *   - a rank's slice is held in a memory file (memfd) that the other ranks map through
+ *     /proc/PID/fd/N, so that the exchange sends nothing: each rank's merge reads its pieces straight
+ *     from the senders' sorted slices (Open MPI's shared-memory transport copies every byte twice
+ *     where its single-copy mechanism is off, about 3 GB/s on the H200 machines);
+ *   - the output's temporary file is given its full size (fallocate, so that no page of the map can
+ *     lack room later) and each rank maps its part of it, faults it in on its threads and copies its
+ *     records there on its threads: writers of one file by pwrite() wait for each other on its lock.
+ * Each is agreed by every rank and falls back to the messages or to pwrite() where any rank cannot
+ * (another PID namespace, a file system without fallocate, CLSORT_MPI_SHARED=0).
+ */
+#include "dsort.h"
+#include "cli.h"
+#include "pio.h"
+#include "prefault.h"
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int shared_allowed(const job *j)
+{
+    return j->shared && j->posix_io && j->local_size == j->size;
+}
+
+unsigned char *shm_slice(job *j, size_t bytes)
+{
+    if (!shared_allowed(j) || j->size < 2 || bytes == 0)
+        return NULL;
+    const int fd = memfd_create("clsort-mpi-slice", MFD_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) == 0)
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        close(fd);
+        return NULL;
+    }
+    j->slice_fd = fd;
+    j->slice_bytes = bytes;
+    return p;
+}
+
+void shm_release_slice(job *j)
+{
+    if (j->slice_fd < 0) {
+        free(j->data);
+    } else {
+        if (j->data)
+            munmap(j->data, j->slice_bytes);
+        close(j->slice_fd);
+        j->slice_fd = -1;
+    }
+    j->data = NULL;
+}
+
+/* What a rank tells the others of its slice: its process, descriptor, file and bytes. */
+enum { INFO_PID, INFO_FD, INFO_DEV, INFO_INO, INFO_BYTES, N_INFO };
+
+/* Rank r's slice mapped for reading, checked to be the file it named (a rank in another PID
+ * namespace would find another process's descriptor there). */
+static int map_peer(job *j, int r, const uint64_t *info)
+{
+    if (r == j->rank) {
+        j->peer_map[r] = j->data;
+        return 1;
+    }
+    if (!info[INFO_BYTES])
+        return 1;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%llu/fd/%llu", (unsigned long long)info[INFO_PID],
+             (unsigned long long)info[INFO_FD]);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && (uint64_t)st.st_dev == info[INFO_DEV] &&
+        (uint64_t)st.st_ino == info[INFO_INO] && (uint64_t)st.st_size == info[INFO_BYTES])
+        p = mmap(NULL, info[INFO_BYTES], PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return 0;
+    j->peer_map[r] = p;
+    j->peer_bytes[r] = info[INFO_BYTES];
+    return 1;
+}
+
+static void unmap_peers(job *j)
+{
+    for (int r = 0; j->peer_map && r < j->size; r++)
+        if (r != j->rank && j->peer_map[r])
+            munmap(j->peer_map[r], j->peer_bytes[r]);
+    free(j->peer_map);
+    free(j->peer_bytes);
+    free(j->piece);
+    j->peer_map = NULL;
+    j->peer_bytes = NULL;
+    j->piece = NULL;
+}
+
+int shm_exchange(job *j, const uint64_t *sdisp, int within_budget)
+{
+    const int p = j->size;
+    int ok = j->slice_fd >= 0 && within_budget && !j->ext_local, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all)
+        return 0;
+    uint64_t mine[N_INFO] = {(uint64_t)getpid(), (uint64_t)j->slice_fd, 0, 0, j->slice_bytes};
+    struct stat st;
+    if (fstat(j->slice_fd, &st) == 0)
+        mine[INFO_DEV] = (uint64_t)st.st_dev, mine[INFO_INO] = (uint64_t)st.st_ino;
+    uint64_t *info = malloc((size_t)p * N_INFO * sizeof *info);
+    uint64_t *from = malloc((size_t)p * sizeof *from); /* where my piece starts in each slice */
+    j->peer_map = calloc((size_t)p, sizeof *j->peer_map);
+    j->peer_bytes = calloc((size_t)p, sizeof *j->peer_bytes);
+    j->piece = calloc((size_t)p, sizeof *j->piece);
+    ok = info && from && j->peer_map && j->peer_bytes && j->piece;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all) {
+        MPI_Allgather(mine, N_INFO, MPI_UINT64_T, info, N_INFO, MPI_UINT64_T, MPI_COMM_WORLD);
+        MPI_Alltoall(sdisp, 1, MPI_UINT64_T, from, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+        for (int r = 0; r < p && ok; r++)
+            ok = map_peer(j, r, info + (size_t)r * N_INFO);
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    }
+    if (all) {
+        for (int r = 0; r < p; r++)
+            j->piece[r] = j->peer_map[r] ? j->peer_map[r] + from[r] * j->rs : NULL;
+    } else {
+        unmap_peers(j);
+    }
+    free(info);
+    free(from);
+    return all;
+}
+
+void shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n)
+{
+    uint64_t start = 0;
+    for (int r = 0; r < j->size && n > 0; r++) {
+        const uint64_t end = start + j->recv_n[r];
+        if (at < end) {
+            const uint64_t take = end - at < n ? end - at : n;
+            memcpy(dst, j->piece[r] + (at - start) * j->rs, take * j->rs);
+            dst += take * j->rs;
+            at += take;
+            n -= (size_t)take;
+        }
+        start = end;
+    }
+}
+
+const unsigned char *shm_only_piece(const job *j)
+{
+    for (int r = 0; r < j->size; r++)
+        if (j->recv_n[r])
+            return j->piece[r];
+    return NULL;
+}
+
+int shm_map_output(job *j, uint64_t first)
+{
+    const uint64_t total = j->n * j->rs;
+    int ok = shared_allowed(j) && total > 0, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all)
+        return 0;
+    int fd = -1, room = 1;
+    if (j->rank == 0) {
+        /* the whole file's room first: a page of a map that finds no room ends the process */
+        fd = open(j->dest.path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+        int e = fd < 0 ? errno : fallocate(fd, 0, 0, (off_t)total) != 0 ? errno : 0;
+        if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+            dsort_fail(j, EXIT_IO, "%s: no room for the output's %llu bytes: %s", j->a->output,
+                       (unsigned long long)total, strerror(e));
+        room = e == 0;
+    }
+    MPI_Bcast(&room, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!room) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    const long pg = sysconf(_SC_PAGESIZE);
+    const uint64_t page = pg > 0 ? (uint64_t)pg : 4096, off = first * j->rs;
+    const uint64_t bytes = j->out_n * j->rs, base = off / page * page;
+    ok = 1;
+    if (bytes) {
+        if (fd < 0)
+            fd = open(j->dest.path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+        void *p = fd < 0 ? MAP_FAILED
+                         : mmap(NULL, off + bytes - base, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                                (off_t)base);
+        ok = p != MAP_FAILED;
+        if (ok) {
+            j->out_base = p;
+            j->out_base_bytes = off + bytes - base;
+            j->out_map = (unsigned char *)p + (off - base);
+            /* faulted in on the rank's threads; the copies then only copy */
+            prefault(j->out_map, bytes, j->threads);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all)
+        shm_unmap_output(j);
+    return all;
+}
+
+void shm_write_mapped(job *j, uint64_t at, const void *src, size_t n)
+{
+    pio_copy(j->out_map + at * j->rs, src, n * j->rs);
+}
+
+void shm_unmap_output(job *j)
+{
+    if (j->out_base)
+        munmap(j->out_base, j->out_base_bytes);
+    j->out_base = NULL;
+    j->out_map = NULL;
+}
