@@ -7,8 +7,12 @@
 #   HOST_MERGE=1: each G > 1 run again with --merge host   MPIRUN_ARGS: more mpirun options
 #   MPI_OPTS: more clsort-mpi options (e.g. -S 100Gi where the system reports too little memory)
 #   CLSORT_OPTS: more options of the clsort run on one GPU (e.g. -S 8Gi, as MPI_OPTS gives each rank)
-#   VARIANTS: each run again with these, among io-mpi (--io mpi: MPI-IO in place of POSIX I/O) and
-#   local-stream (CLSORT_MPI_LOCAL=stream: the slice streamed from the file through the device)
+#   VARIANTS: each run again with these, among io-mpi (--io mpi: MPI-IO in place of POSIX I/O),
+#   local-stream (CLSORT_MPI_LOCAL=stream: the slice streamed from the file through the device),
+#   messages (CLSORT_MPI_SHARED=0: the pieces sent as messages and the output written by pwrite())
+#   and one-gpu (each rank sees only its GPU: CUDA_VISIBLE_DEVICES set to its local rank)
+#   STARTUP=1: first, mpirun's own start (`mpirun -n G true`) and clsort-mpi on 1024 keys, with
+#   mpirun's defaults and with MPIRUN_LEAN (default: shared memory and self as the only transports)
 #   REF_RUNS (2): runs of clsort on one GPU (the first may build the kernels for a cold cache)
 set -uo pipefail
 RANKS=${RANKS:-"1 2 4"}; LOG2N=${LOG2N:-30}; INPUTS=${INPUTS:-"u32 zipf u64kv"}
@@ -21,6 +25,26 @@ ninja -C build-gpu cli/clsort cli/mpi/clsort-mpi >/dev/null ||
     { ninja -C build-gpu cli/clsort cli/mpi/clsort-mpi | tail -20; exit 1; }
 C=build-gpu/cli/clsort
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+if [ "${STARTUP:-0}" = 1 ]; then
+  lean=${MPIRUN_LEAN:-"--mca pml ob1 --mca btl self,vader --mca mtl ^ofi,psm,psm2 --mca osc ^ucx"}
+  $C gen -n 1024 -o "$D/tiny.bin" -f || exit 1
+  for g in $RANKS; do
+    for how in default lean; do
+      args=(); [ $how = lean ] && read -ra args <<< "$lean"
+      for r in 1 2 3; do
+        t0=$(date +%s%N); mpirun --bind-to none --map-by slot "${args[@]}" -n "$g" true
+        echo "[startup] G=$g mpirun $how: true $(ms $t0) ms"
+        t0=$(date +%s%N)
+        mpirun --bind-to none --map-by slot "${args[@]}" -n "$g" env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" \
+          build-gpu/cli/mpi/clsort-mpi -i "$D/tiny.bin" -o "$D/tiny.out" --stats 2>&1 | grep "device open" |
+          sed "s/^/[startup] G=$g mpirun $how: /"
+        echo "[startup] G=$g mpirun $how: clsort-mpi on 1024 keys $(ms $t0) ms"
+        rm -f "$D/tiny.out"
+      done
+    done
+  done
+  rm -f "$D/tiny.bin"
+fi
 n=$((1 << LOG2N))
 for in in $INPUTS; do
   case $in in
@@ -44,10 +68,13 @@ for in in $INPUTS; do
     merges=(device); [ "${HOST_MERGE:-0}" = 1 ] && [ "$g" -gt 1 ] && merges+=(host)
     for v in ${VARIANTS:-}; do merges+=("device:$v"); done
     for mgv in "${merges[@]}"; do
-      mg=${mgv%%:*}; var=${mgv#"$mg"}; var=${var#:}; vopts=(); venv=()
+      mg=${mgv%%:*}; var=${mgv#"$mg"}; var=${var#:}; vopts=(); venv=(); pre=()
       case $var in
         io-mpi) vopts=(--io mpi) ;;
         local-stream) venv=(CLSORT_MPI_LOCAL=stream) ;;
+        messages) venv=(CLSORT_MPI_SHARED=0) ;;
+        # shellcheck disable=SC2016
+        one-gpu) pre=(bash -c 'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"' one-gpu) ;;
         "") ;;
         *) echo "unknown variant $var"; exit 1 ;;
       esac
@@ -56,7 +83,7 @@ for in in $INPUTS; do
       # entry (PoCL), and they sorted on the CPU.
       # shellcheck disable=SC2086
       mpirun --bind-to none --map-by slot ${MPIRUN_ARGS:-} -n "$g" \
-        env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" "${venv[@]}" \
+        env OCL_ICD_FILENAMES="${OCL_ICD_FILENAMES:-}" "${venv[@]}" "${pre[@]}" \
         build-gpu/cli/mpi/clsort-mpi "${opts[@]}" ${MPI_OPTS:-} "${vopts[@]}" --merge $mg \
         -i "$D/$in.bin" -o "$D/out.bin" --stats 2>&1 | sed "s/^/$tag G=$g $mgv /"
       wall=$(ms $t0)

@@ -96,6 +96,7 @@ typedef struct job {
     struct io_async *reading;  /* the slice's read on threads, until dsort_read_end() */
     mpi_output dest;           /* rank 0: the output and its temporary file */
     double ms[N_PHASES];
+    double open_ms;            /* the device's open (in the read and the local sort) */
     double device_ms[2][3];    /* the local sort's and the device merge's kernels, upload, download */
     int fail_rank;             /* testing: this rank fails at fail_phase (-1: none) */
     int fail_phase;
