@@ -259,8 +259,10 @@ void dsort_sample(job *j)
 static void write_part(job *j, MPI_File f, uint64_t first)
 {
     if (!j->ext_recv && !j->merge_at_write) {
-        dsort_put_output(j, f, j->a->output, first, 0, j->piece ? shm_only_piece(j) : j->out,
-                         j->out_n);
+        if (j->piece)
+            shm_write_received(j, f, j->a->output, first);
+        else
+            dsort_put_output(j, f, j->a->output, first, 0, j->out, j->out_n);
         return;
     }
     const double t0 = MPI_Wtime();

@@ -38,6 +38,10 @@
  * the engine's runs merged on the device) */
 #define MERGED_ON_DEVICE UINT_MAX
 
+/* job.shared: CLSORT_MPI_SHARED=0, 1 (the default), map (memory files even where the ranks can
+ * read each other's memory: testing, measuring) */
+enum { SHARED_NONE, SHARED_AUTO, SHARED_MAP };
+
 enum { PH_READ, PH_SORT, PH_SAMPLE, PH_EXCHANGE, PH_MERGE, PH_WRITE, N_PHASES };
 /* Testing (CLSORT_MPI_TEST_STOP): where a rank may stop itself, besides a phase's start: its part
  * written and the temporary file closed, before the vote; and in the commit (rank 0: signals held,
@@ -77,14 +81,17 @@ typedef struct job {
     int sorted_fd, recv_fd;    /* nameless temporary files, -1 when none */
     const char *sorted_dir, *recv_dir; /* their directories */
     unsigned next_dir;         /* the -T directory for the next temporary file */
-    int shared;                /* on one host, memory shared in place of messages and pwrite()
-                                  where every rank can (shared.c); CLSORT_MPI_SHARED=0: never */
+    int shared;                /* SHARED_*: on one host, memory shared in place of messages and
+                                  pwrite() where every rank can (shared.c); CLSORT_MPI_SHARED */
+    int read_peers;            /* every rank can read the others' memory (process_vm_readv) */
+    int *peer_pid;             /* shared exchange by reads: each sender's process (0: this rank) */
     int slice_fd;              /* the slice's memory file (shared.c), -1 when malloc'd */
     uint64_t slice_bytes;
     unsigned char **peer_map;  /* shared exchange: every rank's slice mapped (this rank's: data) */
     uint64_t *peer_bytes;
-    const unsigned char **piece; /* shared exchange: the piece from each rank, in its slice; NULL:
-                                    the pieces came by messages */
+    const unsigned char **piece; /* shared exchange: the piece from each rank, in its slice (in
+                                    its address space where peer_pid says so); NULL: the pieces
+                                    came by messages */
     unsigned char *out_base, *out_map; /* the mapped output: the map, and this rank's part in it */
     uint64_t out_base_bytes;
     int out_mapped;            /* the output was written through out_map (for --stats) */
@@ -167,18 +174,23 @@ void dsort_merge(job *j);
 int dsort_write(job *j);
 
 /* shared.c: where every rank is on one host (POSIX I/O), memory shared in place of messages */
+/* Collective, before the read: read_peers set where every rank can read every other's memory. */
+void shm_probe(job *j);
 /* A slice of `bytes` in a memory file the other ranks can map (sets slice_fd), or NULL where
- * not on one host, one rank, CLSORT_MPI_SHARED=0, or the system says no (then malloc it). */
+ * not on one host, one rank, read_peers, CLSORT_MPI_SHARED=0, or the system says no (then malloc
+ * it). */
 unsigned char *shm_slice(job *j, size_t bytes);
 /* The slice freed or unmapped, as it was made. */
 void shm_release_slice(job *j);
 /* Collective, once send_n and recv_n are known: every rank's slice mapped by every other, piece[]
  * set; 1, or 0 where any rank cannot (its slice not shared, not `within_budget`): send messages. */
 int shm_exchange(job *j, const uint64_t *sdisp, int within_budget);
-/* Records [at, at + n) of the received pieces, in rank order, copied to dst. */
-void shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n);
-/* The one non-empty piece (NULL: none). */
-const unsigned char *shm_only_piece(const job *j);
+/* Records [at, at + n) of the received pieces, in rank order, copied to dst; 0, or -1 with the
+ * error recorded. */
+int shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n);
+/* The received pieces (one, or none: nothing to merge) written into the output at record
+ * `first`. */
+void shm_write_received(job *j, MPI_File f, const char *name, uint64_t first);
 /* Collective, at the write: the output's temporary file given its size (fallocate) and this rank's
  * part from record `first` mapped and faulted in (out_map); 1, or 0 where any rank cannot (then
  * write it with pwrite()). No room for the file is recorded as an error. */

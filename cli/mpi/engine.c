@@ -127,7 +127,8 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
     if (s->mem) {
         memcpy(keys, s->mem + s->at * j->rs, n * j->rs);
     } else if (!s->name && j->piece) {
-        shm_copy_received(j, keys, s->at, n);
+        if (shm_copy_received(j, keys, s->at, n) != 0)
+            return -1;
     } else if (!s->name) {
         if (ext_pread(j, s->in, keys, n * j->rs, s->at * j->rs) != 0)
             return -1;

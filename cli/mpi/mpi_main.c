@@ -89,11 +89,11 @@ static int read_environment(job *j)
     }
     j->local_read = !v || !strcmp(v, "read");
     v = env->shared;
-    if (v && strcmp(v, "0") && strcmp(v, "1")) {
-        msg_error("CLSORT_MPI_SHARED='%s': expected 0 or 1", v);
+    if (v && strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "map")) {
+        msg_error("CLSORT_MPI_SHARED='%s': expected 0, 1 or map", v);
         return EXIT_USAGE;
     }
-    j->shared = !v || !strcmp(v, "1");
+    j->shared = !v || !strcmp(v, "1") ? SHARED_AUTO : !strcmp(v, "0") ? SHARED_NONE : SHARED_MAP;
     return EXIT_OK;
 }
 
@@ -126,7 +126,9 @@ static void print_stats(job *j)
         fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys), %s I/O%s%s\n",
                 j->size, (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type),
                 j->posix_io ? "POSIX" : "MPI-IO",
-                j->piece ? ", pieces read from the senders' shared memory" : "",
+                !j->piece     ? ""
+                : j->peer_pid ? ", pieces read from the senders' memory"
+                              : ", pieces read from the senders' memory files",
                 j->out_mapped ? ", output mapped" : "");
         for (int ph = 0; ph < N_PHASES; ph++) {
             fprintf(stderr, "  %-10s %10.3f ms (slowest rank)\n", phase_label[ph], slowest[ph]);

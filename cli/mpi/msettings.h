@@ -15,7 +15,8 @@ typedef struct mpi_settings {
     const char *local;       /* CLSORT_MPI_LOCAL=stream|read: how a slice within the budget is
                                 read and sorted (measuring, testing) */
     const char *shared;      /* CLSORT_MPI_SHARED=0: on one host, the exchange by messages and the
-                                output by pwrite() (measuring, testing) */
+                                output by pwrite(); map: the slices in memory files even where
+                                the ranks can read each other's memory (measuring, testing) */
     int device_set;          /* CLSORT_DEVICE is set (not empty): the library picks the device */
     const char *tmpdir;      /* TMPDIR, NULL when unset or empty: where temporary files go
                                 without -T (else /tmp) */

@@ -79,6 +79,8 @@ void dsort_plan(job *j)
 {
     const uint64_t budget = plan_budget(j);
     report_least(j, budget, j->code ? 0 : (uint64_t)4 << 20);
+    /* before the slices are made: where the ranks can read each other's memory they stay malloc'd */
+    shm_probe(j);
 }
 
 void dsort_open(job *j)

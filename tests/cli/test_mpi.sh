@@ -71,7 +71,7 @@ for p in 1 2 3 4; do
         # one host: the output mapped; with more ranks, no messages of records
         [ $status -ne 0 ] || check "$p ranks, $name, $dist: output mapped" grep -q "output mapped" stats.txt
         [ $status -ne 0 ] || [ $p -eq 1 ] || check "$p ranks, $name, $dist: no messages" \
-            grep -q "pieces read from the senders' shared memory" stats.txt
+            grep -q "pieces read from the senders' memory" stats.txt
         if [ $p -gt 1 ] && [ "$dist" != uniform ] && [ $status -eq 0 ]; then
             # the largest share against n/P (a little over from the sample's resolution)
             max=$(sed -n 's/^ *rank [0-9]*: \([0-9]*\) records out.*/\1/p' stats.txt | sort -n | tail -1)
@@ -139,9 +139,19 @@ for p in 2 4; do
     check "$p ranks, CLSORT_MPI_SHARED=0: messages, pwrite()" \
         test "$(grep -c "shared memory\|output mapped" stats.txt)" -eq 0
 done
+# CLSORT_MPI_SHARED=map: the slices in memory files that the other ranks map, the same bytes
+for p in 2 3; do
+    rm -f bits.out
+    CLSORT_MPI_SHARED=map run_mpi $p -t u64 --kv --bits 8:40 -r -i bits.bin -o bits.out --stats
+    expect_status "$p ranks, CLSORT_MPI_SHARED=map" 0
+    cp err.txt stats.txt
+    same_file "$p ranks, CLSORT_MPI_SHARED=map: as clsort sorts it" bits.out bits.ref
+    check "$p ranks, CLSORT_MPI_SHARED=map: memory files mapped" \
+        grep -q "pieces read from the senders' memory files, output mapped" stats.txt
+done
 CLSORT_MPI_SHARED=2 run_mpi 2 -i bits.bin -o x
 expect_status "CLSORT_MPI_SHARED=2" 1
-expect_message "CLSORT_MPI_SHARED=2" "CLSORT_MPI_SHARED='2': expected 0 or 1"
+expect_message "CLSORT_MPI_SHARED=2" "CLSORT_MPI_SHARED='2': expected 0, 1 or map"
 CLSORT_MPI_LOCAL=mmap run_mpi 2 -i bits.bin -o x
 expect_status "CLSORT_MPI_LOCAL=mmap" 1
 expect_message "CLSORT_MPI_LOCAL=mmap" "CLSORT_MPI_LOCAL='mmap': expected stream or read"
