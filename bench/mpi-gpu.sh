@@ -15,6 +15,8 @@
 #   STARTUP=1: first, mpirun's own start (`mpirun -n G true`) and clsort-mpi on 1024 keys, with
 #   mpirun's defaults and with MPIRUN_LEAN (default: shared memory and self as the only transports)
 #   REF_RUNS (2): runs of clsort on one GPU (the first may build the kernels for a cold cache)
+#   SYNC=1: dirty pages written back (sync) before each timed command, outside its time: else the
+#   writeback of one run's 16 GiB output slows the next
 set -uo pipefail
 RANKS=${RANKS:-"1 2 4"}; LOG2N=${LOG2N:-30}; INPUTS=${INPUTS:-"u32 zipf u64kv"}
 D=${DIR:-/tmp/mpi-gpu}; mkdir -p "$D"
@@ -26,6 +28,7 @@ ninja -C build-gpu cli/clsort cli/mpi/clsort-mpi >/dev/null ||
     { ninja -C build-gpu cli/clsort cli/mpi/clsort-mpi | tail -20; exit 1; }
 C=build-gpu/cli/clsort
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+settle() { [ "${SYNC:-0}" != 1 ] || sync; }
 if [ "${STARTUP:-0}" = 1 ]; then
   lean=${MPIRUN_LEAN:-"--mca pml ob1 --mca btl self,vader --mca mtl ^ofi,psm,psm2 --mca osc ^ucx"}
   $C gen -n 1024 -o "$D/tiny.bin" -f || exit 1
@@ -57,12 +60,12 @@ for in in $INPUTS; do
   esac
   tag="[$in 2^$LOG2N]"
   $C gen -n $n "${gen[@]}" -o "$D/$in.bin" -f || exit 1
-  t0=$(date +%s%N); cat "$D/$in.bin" > "$D/floor.bin"; echo "$tag I/O floor (copy to a new file) $(ms $t0) ms"
+  settle; t0=$(date +%s%N); cat "$D/$in.bin" > "$D/floor.bin"; echo "$tag I/O floor (copy to a new file) $(ms $t0) ms"
   rm -f "$D/floor.bin"
   # shellcheck disable=SC2086
   for ((r = 1; r <= ${REF_RUNS:-2}; r++)); do
     rm -f "$D/ref.bin"
-    t0=$(date +%s%N); $C "${opts[@]}" ${CLSORT_OPTS:-} -i "$D/$in.bin" -o "$D/ref.bin" || exit 1
+    settle; t0=$(date +%s%N); $C "${opts[@]}" ${CLSORT_OPTS:-} -i "$D/$in.bin" -o "$D/ref.bin" || exit 1
     echo "$tag clsort on one GPU (run $r): wall $(ms $t0) ms"
   done
   for g in $RANKS; do
@@ -80,7 +83,7 @@ for in in $INPUTS; do
         "") ;;
         *) echo "unknown variant $var"; exit 1 ;;
       esac
-      t0=$(date +%s%N)
+      settle; t0=$(date +%s%N)
       # The ICD variable is passed on explicitly: one machine's mpirun handed ranks only its first
       # entry (PoCL), and they sorted on the CPU.
       # shellcheck disable=SC2086
