@@ -262,7 +262,7 @@ static void write_part(job *j, MPI_File f, uint64_t first)
         if (j->piece)
             shm_write_received(j, f, j->a->output, first);
         else
-            dsort_put_output(j, f, j->a->output, first, 0, j->out, j->out_n);
+            shm_put_output(j, f, j->a->output, first, 0, j->out, j->out_n);
         return;
     }
     const double t0 = MPI_Wtime();

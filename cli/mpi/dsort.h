@@ -135,10 +135,6 @@ const char *dsort_mpi_error_text(int rc, char *buf);
  * pieces of at most piece_bytes; 0 or -1 with the error recorded (name: the file's, for it). */
 int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
                   unsigned char *buf, uint64_t len);
-/* n records at record `at` of this rank's part of the output, which starts at record `first`:
- * into its map (shm_map_output), else by dsort_file_io(); 0 or -1 with the error recorded. */
-int dsort_put_output(job *j, MPI_File f, const char *name, uint64_t first, uint64_t at,
-                     const void *src, uint64_t n);
 /* The read of len bytes at off of in_fd into buf, started on the rank's threads (returns at once;
  * dsort_read_end() waits and closes in_fd); 0, or -1 with the error recorded (read in this thread
  * then, where no thread could start: 0). */
@@ -195,8 +191,11 @@ void shm_write_received(job *j, MPI_File f, const char *name, uint64_t first);
  * part from record `first` mapped and faulted in (out_map); 1, or 0 where any rank cannot (then
  * write it with pwrite()). No room for the file is recorded as an error. */
 int shm_map_output(job *j, uint64_t first);
-/* n records copied into the mapped output at record `at` of this rank's part, on its threads. */
-void shm_write_mapped(job *j, uint64_t at, const void *src, size_t n);
+/* n records at record `at` of this rank's part of the output, which starts at record `first`:
+ * copied into its map on the rank's threads (shm_map_output), else written by dsort_file_io(); 0
+ * or -1 with the error recorded. */
+int shm_put_output(job *j, MPI_File f, const char *name, uint64_t first, uint64_t at,
+                   const void *src, uint64_t n);
 void shm_unmap_output(job *j);
 
 /* engine.c: temporary files, and the sorts on clsort_sort_stream() */

@@ -155,7 +155,7 @@ static int sink_write(void *user, const void *keys, const void *values, size_t n
     if (s->out_mem) /* the slice streamed through the device (CLSORT_MPI_LOCAL=stream) */
         memcpy(s->out_mem + s->written * j->rs, keys, n * j->rs);
     else if (s->out_name)
-        rc = dsort_put_output(j, s->out, s->out_name, s->first, s->written, keys, n);
+        rc = shm_put_output(j, s->out, s->out_name, s->first, s->written, keys, n);
     else
         rc = ext_pwrite(j, j->sorted_fd, keys, n * j->rs, s->written * j->rs);
     s->written += n;
@@ -254,7 +254,7 @@ static void copy_into(job *j, MPI_File f, const char *name, uint64_t first)
     for (uint64_t off = 0; off < total && !j->code; off += L) {
         const size_t len = (size_t)(total - off < L ? total - off : L);
         if (ext_pread(j, j->recv_fd, buf, len, off) == 0)
-            dsort_put_output(j, f, name, first, off / j->rs, buf, len / j->rs);
+            shm_put_output(j, f, name, first, off / j->rs, buf, len / j->rs);
     }
     free(buf);
 }

@@ -217,13 +217,3 @@ void dsort_posix_close(job *j, const char *name, int write)
         dsort_fail(j, EXIT_IO, "%s: cannot close its temporary file: %s", name, strerror(errno));
     *fd = -1;
 }
-
-int dsort_put_output(job *j, MPI_File f, const char *name, uint64_t first, uint64_t at,
-                     const void *src, uint64_t n)
-{
-    if (j->out_map) {
-        shm_write_mapped(j, at, src, (size_t)n);
-        return 0;
-    }
-    return dsort_file_io(j, f, name, 1, (first + at) * j->rs, (unsigned char *)src, n * j->rs);
-}

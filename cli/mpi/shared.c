@@ -319,7 +319,7 @@ void shm_write_received(job *j, MPI_File f, const char *name, uint64_t first)
     for (uint64_t at = 0; at < j->recv_total && !j->code; at += chunk) {
         const uint64_t c = j->recv_total - at < chunk ? j->recv_total - at : chunk;
         if (shm_copy_received(j, buf, at, (size_t)c) == 0)
-            dsort_put_output(j, f, name, first, at, buf, c);
+            shm_put_output(j, f, name, first, at, buf, c);
     }
     free(buf);
 }
@@ -434,9 +434,14 @@ int shm_map_output(job *j, uint64_t first)
     return all;
 }
 
-void shm_write_mapped(job *j, uint64_t at, const void *src, size_t n)
+int shm_put_output(job *j, MPI_File f, const char *name, uint64_t first, uint64_t at,
+                   const void *src, uint64_t n)
 {
-    pio_copy(j->out_map + at * j->rs, src, n * j->rs);
+    if (j->out_map) {
+        pio_copy(j->out_map + at * j->rs, src, n * j->rs);
+        return 0;
+    }
+    return dsort_file_io(j, f, name, 1, (first + at) * j->rs, (unsigned char *)src, n * j->rs);
 }
 
 void shm_unmap_output(job *j)
