@@ -10,7 +10,8 @@
 #   VARIANTS: each run again with these, among io-mpi (--io mpi: MPI-IO in place of POSIX I/O),
 #   local-stream (CLSORT_MPI_LOCAL=stream: the slice streamed from the file through the device),
 #   messages (CLSORT_MPI_SHARED=0: the pieces sent as messages and the output written by pwrite()),
-#   map (CLSORT_MPI_SHARED=map: the slices in memory files that the other ranks map)
+#   map (CLSORT_MPI_SHARED=map: the slices in memory files that the other ranks map), partition
+#   (CLSORT_MPI_LOCAL=partition: the slices partitioned, not sorted, before the exchange)
 #   and one-gpu (each rank sees only its GPU: CUDA_VISIBLE_DEVICES set to its local rank)
 #   STARTUP=1: first, mpirun's own start (`mpirun -n G true`) and clsort-mpi on 1024 keys, with
 #   mpirun's defaults and with MPIRUN_LEAN (default: shared memory and self as the only transports)
@@ -84,6 +85,7 @@ for in in $INPUTS; do
         local-stream) venv=(CLSORT_MPI_LOCAL=stream) ;;
         messages) venv=(CLSORT_MPI_SHARED=0) ;;
         map) venv=(CLSORT_MPI_SHARED=map) ;;
+        partition) venv=(CLSORT_MPI_LOCAL=partition) ;;
         # shellcheck disable=SC2016
         one-gpu) pre=(bash -c 'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"' one-gpu) ;;
         "") ;;

@@ -154,8 +154,9 @@ void dsort_read(job *j)
 
 void dsort_local(job *j)
 {
-    if (dsort_injected(j, PH_SORT))
-        return;
+    dsort_choose_partition(j); /* collective: before a failure made on purpose */
+    if (dsort_injected(j, PH_SORT) || j->partitioned)
+        return; /* partitioned: the one sort of the records is the merge's */
     if (j->ext_local) {
         ext_sort_slice(j);
         return;
@@ -200,7 +201,7 @@ void dsort_sample(job *j)
     /* Regular sampling of sorted slices: a rank's part exceeds n/p by at most about p/s of n/p
      * for s samples per rank, so 64 per rank keep it within 2%; the total is capped so that rank
      * 0's sort of them stays small at thousands of ranks. */
-    uint64_t s = 64 * (uint64_t)p;
+    uint64_t s = j->partitioned ? 4096 : 64 * (uint64_t)p;
     const uint64_t cap = ((uint64_t)1 << 22) / (uint64_t)p;
     if (s > cap)
         s = cap > (uint64_t)p ? cap : (uint64_t)p;
@@ -226,7 +227,9 @@ void dsort_sample(job *j)
         dsort_fail(j, EXIT_DEVICE, "cannot allocate the sample");
     dsort_injected(j, PH_SAMPLE);
     if (!dsort_agree(j)) {
-        for (uint64_t i = 0; i < s; i++) {
+        if (j->partitioned)
+            dsort_partition_sample(j, s, mine);
+        for (uint64_t i = 0; i < s && !j->partitioned; i++) {
             uint64_t at = (uint64_t)(((unsigned __int128)(2 * i + 1) * j->m) / (2 * s));
             mine[3 * i] = dsort_order_at(j, at);
             mine[3 * i + 1] = (uint64_t)j->rank;

@@ -72,6 +72,9 @@ typedef struct job {
     int ext_local;             /* the slice sorted in runs, into the file sorted_fd */
     int local_read;            /* a slice within the budget read, then sorted in memory (the
                                   default); CLSORT_MPI_LOCAL=stream: streamed through the device */
+    int partition_wanted;      /* CLSORT_MPI_LOCAL=partition */
+    int partitioned;           /* the slices partitioned, not sorted, before the exchange
+                                  (partition.c; agreed by every rank) */
     int local_stream;          /* the slice streamed from the input through the device into data
                                   (read and local sort in one) */
     int ext_recv;              /* the received pieces in the file recv_fd, merged into the output
@@ -197,6 +200,15 @@ int shm_map_output(job *j, uint64_t first);
 int shm_put_output(job *j, MPI_File f, const char *name, uint64_t first, uint64_t at,
                    const void *src, uint64_t n);
 void shm_unmap_output(job *j);
+
+/* partition.c: the slices partitioned by the splitters in place of sorted (CLSORT_MPI_LOCAL) */
+/* Collective, at the local sort: partitioned set where every rank's slice and a copy fit. */
+void dsort_choose_partition(job *j);
+/* s (order, 0, input position) triples of records at random places of the unsorted slice. */
+uint64_t dsort_partition_sample(job *j, uint64_t s, uint64_t *out);
+/* The slice moved into a copy in destination order, each destination's records in input order,
+ * on the rank's threads: send_n and sdisp set, the copy now data. */
+void dsort_partition(job *j, uint64_t *sdisp);
 
 /* engine.c: temporary files, and the sorts on clsort_sort_stream() */
 /* A nameless file in the next -T directory (into *dir) for `bytes` of `what`, the directory's free

@@ -269,7 +269,7 @@ static int pieces(const job *j)
 
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
 {
-    if (pieces(j) <= 1) {
+    if (pieces(j) <= 1 && !j->partitioned) { /* partitioned pieces are not sorted */
         j->merge_threads = 0;
         copy_into(j, f, name, first);
         return;
@@ -290,5 +290,5 @@ void dsort_merge(job *j)
     j->merge_threads = 0;
     /* one sorted piece is already the merge; several are merged at the write, each merged chunk
      * written while the next downloads (ext_merge_into) */
-    j->merge_at_write = pieces(j) > 1;
+    j->merge_at_write = pieces(j) > 1 || (j->partitioned && j->recv_total > 1);
 }

@@ -170,6 +170,8 @@ void dsort_exchange(job *j)
     int *c = calloc(4 * (size_t)p, sizeof *c);
     if (!j->send_n || !j->recv_n || !sdisp || !rdisp || !c) {
         dsort_fail(j, EXIT_DEVICE, "cannot allocate the exchange's tables for %d ranks", p);
+    } else if (j->partitioned) {
+        dsort_partition(j, sdisp);
     } else {
         uint64_t prev = 0;
         for (int d = 0; d < p; d++) {

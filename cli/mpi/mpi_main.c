@@ -83,11 +83,12 @@ static int read_environment(job *j)
     }
     j->named_temp = v && !strcmp(v, "1");
     v = env->local;
-    if (v && strcmp(v, "stream") && strcmp(v, "read")) {
-        msg_error("CLSORT_MPI_LOCAL='%s': expected stream or read", v);
+    if (v && strcmp(v, "partition") && strcmp(v, "stream") && strcmp(v, "read")) {
+        msg_error("CLSORT_MPI_LOCAL='%s': expected partition, read or stream", v);
         return EXIT_USAGE;
     }
-    j->local_read = !v || !strcmp(v, "read");
+    j->local_read = !v || strcmp(v, "stream");
+    j->partition_wanted = v && !strcmp(v, "partition");
     v = env->shared;
     if (v && strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "map")) {
         msg_error("CLSORT_MPI_SHARED='%s': expected 0, 1 or map", v);
@@ -123,9 +124,10 @@ static void print_stats(job *j)
                MPI_CHAR, 0, MPI_COMM_WORLD);
     if (j->rank == 0 && shares && threads && devices) {
         double total = 0;
-        fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys), %s I/O%s%s\n",
+        fprintf(stderr, "clsort-mpi: %d ranks, %llu records of %zu bytes (%s keys), %s I/O%s%s%s\n",
                 j->size, (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type),
                 j->posix_io ? "POSIX" : "MPI-IO",
+                j->partitioned ? ", slices partitioned (one sort, at the merge)" : "",
                 !j->piece     ? ""
                 : j->peer_pid ? ", pieces read from the senders' memory"
                               : ", pieces read from the senders' memory files",

@@ -68,6 +68,8 @@ for p in 1 2 3 4; do
         # does, has nothing to merge)
         [ $status -ne 0 ] || check "$p ranks, $name, $dist: merged on the device" \
             test "$(grep -c "records out .*\(merged on the device\|one piece, no merge\)" stats.txt)" -eq $p
+        [ $status -ne 0 ] || check "$p ranks, $name, $dist: slices sorted, not partitioned" \
+            test "$(grep -c "partitioned" stats.txt)" -eq 0
         # one host: the output mapped; with more ranks, no messages of records
         [ $status -ne 0 ] || check "$p ranks, $name, $dist: output mapped" grep -q "output mapped" stats.txt
         [ $status -ne 0 ] || [ $p -eq 1 ] || check "$p ranks, $name, $dist: no messages" \
@@ -79,6 +81,33 @@ for p in 1 2 3 4; do
             check "$p ranks, $name, $dist: largest share ${max:-?} <= $limit" test "${max:-999999999}" -le $limit
         fi
         rm -f out.$p.bin stats.txt
+    done
+done
+
+# CLSORT_MPI_LOCAL=partition: the slices partitioned, not sorted, by splitters from a random sample
+# of them, and each rank's received records sorted once: the same bytes, shares within 5%
+for p in 2 4; do
+    for li in 1 2; do
+        IFS='|' read -r name gopts sopts <<< "${layouts[$li]}"
+        for dist in constant zipf:1.5 uniform; do
+            in=$name.${dist%%:*}.bin
+            # shellcheck disable=SC2086
+            [ -f "$in" ] || "$CLSORT" gen -n $N --dist "$dist" --seed $((li + 7)) $gopts -o "$in" || exit 2
+            # shellcheck disable=SC2086
+            [ -f "$in.ref" ] || "$CLSORT" $sopts -i "$in" -o "$in.ref" 2> err.txt ||
+                { not_ok "clsort $sopts -i $in"; continue; }
+            what="$p ranks, $name, $dist, CLSORT_MPI_LOCAL=partition"
+            # shellcheck disable=SC2086
+            CLSORT_MPI_LOCAL=partition run_mpi $p $sopts -i "$in" -o out.r.bin --stats
+            expect_status "$what" 0
+            cp err.txt stats.txt
+            same_file "$what: as clsort sorts it" out.r.bin "$in.ref"
+            check "$what: slices partitioned" grep -q "slices partitioned" stats.txt
+            max=$(sed -n 's/^ *rank [0-9]*: \([0-9]*\) records out.*/\1/p' stats.txt | sort -n | tail -1)
+            check "$what: largest share ${max:-?} <= $((N * 105 / 100 / p + p))" \
+                test "${max:-999999999}" -le $((N * 105 / 100 / p + p))
+            rm -f out.r.bin stats.txt
+        done
     done
 done
 
@@ -154,7 +183,7 @@ expect_status "CLSORT_MPI_SHARED=2" 1
 expect_message "CLSORT_MPI_SHARED=2" "CLSORT_MPI_SHARED='2': expected 0, 1 or map"
 CLSORT_MPI_LOCAL=mmap run_mpi 2 -i bits.bin -o x
 expect_status "CLSORT_MPI_LOCAL=mmap" 1
-expect_message "CLSORT_MPI_LOCAL=mmap" "CLSORT_MPI_LOCAL='mmap': expected stream or read"
+expect_message "CLSORT_MPI_LOCAL=mmap" "CLSORT_MPI_LOCAL='mmap': expected partition, read or stream"
 rm -f stats.txt
 
 # the merge on several threads (--merge host: the engine's runs merged on the host's threads; runs
