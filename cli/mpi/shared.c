@@ -54,7 +54,7 @@ static int vm_read(pid_t pid, void *dst, uint64_t addr, size_t len)
     return 0;
 }
 
-/* The same, the bytes split between up to `threads` threads (one thread reads about 5 GB/s). */
+/* A part of a transfer on the threads: len bytes at dst (and at addr of process pid). */
 typedef struct vm_part {
     pid_t pid;
     unsigned char *dst;
@@ -63,6 +63,37 @@ typedef struct vm_part {
     int err;
 } vm_part;
 
+enum { MAX_PARTS = 16 };
+
+/* len bytes at dst (and addr) cut into n parts of whole pages (at most MAX_PARTS), fn run on each:
+ * the caller takes the first, a thread each of the others (the caller those whose thread cannot
+ * start). Returns the first part's error that is not 0. */
+static int on_parts(void *(*fn)(void *), size_t n, pid_t pid, unsigned char *dst, uint64_t addr,
+                    size_t len)
+{
+    const long pg = sysconf(_SC_PAGESIZE);
+    const size_t page = pg > 0 ? (size_t)pg : 4096;
+    n = n < 1 ? 1 : n > MAX_PARTS ? MAX_PARTS : n;
+    const size_t each = (len / n + page - 1) / page * page;
+    vm_part part[MAX_PARTS];
+    pthread_t th[MAX_PARTS];
+    int started[MAX_PARTS] = {0}, err = 0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t from = i * each < len ? i * each : len;
+        const size_t to = from + each < len ? from + each : len;
+        part[i] = (vm_part){pid, dst + from, addr + from, to - from, 0};
+        started[i] = i && pthread_create(&th[i], NULL, fn, &part[i]) == 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            fn(&part[i]);
+        err = err ? err : part[i].err;
+    }
+    return err;
+}
+
 static void *vm_part_run(void *arg)
 {
     vm_part *v = arg;
@@ -70,33 +101,12 @@ static void *vm_part_run(void *arg)
     return NULL;
 }
 
+/* vm_read() split between up to `threads` threads (one thread reads about 5 GB/s). */
 static int vm_read_threads(pid_t pid, unsigned char *dst, uint64_t addr, size_t len,
                            unsigned threads)
 {
-    enum { MAX_PARTS = 16, LEAST = 16 << 20 };
-    size_t n = len / LEAST;
-    n = n < 1 ? 1 : n > threads ? threads : n;
-    n = n > MAX_PARTS ? MAX_PARTS : n;
-    if (n == 1)
-        return vm_read(pid, dst, addr, len);
-    vm_part part[MAX_PARTS];
-    pthread_t th[MAX_PARTS];
-    int started[MAX_PARTS] = {0}, err = 0;
-    const size_t each = (len / n + 4095) / 4096 * 4096;
-    for (size_t i = 0; i < n; i++) {
-        const size_t from = i * each < len ? i * each : len;
-        const size_t to = from + each < len ? from + each : len;
-        part[i] = (vm_part){pid, dst + from, addr + from, to - from, 0};
-        started[i] = i && pthread_create(&th[i], NULL, vm_part_run, &part[i]) == 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            vm_part_run(&part[i]);
-        err = err ? err : part[i].err;
-    }
-    return err;
+    const size_t n = len / (16 << 20); /* 16 MiB a thread at least */
+    return on_parts(vm_part_run, n < threads ? n : threads, pid, dst, addr, len);
 }
 
 /* What each rank reads of the others' memory at the start: a word that names its process. */
@@ -345,27 +355,8 @@ static void *populate_part(void *arg)
 
 static void *populate_run(void *arg)
 {
-    enum { MAX_PARTS = 16 };
     const populate *w = arg;
-    size_t n = w->threads < 1 ? 1 : w->threads > MAX_PARTS ? MAX_PARTS : w->threads;
-    const long pg = sysconf(_SC_PAGESIZE);
-    const size_t page = pg > 0 ? (size_t)pg : 4096;
-    const size_t each = (w->bytes / n + page - 1) / page * page;
-    vm_part part[MAX_PARTS];
-    pthread_t th[MAX_PARTS];
-    int started[MAX_PARTS] = {0};
-    for (size_t i = 0; i < n; i++) {
-        const size_t from = i * each < w->bytes ? i * each : w->bytes;
-        const size_t to = from + each < w->bytes ? from + each : w->bytes;
-        part[i] = (vm_part){0, w->p + from, 0, to - from, 0};
-        started[i] = i && pthread_create(&th[i], NULL, populate_part, &part[i]) == 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            populate_part(&part[i]);
-    }
+    on_parts(populate_part, w->threads, 0, w->p, 0, w->bytes);
     return NULL;
 }
 
