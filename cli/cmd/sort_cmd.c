@@ -73,6 +73,7 @@ typedef struct sort_job {
     int hold;                        /* the sorted output gathered in pre's memory (hold_output()) */
     size_t hold_len;                 /* ... its bytes so far */
     int held;                        /* and written through the map at the end */
+    int mapped;                      /* records: copied into the output's map as they came */
     char device_name[256];           /* the device's, kept for the report once it is closed */
     pthread_t closer;                /* the thread closing the device (write_held()) */
     int closing;                     /* ... started, to be joined before the process ends */
@@ -727,17 +728,23 @@ static int write_held(sort_job *j)
     return rc;
 }
 
-/* One output as long as its input (no -u, no --top, no separate values), the whole input read into
- * memory while the device opened, within the memory budget: its room reserved before the sort and,
- * where output_expect() maps it, the sorted output gathered in that memory (hold_output()) and
- * copied into the map at once, each thread a stretch of the file of its own. (A map filled in the
- * pieces the sink gets took longer than write() on the H100 machine: bench/hostio,
- * docs/performance.md.) */
+/* One output as long as its input (no -u, no --top), within the memory budget: its room reserved
+ * before the sort and, where output_expect() maps it (its pages then made present on the threads
+ * while the sort runs), filled through the map:
+ * - keys (no separate values), the whole input read into memory while the device opened: the sorted
+ *   output gathered in that memory (hold_output()) and copied into the map at once, each thread a
+ *   stretch of the file of its own, while the device closes;
+ * - records by a key field: each sorted piece the sink gets copied into the map on the threads.
+ * (A fresh map filled in the sink's pieces, its pages faulted in by the copy, took longer than
+ * write() on the H100 machine: bench/hostio, docs/performance.md.) */
 static int expect_output(sort_job *j)
 {
     const uint64_t budget = j->set.memory_bytes ? j->set.memory_bytes : io_physical_memory() / 2;
-    if (j->a.unique || j->limit || j->a.top || j->have_vout || !j->kin.is_regular ||
-        j->kin.size > budget || !j->pre || j->pre_len != j->kin.size || j->pre_cap < j->kin.size)
+    if (j->a.unique || j->limit || j->a.top || !j->kin.is_regular || j->kin.size > budget)
+        return EXIT_OK;
+    if (j->a.record_size)
+        return output_expect(&j->kout, j->kin.size);
+    if (j->have_vout || !j->pre || j->pre_len != j->kin.size || j->pre_cap < j->kin.size)
         return EXIT_OK;
     const int rc = output_expect(&j->kout, j->kin.size);
     j->hold = rc == EXIT_OK && j->kout.map;
@@ -1016,7 +1023,8 @@ static void fill_report(sort_job *j)
     r->download_ms = s->download_ms;
     r->read_ms = s->read_ms + j->pre_ms; /* with what was read while the device opened */
     r->write_ms = s->write_ms;
-    r->write_mapped = j->held ? pio_threads() : 0;
+    r->write_mapped = j->held || j->mapped ? pio_threads() : 0;
+    r->write_held = j->held;
     r->merge_ms = s->merge_ms;
     r->prepare_ms = s->prepare_ms;
     r->runs = s->runs;
@@ -1123,8 +1131,13 @@ static int sort_fields(sort_job *j)
                             a->n_temp_dirs ? a->temp_dirs : NULL, a->n_temp_dirs,
                             (size_t)a->batch_size, a->top, (unsigned)a->parallel };
     j->t_read = now_ms();
-    return fields_sort(j->ctx, &j->spec, &f, &j->kin, &j->kout, j->have_vout ? &j->vout : NULL,
-                       &j->stats, &j->fields_out);
+    int rc = expect_output(j);
+    if (rc != EXIT_OK)
+        return rc;
+    rc = fields_sort(j->ctx, &j->spec, &f, &j->kin, &j->kout, j->have_vout ? &j->vout : NULL,
+                     &j->stats, &j->fields_out);
+    j->mapped = j->kout.map != NULL;
+    return rc;
 }
 
 static int run_sort(sort_job *j)

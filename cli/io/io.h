@@ -16,6 +16,8 @@
 #ifndef CLSORT_IO_H
 #define CLSORT_IO_H
 
+#include "prefault.h"
+
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,6 +80,7 @@ typedef struct output_file {
     uint64_t written;    /* bytes written so far */
     unsigned char *map;  /* the file mapped for writing (output_expect()), or NULL */
     uint64_t map_len;    /* ... its length, the file's size until output_finish() */
+    prefault_bg populate; /* ... made present in the background meanwhile */
     char base[256];      /* the name in dirfd */
     char target[PATH_MAX]; /* the absolute name, for messages */
     char temp[PATH_MAX]; /* the temporary name in dirfd, once it has one */

@@ -5,7 +5,8 @@
  *
  * Owns: output_open/write/finish/commit/abort/same, output_names_input. Calls: replace.c (the
  * file-system steps, shared with clsort-mpi), signals (the table of temporary names, holding signals
- * off around a commit), pio (a mapped output filled on threads), msg, progress, settings.
+ * off around a commit), pio (a mapped output filled on threads), prefault (its pages made present
+ * meanwhile), msg, progress, settings.
  */
 #include "io.h"
 #include "follow.h"
@@ -356,6 +357,9 @@ int output_expect(output_file *out, uint64_t bytes)
     }
     out->map = m;
     out->map_len = bytes;
+    /* its pages made present on the threads while the sort runs, so that the copies into it only
+     * copy (a write fault a page is what bound a copy into a fresh map) */
+    prefault_start(&out->populate, m, (size_t)bytes, pio_threads());
 #endif
     return EXIT_OK;
 }
@@ -366,6 +370,7 @@ static int unmap_output(output_file *out)
 {
     if (!out->map)
         return EXIT_OK;
+    prefault_wait(&out->populate);
     munmap(out->map, (size_t)out->map_len);
     out->map = NULL;
     if (out->written < out->map_len && ftruncate(out->fd, (off_t)out->written) != 0)
@@ -651,6 +656,7 @@ int output_commit(output_file **outs, int n)
 
 void output_abort(output_file *out)
 {
+    prefault_wait(&out->populate);
     if (out->map)
         munmap(out->map, (size_t)out->map_len);
     out->map = NULL;

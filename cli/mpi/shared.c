@@ -334,45 +334,14 @@ void shm_write_received(job *j, MPI_File f, const char *name, uint64_t first)
     free(buf);
 }
 
-/* The output's map made writable page by page on the rank's threads, in the background: each part
- * by MADV_POPULATE_WRITE, which writes nothing, so the copies into the map may run meanwhile. */
-typedef struct populate {
-    unsigned char *p;
-    size_t bytes;
-    unsigned threads;
-    pthread_t th;
-    int started;
-} populate;
+static prefault_bg populating;
 
-static populate populating;
-
-static void *populate_part(void *arg)
-{
-    const vm_part *v = arg; /* dst and len only */
-    madvise(v->dst, v->len, MADV_POPULATE_WRITE);
-    return NULL;
-}
-
-static void *populate_run(void *arg)
-{
-    const populate *w = arg;
-    on_parts(populate_part, w->threads, 0, w->p, 0, w->bytes);
-    return NULL;
-}
-
-/* The map faulted in: in the background where the system populates maps (the page at its start
- * tried first), else now, before any copy, by writing each page. */
+/* The map faulted in: in the background where the system populates maps (prefault.c), else now,
+ * before any copy, by writing each page. */
 static void fault_in(job *j)
 {
-    const long pg = sysconf(_SC_PAGESIZE);
-    const size_t page = pg > 0 ? (size_t)pg : 4096;
-    if (madvise(j->out_base, page, MADV_POPULATE_WRITE) == 0) {
-        populating = (populate){j->out_base, j->out_base_bytes, j->threads, 0, 0};
-        populating.started = pthread_create(&populating.th, NULL, populate_run, &populating) == 0;
-        if (populating.started)
-            return;
-    }
-    prefault(j->out_map, j->out_n * j->rs, j->threads);
+    if (!prefault_start(&populating, j->out_base, j->out_base_bytes, j->threads))
+        prefault(j->out_map, j->out_n * j->rs, j->threads);
 }
 
 int shm_map_output(job *j, uint64_t first)
@@ -437,9 +406,7 @@ int shm_put_output(job *j, MPI_File f, const char *name, uint64_t first, uint64_
 
 void shm_unmap_output(job *j)
 {
-    if (populating.started)
-        pthread_join(populating.th, NULL);
-    populating.started = 0;
+    prefault_wait(&populating);
     if (j->out_base)
         munmap(j->out_base, j->out_base_bytes);
     j->out_base = NULL;

@@ -71,9 +71,13 @@ static void report_times(FILE *f, const run_report *r, int host)
     fprintf(f, "  sort        %10.3f ms   (neither reading, writing nor commit: prepare, waits on the "
                "%s, merge)\n", r->sort_ms, host ? "host's threads and the transfers"
                                                : "transfers and kernels");
-    if (r->write_mapped)
+    if (r->write_mapped && r->write_held)
         fprintf(f, "  write       %10.3f ms   (gathered in memory, the device closed meanwhile, "
                    "copied into a map of the output on %u threads)\n", r->write_ms,
+                r->write_mapped);
+    else if (r->write_mapped)
+        fprintf(f, "  write       %10.3f ms   (each sorted piece copied into a map of the output "
+                   "on %u threads, its pages made present during the sort)\n", r->write_ms,
                 r->write_mapped);
     else
         fprintf(f, "  write       %10.3f ms\n", r->write_ms);

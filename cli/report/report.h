@@ -35,6 +35,7 @@ typedef struct run_report {
                                  (report_finish() sets it) */
     double write_ms;          /* writing the output (and joining records) */
     unsigned write_mapped;    /* the output filled through a map on this many threads, or 0 */
+    int write_held;           /* ... at once from memory, the device closed meanwhile */
     double commit_ms;         /* syncing (where needed) and putting the outputs in place */
     double total_ms;          /* file to file: read, sort, write, commit */
     double wall_ms;           /* the process, from the start of main() to the report (as time(1)

@@ -48,12 +48,23 @@ check "u64, written" env CLSORT_MAP_OUTPUT=0 "$CLSORT" --type u64 -i k64.bin -o 
 check "u64, mapped" env CLSORT_MAP_OUTPUT=1 "$CLSORT" --type u64 -i k64.bin -o k64.out
 check "u64, mapped: as written" cmp k64.out k64.ref
 
-# records by a key field (the Sort Benchmark's 100-byte records): written, not mapped (their sink
-# writes in pieces, which a map takes slower than write()), against fields.py
+# records by a key field (the Sort Benchmark's 100-byte records): each sorted piece copied into the
+# map (its pages made present meanwhile), as --stats says; against fields.py and the written way,
+# with --index-out beside (written) and with -u (not mapped)
 $PYTHON "$TESTS/fields.py" gen recs.in 50001 100 7 0 10 || exit 2
-check "records, map asked" env CLSORT_MAP_OUTPUT=1 "$CLSORT" --record-size 100 --type bytes \
-    --key-size 10 -i recs.in -o recs.out
+check "records, mapped" sh -c "CLSORT_MAP_OUTPUT=1 '$CLSORT' --record-size 100 --type bytes \
+    --key-size 10 -i recs.in -o recs.out --stats 2>&1 | grep -q 'piece copied into a map of the output'"
 check "records: the reference" $PYTHON "$TESTS/fields.py" check recs.in recs.out 100 0 bytes:10
+check "records, written" env CLSORT_MAP_OUTPUT=0 "$CLSORT" --record-size 100 --type bytes \
+    --key-size 10 -i recs.in -o recs.ref --index-out recs.idx.ref
+check "records, mapped: as written" cmp recs.out recs.ref
+check "records, mapped, --index-out" env CLSORT_MAP_OUTPUT=1 "$CLSORT" --record-size 100 \
+    --type bytes --key-size 10 -i recs.in -o recs.out2 --index-out recs.idx
+check "records, mapped, --index-out: as written" sh -c "cmp recs.out2 recs.ref && cmp recs.idx recs.idx.ref"
+check "records, -u, map asked" env CLSORT_MAP_OUTPUT=1 "$CLSORT" --record-size 100 --type bytes \
+    --key-size 10 -u -i recs.in -o recs.u
+check "records, -u: as written" sh -c "CLSORT_MAP_OUTPUT=0 '$CLSORT' --record-size 100 --type bytes \
+    --key-size 10 -u -i recs.in -o recs.u.ref && cmp recs.u recs.u.ref"
 
 # -u writes fewer bytes than the input holds: not mapped, and the output as before
 check "-u, mapped asked" env CLSORT_MAP_OUTPUT=1 "$CLSORT" -u -i keys.bin -o uniq.out
@@ -77,6 +88,12 @@ expect_status "no room for a mapped output" 3
 expect_message "no room for a mapped output" "room/out.bin"
 expect_message "no room for a mapped output: the bytes it needs" "no room for the output's 36000004 bytes"
 expect_only room "no room for a mapped output"
+(ulimit -f 4096 && CLSORT_MAP_OUTPUT=1 exec "$CLSORT" --record-size 100 --type bytes --key-size 10 \
+    -i recs.in -o room/recs.out) 2>err.txt
+status=$?
+expect_status "no room for mapped records" 3
+expect_message "no room for mapped records: the bytes they need" "no room for the output's 5000100 bytes"
+expect_only room "no room for mapped records"
 
 # a regular input cut short while it is read by the threads: an error, nothing left behind
 cp big.bin cut.bin
