@@ -210,6 +210,15 @@ clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spe
     return f->variant ? f->variant(ctx, spec, n) : a;
 }
 
+clsort_algorithm clsort_dispatch_ran_host(const clsort_context *ctx, const clsort_spec *spec,
+                                          size_t n)
+{
+    const size_t per = clsort_key_size(spec->key_type) + spec->value_size;
+    if (spec->algorithm == CLSORT_ALGO_AUTO && n <= clsort_host_radix_small_bytes(ctx) / per)
+        return CLSORT_ALGO_HOST_RADIX;
+    return clsort_dispatch_ran(ctx, spec, n);
+}
+
 static clsort_status check_family(clsort_context *ctx, const clsort_spec *spec, const char *type)
 {
     const clsort_algorithm a = resolve(ctx, spec);

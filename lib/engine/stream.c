@@ -421,7 +421,8 @@ static void *huge_alloc(size_t bytes)
     return p;
 }
 
-/* On a CPU device host-radix sorts host memory where it is (clsort_sort(): run.c): an input of one
+/* Where host-radix sorts host memory where it is (clsort_sort(): run.c; every size on a CPU device,
+ * the smallest on any device: clsort_dispatch_ran_host()): an input of one
  * run, its size known, is read whole into host memory, sorted there and written from there, with
  * none of the staging slots' copies into the device buffers and out, no device buffers of its
  * size, and no trial sort before the read. 2^26 u32 keys file to file (`clsort -i k26.bin -o
@@ -431,7 +432,7 @@ static int direct_wanted(const stream *s)
     const uint64_t n = s->n_hint;
     return n != CLSORT_SIZE_UNKNOWN && n >= 2 && n < s->run_limit && n < s->max_n &&
            !s->spec->segment && !s->rec_in && !s->rec_out && !s->fields &&
-           clsort_dispatch_ran(s->ctx, s->spec, (size_t)n) == CLSORT_ALGO_HOST_RADIX &&
+           clsort_dispatch_ran_host(s->ctx, s->spec, (size_t)n) == CLSORT_ALGO_HOST_RADIX &&
            n <= clsort_host_radix_inline_bytes(s->ctx) / (s->ks + s->vs);
 }
 
@@ -600,7 +601,8 @@ clsort_status clsort_sort_stream(clsort_context *ctx, const clsort_spec *spec,
     /* before teardown clears the slots; "none" where the input was sorted where it was read */
     stats->staging = taken ? "none" : clsort_staging_name(s.slots[0].mem.kind);
     teardown(&s);
-    stats->algorithm = clsort_algorithm_name(clsort_dispatch_ran(ctx, spec, in->n));
+    stats->algorithm = clsort_algorithm_name(taken ? CLSORT_ALGO_HOST_RADIX
+                                                   : clsort_dispatch_ran(ctx, spec, in->n));
     stats->programs_built = ctx->programs_built - built0;
     stats->programs_cached = ctx->programs_cached - cached0;
     stats->passes_skipped = ctx->passes_skipped - skipped0;

@@ -233,6 +233,13 @@ size_t clsort_host_radix_inline_bytes(const clsort_context *ctx)
                : CLSORT_HOST_INLINE_MAX_BYTES;
 }
 
+size_t clsort_host_radix_small_bytes(const clsort_context *ctx)
+{
+    const size_t hook = ctx->settings.host_small_bytes;
+    const size_t b = hook != CLSORT_UNSET_BYTES ? hook : ctx->tuning.host_small_bytes;
+    return b < CLSORT_HOST_INLINE_MAX_BYTES ? b : CLSORT_HOST_INLINE_MAX_BYTES;
+}
+
 /* The scratch of a large host sort: the kept scratch buffers (host-radix's own slots), mapped on
  * the family's queue. On a CPU device the maps hand out the buffers' memory, kept between calls,
  * where malloc() would give fresh pages each call: 2^24 u32 keys, 64 MiB of scratch, about 16,000

@@ -97,7 +97,8 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
                        const host_run *h, clsort_stats *stats)
 {
     stats->n = n;
-    const clsort_algorithm ran = clsort_dispatch_ran(ctx, spec, n);
+    const clsort_algorithm ran = h->in_caller ? CLSORT_ALGO_HOST_RADIX
+                                              : clsort_dispatch_ran(ctx, spec, n);
     /* segments.c's segments: the radix passes' form */
     stats->algorithm = h->varseg && ran != CLSORT_ALGO_HOST_RADIX ? "radix8-rts"
                                                                    : clsort_algorithm_name(ran);
@@ -108,7 +109,8 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
     }
 }
 
-/* Host-radix on host arrays, small ones on any device and all of them on a CPU device: sorted
+/* Host-radix on host arrays, small ones on any device (asked for, or auto's choice for the
+ * smallest: clsort_dispatch_ran_host()) and all of them on a CPU device: sorted
  * where they are, by the calling thread (and helpers, past CLSORT_HOST_INLINE_MAX_BYTES); no
  * copies in and out of device buffers, no thread handoff or events, which cost far more than the
  * sort of small arrays and ~40-60 ms at 2^24 keys (host_sort.h). The statistics say so: no
@@ -116,7 +118,7 @@ static void fill_stats(const clsort_context *ctx, const clsort_spec *spec, size_
 static int in_caller(const clsort_context *ctx, const clsort_spec *spec, size_t n)
 {
     const size_t per = clsort_key_size(spec->key_type) + spec->value_size;
-    return clsort_dispatch_ran(ctx, spec, n) == CLSORT_ALGO_HOST_RADIX &&
+    return clsort_dispatch_ran_host(ctx, spec, n) == CLSORT_ALGO_HOST_RADIX &&
            n <= clsort_host_radix_inline_bytes(ctx) / per;
 }
 

@@ -38,6 +38,7 @@ typedef struct clsort_settings {
     size_t chunk_keys;          /* CLSORT_CHUNK_KEYS; 0 unset */
     size_t top_cap;             /* CLSORT_TOP_CAP: top-k's candidate buffer capacity; 0 unset */
     size_t host_inline_bytes;   /* CLSORT_HOST_INLINE_BYTES; CLSORT_UNSET_BYTES unset */
+    size_t host_small_bytes;    /* CLSORT_HOST_SMALL_BYTES; CLSORT_UNSET_BYTES unset */
     int spill_thread;           /* CLSORT_SPILL_THREAD; -1 unset */
     int device_merge;           /* CLSORT_DEVICE_MERGE; -1 unset */
     int device_gather;          /* CLSORT_DEVICE_GATHER; -1 unset */
@@ -282,6 +283,11 @@ typedef struct clsort_tuning {
     struct {
         unsigned short_wg, short_items;
     } segments;
+    /* Host arrays of at most this many bytes (keys and values) that auto sorts on the calling
+     * thread (host-radix) rather than in the device's kernels, where the round trip to the device
+     * costs more than the sort (and the first sort of a context loads programs too); 0: never.
+     * CPU devices take host-radix at every size anyway. */
+    size_t host_small_bytes;
 } clsort_tuning;
 void clsort_tuning_lookup(const char *vendor, const char *device, cl_device_type type,
                           clsort_tuning *out);
@@ -751,6 +757,10 @@ size_t clsort_host_radix_scratch(const clsort_context *ctx, const clsort_spec *s
  * they are by clsort_host_radix_sort_host() (SIZE_MAX on a CPU device; the test hook
  * CLSORT_HOST_INLINE_BYTES sets it). */
 size_t clsort_host_radix_inline_bytes(const clsort_context *ctx);
+/* Host arrays of up to this many bytes that auto sorts by host-radix on any device: the device's
+ * tuning (host_small_bytes), or the test hook CLSORT_HOST_SMALL_BYTES; never more than the
+ * calling thread alone sorts (CLSORT_HOST_INLINE_MAX_BYTES). */
+size_t clsort_host_radix_small_bytes(const clsort_context *ctx);
 /* Sort host arrays in place in the calling thread, as the family sorts them on buffers (offsets:
  * n_seg variable segments, checked, or NULL); *host_ms: the sort's time. from: NULL, or the n
  * records to sort, read from there (the same arrays, or apart), the result in keys and values
@@ -810,6 +820,10 @@ clsort_status clsort_dispatch_check_fits(clsort_context *ctx, const clsort_spec 
 int clsort_dispatch_max_fit(clsort_context *ctx, const clsort_spec *spec, size_t *chunk);
 /* The algorithm that runs for a spec on this device, variants resolved (for stats). */
 clsort_algorithm clsort_dispatch_ran(const clsort_context *ctx, const clsort_spec *spec, size_t n);
+/* ... for n records of host arrays: auto takes host-radix for small ones on any device
+ * (clsort_host_radix_small_bytes()), else as clsort_dispatch_ran(). */
+clsort_algorithm clsort_dispatch_ran_host(const clsort_context *ctx, const clsort_spec *spec,
+                                          size_t n);
 /* Variable segments: the spec's algorithm sorts them (auto, radix8, radix8-rts) and n_seg segments
  * of n keys fit the device (with_data: the key and value buffers are ours too). */
 clsort_status clsort_dispatch_check_segments(clsort_context *ctx, const clsort_spec *spec, size_t n,

@@ -317,6 +317,8 @@ int clsort_settings_read(clsort_settings *s, const clsort_setting *given, size_t
     s->top_cap = (size_t)number(r, "CLSORT_TOP_CAP", 0, UINT32_MAX, 0);
     s->host_inline_bytes = (size_t)number(r, "CLSORT_HOST_INLINE_BYTES", 0,
                                           CLSORT_UNSET_BYTES - 1, CLSORT_UNSET_BYTES);
+    s->host_small_bytes = (size_t)number(r, "CLSORT_HOST_SMALL_BYTES", 0, CLSORT_UNSET_BYTES - 1,
+                                         CLSORT_UNSET_BYTES);
     /* for tests: 1 writes run files from a thread of their own, 0 from the sort's (default: the
      * thread where the device has memory of its own) */
     s->spill_thread = (int)number(r, "CLSORT_SPILL_THREAD", 0, 1, (unsigned long long)-1);

@@ -26,6 +26,9 @@
  *   are sorted where they are (run.c), larger ones on mapped buffers by a thread of the
  *   library (host_family.c); 0 sends every one to the thread. Unset: every one on a CPU device,
  *   else CLSORT_HOST_INLINE_MAX_BYTES.
+ * - CLSORT_HOST_SMALL_BYTES=N: auto sorts host arrays of up to N bytes (keys and values, at most
+ *   CLSORT_HOST_INLINE_MAX_BYTES) on the calling thread by host-radix on any device, in place of
+ *   the device's own row of tuning.c (host_small_bytes); 0: never.
  *
  * Kernel hooks go through the build_options setting (CLSORT_BUILD_OPTIONS), which leaves them open:
  * - -DSTALL_TILE=t: the work-group of tile t of onesweep's binning dawdles before it publishes
@@ -41,6 +44,6 @@
 /* The hooks' names as settings.c knows them: the variables without CLSORT_, in lower case. */
 #define CLSORT_TEST_HOOK_NAMES                                                                     \
     "fault_alloc", "chunk_keys", "top_cap", "spill_thread", "transfer_slot",                       \
-        "radix8_portion_tiles", "host_inline_bytes"
+        "radix8_portion_tiles", "host_inline_bytes", "host_small_bytes"
 
 #endif

@@ -50,6 +50,7 @@ static const clsort_tuning table[] = {
                                .pair_kv = 1 } },
         .oddeven = { .wg = 256, .items = 16 },
         .bitonic = { .wg = 256, .items = 32, .global_items = 64 },
+        .host_small_bytes = (size_t)64 << 10,
     },
     /* AMD GPUs: wavefronts of 32 or 64, 64 KiB LDS. */
     {
