@@ -444,7 +444,8 @@ static int refuse_unstable(sort_job *j, const char *opt, const char *why)
 }
 
 /* Whether the start of the input is read while the device opens: the keys (or whole records) of
- * the library's stream; not records by a key field (fields.c reads them), nor a FIFO whose writer
+ * the library's stream, records by a key field where CLSORT_READ_AHEAD=1 asks (fields.c takes
+ * them through job_read_some()); not a FIFO whose writer
  * has not come (its wait would hold up a device that fails). Only with --algo auto and without
  * --segments: the library may refuse an algorithm named for a combination once it is open, and such
  * a refusal reads nothing, a pipe's included. By default on a host of 4 cores or more: on 2 cores a
@@ -455,7 +456,11 @@ static int can_read_ahead(const sort_job *j)
     const int ahead = settings()->read_ahead;
     if (ahead == 0 || (ahead < 0 && sysconf(_SC_NPROCESSORS_ONLN) < 4))
         return 0;
-    return !j->a.record_size && !j->kin.wait_writer && (!j->kin.is_regular || j->kin.size > 0) &&
+    /* records by a key field: where asked, and not for --top's blocks (fields.c reads them up to
+     * the input's size as the file's reads count it) */
+    if (j->a.record_size && (ahead != 1 || j->a.top))
+        return 0;
+    return !j->kin.wait_writer && (!j->kin.is_regular || j->kin.size > 0) &&
            j->spec.algorithm == CLSORT_ALGO_AUTO && !j->a.segments;
 }
 
@@ -1120,6 +1125,11 @@ static int check_keys_order(sort_job *j)
     return rc;
 }
 
+static int fields_read(void *user, input_file *in, unsigned char *buf, size_t len, size_t *got)
+{
+    return job_read_some(user, in, buf, len, got);
+}
+
 /* Step 5 of records sorted by a key field: the library's stream of records, in runs merged when
  * there are more than one (-S, -T, --batch-size, --parallel); -u, --verify and --index-out on the
  * way out; with --top, the first K records of the runs sorted behind the K kept. */
@@ -1129,8 +1139,10 @@ static int sort_fields(sort_job *j)
     const size_t rs = rec_key_from_args(&j->key, a, &j->spec);
     const fields_args f = { &j->key, rs, a->unique, a->verify, j->set.memory_bytes,
                             a->n_temp_dirs ? a->temp_dirs : NULL, a->n_temp_dirs,
-                            (size_t)a->batch_size, a->top, (unsigned)a->parallel };
-    j->t_read = now_ms();
+                            (size_t)a->batch_size, a->top, (unsigned)a->parallel,
+                            fields_read, j };
+    if (!j->t_read) /* else the read began while the device opened */
+        j->t_read = now_ms();
     int rc = expect_output(j);
     if (rc != EXIT_OK)
         return rc;

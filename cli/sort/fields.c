@@ -78,6 +78,14 @@ static int plan_top(fields_job *j, uint64_t *memory, int *whole)
     return EXIT_OK;
 }
 
+/* Up to len bytes of the input, from where fields_args says. */
+static int read_in(fields_job *j, unsigned char *buf, size_t len, size_t *got)
+{
+    const fields_args *f = j->f;
+    return f->read ? f->read(f->read_user, j->in, buf, len, got)
+                   : input_read_some(j->in, buf, len, got);
+}
+
 /* Room for records up to `want` in the run's buffers (and positions). */
 static int grow(fields_job *j, size_t want)
 {
@@ -118,8 +126,7 @@ static int read_run(fields_job *j, size_t *m, int *ended)
                 break;
         }
         size_t got;
-        rc = input_read_some(in, j->buf + (j->front + *m) * j->rs, (j->buf_cap - *m) * j->rs,
-                             &got);
+        rc = read_in(j, j->buf + (j->front + *m) * j->rs, (j->buf_cap - *m) * j->rs, &got);
         if (rc == EXIT_OK && got % j->rs) /* a stream that ended inside a record */
             rc = layout_check_records(in->name, in->got, j->rs);
         if (rc != EXIT_OK || !got) {
@@ -131,7 +138,7 @@ static int read_run(fields_job *j, size_t *m, int *ended)
     }
     if (rc == EXIT_OK && !*ended && sized && in->got == in->size) {
         size_t got; /* at its size: checked not to have grown */
-        rc = input_read_some(in, j->buf, 0, &got);
+        rc = read_in(j, j->buf, 0, &got);
         *ended = 1;
     }
     if (rc == EXIT_OK && j->f->verify)
@@ -172,7 +179,7 @@ static long long fields_source_read(void *user, void *keys, void *values, size_t
     fields_job *j = user;
     (void)values;
     size_t got = 0;
-    int rc = input_read_some(j->in, keys, max * j->rs, &got);
+    int rc = read_in(j, keys, max * j->rs, &got);
     if (rc == EXIT_OK && got % j->rs) /* a stream that ended inside a record */
         rc = layout_check_records(j->in->name, j->in->got, j->rs);
     if (rc != EXIT_OK) {

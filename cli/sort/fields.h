@@ -24,6 +24,10 @@ typedef struct fields_args {
     size_t fan_in;                /* --batch-size; 0: 64 */
     uint64_t top;                 /* --top K: only the first K records; 0: all */
     unsigned threads;             /* --parallel: merge threads; 0: one per processor */
+    /* where the input's bytes come from, as input_read_some() gives them: NULL, the input itself;
+     * else this reader (the tool's: what was read while the device opened, then the input) */
+    int (*read)(void *user, input_file *in, unsigned char *buf, size_t len, size_t *got);
+    void *read_user;
 } fields_args;
 
 /* Read in, sort, write out (and each output record's input position to index, when not NULL);

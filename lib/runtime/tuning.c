@@ -35,7 +35,11 @@ static const clsort_tuning table[] = {
      * against 9.35, u64 keys at 2^27 11.04 against 8.64): a onesweep pass there moves 1.8 TB/s
      * where a copy moves 2.98, so it is not bound by memory traffic and passes over cache-resident
      * buckets gain nothing (docs/performance.md). Variable segments: one launch for short and medium ones
-     * (lib/radix/segments.c has the numbers). */
+     * (lib/radix/segments.c has the numbers). Host arrays of up to 32 KiB on the calling thread:
+     * clsort_sort()'s warm wall time on an H100 machine (bench/small-h100.sh), host-radix against
+     * radix8, u32 keys 2^13 (32 KiB) 0.100 / 0.129 ms, 2^14 0.205 / 0.155; u64 pairs 2^12
+     * (64 KiB) 0.176 / 0.242, 2^13 0.337 / 0.277; a context's first radix8 sort loads its
+     * programs besides (5 ms from the cache, seconds to build). */
     {
         .match_vendor = "NVIDIA",
         .match_type = CL_DEVICE_TYPE_GPU,
@@ -50,7 +54,7 @@ static const clsort_tuning table[] = {
                                .pair_kv = 1 } },
         .oddeven = { .wg = 256, .items = 16 },
         .bitonic = { .wg = 256, .items = 32, .global_items = 64 },
-        .host_small_bytes = (size_t)64 << 10,
+        .host_small_bytes = (size_t)32 << 10,
     },
     /* AMD GPUs: wavefronts of 32 or 64, 64 KiB LDS. */
     {

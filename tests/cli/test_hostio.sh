@@ -61,6 +61,17 @@ check "records, mapped: as written" cmp recs.out recs.ref
 check "records, mapped, --index-out" env CLSORT_MAP_OUTPUT=1 "$CLSORT" --record-size 100 \
     --type bytes --key-size 10 -i recs.in -o recs.out2 --index-out recs.idx
 check "records, mapped, --index-out: as written" sh -c "cmp recs.out2 recs.ref && cmp recs.idx recs.idx.ref"
+for ahead in 0 1; do
+    check "records, CLSORT_READ_AHEAD=$ahead, --parallel=4" env CLSORT_READ_AHEAD=$ahead \
+        CLSORT_MAP_OUTPUT=1 "$CLSORT" --parallel=4 --record-size 100 --type bytes --key-size 10 \
+        -i recs.in -o recs.ra$ahead
+    check "records, CLSORT_READ_AHEAD=$ahead: as written" cmp recs.ra$ahead recs.ref
+    check "records, --top 1000, CLSORT_READ_AHEAD=$ahead" env CLSORT_READ_AHEAD=$ahead \
+        "$CLSORT" --parallel=4 --record-size 100 --type bytes --key-size 10 --top 1000 \
+        -i recs.in -o recs.top$ahead
+    check "records, --top 1000, CLSORT_READ_AHEAD=$ahead: the first of the sort" sh -c \
+        "head -c 100000 recs.ref | cmp - recs.top$ahead"
+done
 check "records, -u, map asked" env CLSORT_MAP_OUTPUT=1 "$CLSORT" --record-size 100 --type bytes \
     --key-size 10 -u -i recs.in -o recs.u
 check "records, -u: as written" sh -c "CLSORT_MAP_OUTPUT=0 '$CLSORT' --record-size 100 --type bytes \
