@@ -191,7 +191,10 @@ typedef enum clsort_float_order {
 /** Algorithms. */
 typedef enum clsort_algorithm {
     /** Let the library choose for the device and the size: host-radix on a CPU device that shares
-     *  host memory (whole arrays and segments), else radix8; for segments, see
+     *  host memory (whole arrays and segments), and for host arrays small enough that the round
+     *  trip to the device costs more than the sort (NVIDIA GPUs: up to 32 KiB of keys and values,
+     *  sorted on the calling thread, in clsort_sort() and the like and in clsort_sort_stream() for
+     *  an input whose size is known); else radix8; for segments, see
      *  clsort_spec::segment and clsort_sort_segments(). Stable
      *  wherever stability can be seen: it picks an unstable algorithm (bitonic, for short
      *  segments) only for keys without values compared on every bit, where equal keys are
@@ -238,7 +241,8 @@ typedef enum clsort_algorithm {
      * elsewhere they copy, and the device's algorithms are faster. Segments (fixed or given by
      * offsets) are sorted each on its own: those of up to 4 MiB of records by one thread in cache,
      * the threads taking them as they come, longer ones on every thread in turn.
-     * ::CLSORT_ALGO_AUTO picks it on CPU devices that share host memory. Every key type, order and
+     * ::CLSORT_ALGO_AUTO picks it on CPU devices that share host memory, and for the smallest host
+     * arrays on any device (see ::CLSORT_ALGO_AUTO). Every key type, order and
      * bit range; values of 0, 4 or 8 bytes; segments. Stable.
      */
     CLSORT_ALGO_HOST_RADIX = 7,

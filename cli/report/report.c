@@ -33,6 +33,8 @@ void report_finish(run_report *r)
         r->peak_bytes = (uint64_t)ru.ru_maxrss * 1024;
     if (r->peak_bytes < now)
         r->peak_bytes = now;
+    if (r->peak_bytes < r->resident_bytes) /* measured before the data, by the same count as now */
+        r->peak_bytes = r->resident_bytes;
 }
 
 /* The algorithms that run on the host's threads rather than in the device's kernels. */
