@@ -182,7 +182,9 @@ unsigned char *shm_slice(job *j, size_t bytes);
 /* The slice freed or unmapped, as it was made. */
 void shm_release_slice(job *j);
 /* Collective, once send_n and recv_n are known: every rank's slice mapped by every other, piece[]
- * set; 1, or 0 where any rank cannot (its slice not shared, not `within_budget`): send messages. */
+ * set (where every slice was sorted in runs into its file: the stretch of each file that holds
+ * this rank's piece, whatever the budget); 1, or 0 where any rank cannot (its slice not shared,
+ * not `within_budget`): send messages. */
 int shm_exchange(job *j, const uint64_t *sdisp, int within_budget);
 /* Records [at, at + n) of the received pieces, in rank order, copied to dst; 0, or -1 with the
  * error recorded. */

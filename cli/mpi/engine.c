@@ -271,7 +271,10 @@ void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
 {
     if (pieces(j) <= 1 && !j->partitioned) { /* partitioned pieces are not sorted */
         j->merge_threads = 0;
-        copy_into(j, f, name, first);
+        if (j->piece) /* where the senders hold them */
+            shm_write_received(j, f, name, first);
+        else
+            copy_into(j, f, name, first);
         return;
     }
     ext_io io = {.j = j, .in = j->recv_fd, .mem = j->ext_recv ? NULL : j->recv,

@@ -197,8 +197,11 @@ void dsort_exchange(job *j)
     }
     /* on one host each rank reads its pieces where the senders hold them: nothing is sent (the
      * slices stay until the process ends, read by the merges) */
-    if (shm_exchange(j, sdisp, !beyond_budget(j)))
+    if (shm_exchange(j, sdisp, !beyond_budget(j))) {
+        /* the senders' sorted files mapped: merged under the whole budget at the write, from there */
+        j->ext_recv = j->ext_local && beyond_budget(j);
         goto done;
+    }
     receive_into(j);
     if (dsort_agree(j))
         goto done;

@@ -118,7 +118,7 @@ static void print_stats(job *j)
     MPI_Gather(&j->out_n, 1, MPI_UINT64_T, shares, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     const unsigned mine[4] = {j->merge_threads, j->runs_spilled,
                               j->ext_local ? 1u : j->local_stream ? 2u : 0u,
-                              (unsigned)j->ext_recv};
+                              (unsigned)(j->ext_recv && j->recv_fd >= 0)};
     MPI_Gather(mine, 4, MPI_UNSIGNED, threads, 4, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
     MPI_Gather(j->device, (int)sizeof j->device, MPI_CHAR, devices, (int)sizeof j->device,
                MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -130,6 +130,7 @@ static void print_stats(job *j)
                 j->partitioned ? ", slices partitioned (one sort, at the merge)" : "",
                 !j->piece     ? ""
                 : j->peer_pid ? ", pieces read from the senders' memory"
+                : j->ext_local ? ", pieces read from the senders' sorted files"
                               : ", pieces read from the senders' memory files",
                 j->out_mapped ? ", output mapped" : "");
         for (int ph = 0; ph < N_PHASES; ph++) {

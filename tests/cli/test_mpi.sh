@@ -224,7 +224,9 @@ for m in "${merges[@]}"; do
 done
 rm -f mt.bin mt.ref mt.out
 
-# shares larger than -S: sorted in runs in temporary files (-T), exchanged and merged from files.
+# shares larger than -S: sorted in runs in temporary files (-T), merged from the stretches of the
+# senders' sorted files that each rank maps where they lie (or, with CLSORT_MPI_SHARED=0, sent as
+# messages into a file of the received part).
 # -S far too small names the least every rank takes for its data (what the OpenCL driver and MPI
 # hold is not counted, as with clsort); a few MiB more is a data budget below each rank's share.
 mkdir runs
@@ -268,12 +270,23 @@ for e in "${exts[@]}"; do
     same_file "$what: as clsort sorts it" ext.out ext.ref
     sorted=$(grep -c 'slice sorted in runs' err.txt)
     files=$(grep -c 'runs in temporary files' err.txt)
+    mapped=$(grep -c "pieces read from the senders' sorted files" err.txt)
     check "$what: every rank's slice sorted in runs" test "$sorted" -eq $p
     [ "$spill" = 0 ] || check "$what: every rank's runs in files" test "$files" -eq $p
+    check "$what: the pieces read from the senders' sorted files" test "$mapped" -eq 1
     expect_only runs "$what" # nameless files only
+    [ "$p" = 2 ] || continue
+    # shellcheck disable=SC2086
+    CLSORT_MPI_SHARED=0 run_mpi $p $sopts -S "$S" -T runs -i ext.bin -o ext.out --stats
+    expect_status "$what, CLSORT_MPI_SHARED=0" 0
+    received=$(grep -c 'received part in a file' err.txt)
+    same_file "$what, CLSORT_MPI_SHARED=0: as clsort sorts it" ext.out ext.ref
+    check "$what, CLSORT_MPI_SHARED=0: every rank's received part in a file" \
+        test "$received" -eq $p
+    expect_only runs "$what, CLSORT_MPI_SHARED=0"
 done
-# --merge host beyond the budget: the received part in a temporary file, sorted by the engine in
-# runs that it merges on the host's threads (each rank receives more than one run of them)
+# --merge host beyond the budget: the received pieces sorted by the engine in runs that it merges
+# on the host's threads (each rank receives more than one run of them)
 "$CLSORT" gen -n 3000001 --dist few:5 --seed 5 -t u32 -o exth.bin || exit 2
 least=$(least_mpi 2 -t u32 --merge host -T runs -i exth.bin)
 S=$((${least:-100} + 3))Mi
@@ -284,8 +297,8 @@ expect_status "$what" 0
 same_file "$what: as clsort sorts it" exth.out exth.ref
 cp err.txt stats.txt # check() writes err.txt
 check "$what: every rank merged on 3 threads" test "$(grep -c 'merged on 3 threads' stats.txt)" -eq 2
-check "$what: every rank's received part in a file" \
-    test "$(grep -c 'received part in a file' stats.txt)" -eq 2
+check "$what: the pieces read from the senders' sorted files" \
+    grep -q "pieces read from the senders' sorted files" stats.txt
 expect_only runs "$what"
 rm -f exth.bin exth.ref exth.out stats.txt
 # a failure with runs: a missing -T directory, and a rank that fails at the write (its merge
