@@ -16,9 +16,11 @@
  * that triple is what the sample and the splitters carry.
  * Every sort but the in-memory local one is the library's engine, clsort_sort_stream() (engine.c):
  * a slice larger than the budget is sorted in runs in temporary files into one sorted nameless
- * file, sampled and sent from there; the received pieces are merged by a stable sort of them in
- * rank order, from memory or, beyond the budget, from a nameless file, straight into the output at
- * the rank's offset (each merged chunk written while the next one downloads).
+ * file, sampled and cut from there (on one host each rank maps the stretch of every rank's file
+ * that holds its piece; else the pieces are sent); the received pieces are merged by a stable sort
+ * of them in rank order, from memory, the senders' files or, beyond the budget, a nameless file of
+ * what was sent, straight into the output at the rank's offset (each merged chunk written while
+ * the next one downloads).
  * A step that fails on a rank records its message (dsort_fail); dsort_agree() after each step tells
  * every rank whether any failed, so that all stop together.
  */

@@ -7,7 +7,8 @@
  *     at the start), so that slices stay in ordinary memory; else the slices are held in memory
  *     files (memfd) that the other ranks map through /proc/PID/fd/N. Memory files cost more: on
  *     four H200s, 16 GiB of slices in them took 0.8 s more to read and about 3 s more to free
- *     at the end (docs/mpi.md);
+ *     at the end (docs/mpi.md). Slices larger than the budget are sorted into temporary files:
+ *     each rank maps the stretch of every rank's file that holds its piece;
  *   - the output's temporary file is given its full size (fallocate, so that no page of the map can
  *     lack room later) and each rank maps its part of it, faults it in on its threads and copies its
  *     records there on its threads: writers of one file by pwrite() wait for each other on its lock.
