@@ -92,7 +92,8 @@ typedef struct job {
     int *peer_pid;             /* shared exchange by reads: each sender's process (0: this rank) */
     int slice_fd;              /* the slice's memory file (shared.c), -1 when malloc'd */
     uint64_t slice_bytes;
-    unsigned char **peer_map;  /* shared exchange: every rank's slice mapped (this rank's: data) */
+    unsigned char **peer_map;  /* shared exchange: the stretch of each rank's slice file that holds
+                                  this rank's piece, mapped (none for its own memory) */
     uint64_t *peer_bytes;
     const unsigned char **piece; /* shared exchange: the piece from each rank, in its slice (in
                                     its address space where peer_pid says so); NULL: the pieces

@@ -173,41 +173,19 @@ void shm_release_slice(job *j)
 /* What a rank tells the others of its slice: its process, descriptor, file and bytes. */
 enum { INFO_PID, INFO_FD, INFO_DEV, INFO_INO, INFO_BYTES, N_INFO };
 
-/* Rank r's slice mapped for reading, checked to be the file it named (a rank in another PID
- * namespace would find another process's descriptor there). */
-static int map_peer(job *j, int r, const uint64_t *info)
-{
-    if (r == j->rank) {
-        j->peer_map[r] = j->data;
-        return 1;
-    }
-    if (!info[INFO_BYTES])
-        return 1;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%llu/fd/%llu", (unsigned long long)info[INFO_PID],
-             (unsigned long long)info[INFO_FD]);
-    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return 0;
-    struct stat st;
-    void *p = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (uint64_t)st.st_dev == info[INFO_DEV] &&
-        (uint64_t)st.st_ino == info[INFO_INO] && (uint64_t)st.st_size == info[INFO_BYTES])
-        p = mmap(NULL, info[INFO_BYTES], PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-        return 0;
-    j->peer_map[r] = p;
-    j->peer_bytes[r] = info[INFO_BYTES];
-    return 1;
-}
-
-/* The stretch [off, off + len) of rank r's sorted slice file (beyond the budget), mapped for
- * reading, checked as map_peer() checks; piece[r] its start. This rank's own file too. */
-static int map_file_piece(job *j, int r, const uint64_t *info, uint64_t off, uint64_t len)
+/* The stretch [off, off + len) of rank r's slice file mapped for reading (whole pages around it),
+ * the file checked to be the one it named (a rank in another PID namespace would find another
+ * process's descriptor there); piece[r] its start. This rank's slice where it holds it (a memory
+ * file: data), else its own file too. A memory file's pages are faulted in at once; a sorted file
+ * (beyond the budget) is read as the merge goes. */
+static int map_piece(job *j, int r, const uint64_t *info, uint64_t off, uint64_t len)
 {
     if (!len)
         return 1;
+    if (r == j->rank && j->data) {
+        j->piece[r] = j->data + off;
+        return 1;
+    }
     char path[64];
     snprintf(path, sizeof path, "/proc/%llu/fd/%llu", (unsigned long long)info[INFO_PID],
              (unsigned long long)info[INFO_FD]);
@@ -216,16 +194,19 @@ static int map_file_piece(job *j, int r, const uint64_t *info, uint64_t off, uin
         return 0;
     const long pg = sysconf(_SC_PAGESIZE);
     const uint64_t page = pg > 0 ? (uint64_t)pg : 4096, base = off / page * page;
+    const int memory = !j->ext_local;
     struct stat st;
     void *p = MAP_FAILED;
     if (fstat(fd, &st) == 0 && (uint64_t)st.st_dev == info[INFO_DEV] &&
-        (uint64_t)st.st_ino == info[INFO_INO] && (uint64_t)st.st_size >= off + len &&
-        off + len - base <= SIZE_MAX)
-        p = mmap(NULL, (size_t)(off + len - base), PROT_READ, MAP_SHARED, fd, (off_t)base);
+        (uint64_t)st.st_ino == info[INFO_INO] && (uint64_t)st.st_size == info[INFO_BYTES] &&
+        off + len <= info[INFO_BYTES] && off + len - base <= SIZE_MAX)
+        p = mmap(NULL, (size_t)(off + len - base), PROT_READ,
+                 MAP_SHARED | (memory ? MAP_POPULATE : 0), fd, (off_t)base);
     close(fd);
     if (p == MAP_FAILED)
         return 0;
-    (void)madvise(p, (size_t)(off + len - base), MADV_SEQUENTIAL);
+    if (!memory)
+        (void)madvise(p, (size_t)(off + len - base), MADV_SEQUENTIAL);
     j->peer_map[r] = p;
     j->peer_bytes[r] = off + len - base;
     j->piece[r] = (unsigned char *)p + (off - base);
@@ -235,7 +216,7 @@ static int map_file_piece(job *j, int r, const uint64_t *info, uint64_t off, uin
 static void unmap_peers(job *j)
 {
     for (int r = 0; j->peer_map && r < j->size; r++)
-        if (j->peer_map[r] && j->peer_bytes[r]) /* mapped here (this rank's slice: its own) */
+        if (j->peer_map[r])
             munmap(j->peer_map[r], j->peer_bytes[r]);
     free(j->peer_map);
     free(j->peer_bytes);
@@ -277,16 +258,17 @@ static int exchange_by_reads(job *j, const uint64_t *sdisp)
     return all;
 }
 
-/* Every rank's slice sorted in runs into its file sorted_fd (beyond the budget): each rank maps
- * the stretch of every rank's file that holds its piece, where it lies, and its merge reads the
- * pieces from there: no received file, one pass over the data fewer (two H200s, 16 GiB beyond the
- * budget: the exchange through files took 7.6-9.3 s, docs/mpi.md). */
-static int exchange_by_files(job *j, const uint64_t *sdisp)
+/* Each rank's slice in a file the others may open: a memory file (slice_fd), or, beyond the
+ * budget, its sorted file (sorted_fd). Each rank maps the stretch of every rank's file that holds
+ * its piece, where it lies, and its merge reads the pieces from there: nothing is sent, and beyond
+ * the budget no received file is written (two H200s, 16 GiB beyond the budget: the exchange
+ * through files took 7.6-9.3 s, docs/mpi.md). */
+static int exchange_by_maps(job *j, const uint64_t *sdisp, int fd, uint64_t bytes)
 {
     const int p = j->size;
-    uint64_t mine[N_INFO] = {(uint64_t)getpid(), (uint64_t)j->sorted_fd, 0, 0, 0};
+    uint64_t mine[N_INFO] = {(uint64_t)getpid(), (uint64_t)fd, 0, 0, bytes};
     struct stat st;
-    if (fstat(j->sorted_fd, &st) == 0)
+    if (fstat(fd, &st) == 0)
         mine[INFO_DEV] = (uint64_t)st.st_dev, mine[INFO_INO] = (uint64_t)st.st_ino;
     uint64_t *info = malloc((size_t)p * N_INFO * sizeof *info);
     uint64_t *from = malloc((size_t)p * sizeof *from); /* where my piece starts in each slice */
@@ -299,8 +281,8 @@ static int exchange_by_files(job *j, const uint64_t *sdisp)
         MPI_Allgather(mine, N_INFO, MPI_UINT64_T, info, N_INFO, MPI_UINT64_T, MPI_COMM_WORLD);
         MPI_Alltoall(sdisp, 1, MPI_UINT64_T, from, 1, MPI_UINT64_T, MPI_COMM_WORLD);
         for (int r = 0; r < p && ok; r++)
-            ok = map_file_piece(j, r, info + (size_t)r * N_INFO, from[r] * j->rs,
-                                j->recv_n[r] * j->rs);
+            ok = map_piece(j, r, info + (size_t)r * N_INFO, from[r] * j->rs,
+                           j->recv_n[r] * j->rs);
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     }
     if (!all)
@@ -312,44 +294,17 @@ static int exchange_by_files(job *j, const uint64_t *sdisp)
 
 int shm_exchange(job *j, const uint64_t *sdisp, int within_budget)
 {
-    const int p = j->size;
     int files = shared_allowed(j) && j->ext_local && j->sorted_fd >= 0, all = 0;
     MPI_Allreduce(&files, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all)
-        return exchange_by_files(j, sdisp);
+        return exchange_by_maps(j, sdisp, j->sorted_fd, j->m * j->rs);
     int ok = (j->slice_fd >= 0 || j->read_peers) && within_budget && !j->ext_local;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all)
         return 0;
     if (j->read_peers)
         return exchange_by_reads(j, sdisp);
-    uint64_t mine[N_INFO] = {(uint64_t)getpid(), (uint64_t)j->slice_fd, 0, 0, j->slice_bytes};
-    struct stat st;
-    if (fstat(j->slice_fd, &st) == 0)
-        mine[INFO_DEV] = (uint64_t)st.st_dev, mine[INFO_INO] = (uint64_t)st.st_ino;
-    uint64_t *info = malloc((size_t)p * N_INFO * sizeof *info);
-    uint64_t *from = malloc((size_t)p * sizeof *from); /* where my piece starts in each slice */
-    j->peer_map = calloc((size_t)p, sizeof *j->peer_map);
-    j->peer_bytes = calloc((size_t)p, sizeof *j->peer_bytes);
-    j->piece = calloc((size_t)p, sizeof *j->piece);
-    ok = info && from && j->peer_map && j->peer_bytes && j->piece;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (all) {
-        MPI_Allgather(mine, N_INFO, MPI_UINT64_T, info, N_INFO, MPI_UINT64_T, MPI_COMM_WORLD);
-        MPI_Alltoall(sdisp, 1, MPI_UINT64_T, from, 1, MPI_UINT64_T, MPI_COMM_WORLD);
-        for (int r = 0; r < p && ok; r++)
-            ok = map_peer(j, r, info + (size_t)r * N_INFO);
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    }
-    if (all) {
-        for (int r = 0; r < p; r++)
-            j->piece[r] = j->peer_map[r] ? j->peer_map[r] + from[r] * j->rs : NULL;
-    } else {
-        unmap_peers(j);
-    }
-    free(info);
-    free(from);
-    return all;
+    return exchange_by_maps(j, sdisp, j->slice_fd, j->slice_bytes);
 }
 
 int shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n)
