@@ -192,6 +192,9 @@ int shm_exchange(job *j, const uint64_t *sdisp, int within_budget);
 /* Records [at, at + n) of the received pieces, in rank order, copied to dst; 0, or -1 with the
  * error recorded. */
 int shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n);
+/* Records [at, at + n) of the piece from rank r (piece[] set) copied to dst, in this thread: 0 or
+ * an errno value (nothing recorded: a thread of the merge may call it). */
+int shm_read_piece(const job *j, int r, void *dst, uint64_t at, size_t n);
 /* The received pieces (one, or none: nothing to merge) written into the output at record
  * `first`. */
 void shm_write_received(job *j, MPI_File f, const char *name, uint64_t first);
@@ -214,6 +217,14 @@ uint64_t dsort_partition_sample(job *j, uint64_t s, uint64_t *out);
 /* The slice moved into a copy in destination order, each destination's records in input order,
  * on the rank's threads: send_n and sdisp set, the copy now data. */
 void dsort_partition(job *j, uint64_t *sdisp);
+
+/* hmerge.c: the received pieces merged on the rank's threads (--merge pieces) */
+/* Whether the pieces lie where this rank's threads can read them: memory, the senders' memory or
+ * their files mapped (not a file of received messages), sorted (not partitioned). */
+int hmerge_possible(const job *j);
+/* The pieces merged by (order, sending rank) into f (name: for messages) from record `first` on:
+ * into the output's map where it is mapped, else a buffer of at most 32 MiB a thread at a time. */
+void hmerge_into(job *j, MPI_File f, const char *name, uint64_t first);
 
 /* engine.c: temporary files, and the sorts on clsort_sort_stream() */
 /* A nameless file in the next -T directory (into *dir) for `bytes` of `what`, the directory's free

@@ -277,6 +277,10 @@ void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
             copy_into(j, f, name, first);
         return;
     }
+    if ((j->a->merge == MERGE_AUTO || j->a->merge == MERGE_PIECES) && hmerge_possible(j)) {
+        hmerge_into(j, f, name, first);
+        return;
+    }
     ext_io io = {.j = j, .in = j->recv_fd, .mem = j->ext_recv ? NULL : j->recv,
                  .end = j->recv_total, .out = f, .out_name = name, .first = first};
     stream_sort(j, &io, "merge", j->ext_recv ? j->budget : ext_merge_memory(j), 1);

@@ -43,9 +43,11 @@ static void help(void)
            "  -T, --temporary-directory DIR\n"
            "                        where the runs go (repeatable; default $TMPDIR, else\n"
            "                        /tmp)\n"
-           "      --merge WHERE     where the engine merges its runs of the pieces a rank\n"
-           "                        receives: device (default) or host (threads); pieces\n"
-           "                        that fit one device sort are merged by it\n"
+           "      --merge WHERE     where a rank merges the pieces it receives: pieces (on\n"
+           "                        its threads, from where they lie), device (a sort on\n"
+           "                        the device, its runs merged there), host (that sort's\n"
+           "                        runs merged on the threads), or auto (default: pieces\n"
+           "                        where they lie in memory, else device)\n"
            "      --io WAY          how ranks read the input and write the output: posix\n"
            "                        (pread/pwrite on --parallel threads), mpi (MPI-IO), or\n"
            "                        auto (default: posix where every rank is on one host)\n"
@@ -124,12 +126,14 @@ static int set_parallel(parse_ctx *p, const char *arg)
 
 static int set_merge(parse_ctx *p, const char *arg)
 {
-    if (strcmp(arg, "device") != 0 && strcmp(arg, "host") != 0) {
-        msg_error("--merge %s: expected device or host", arg);
-        return EXIT_USAGE;
-    }
-    p->a->merge_host = strcmp(arg, "host") == 0;
-    return -1;
+    static const char *const names[] = {"auto", "pieces", "device", "host"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            p->a->merge = i;
+            return -1;
+        }
+    msg_error("--merge %s: expected auto, pieces, device or host", arg);
+    return EXIT_USAGE;
 }
 
 static int set_io(parse_ctx *p, const char *arg)

@@ -24,14 +24,19 @@ typedef struct mpi_args {
     unsigned begin_bit, end_bit; /* --bits B:E; 0, 0: every bit */
     int stats;               /* --stats */
     unsigned parallel;       /* --parallel N: host threads; 0: the host's cores over its ranks */
-    int merge_host;          /* --merge host: the engine's runs of the received pieces merged on
-                                the host's threads (its setting device_merge=0) */
+    int merge;               /* --merge: MERGE_AUTO, MERGE_PIECES, MERGE_DEVICE or MERGE_HOST */
     int io;                  /* --io: MPI_IO_AUTO, MPI_IO_POSIX or MPI_IO_MPI */
     uint64_t buffer_size;    /* -S SIZE in bytes; 0: the default (or buffer_percent) */
     unsigned buffer_percent; /* -S N%: of physical memory */
     const char *temp_dirs[MPI_MAX_TEMP_DIRS]; /* -T DIR, repeatable; none: $TMPDIR, else /tmp */
     unsigned n_temp_dirs;
 } mpi_args;
+
+/* --merge: where a rank merges the pieces it receives. pieces: on its threads, from where they lie
+ * (hmerge.c); device: by a stable sort on the engine, its runs merged on the device; host: the same
+ * sort, its runs merged on the host's threads (the engine's setting device_merge=0); auto: pieces
+ * where they lie in memory the rank can read, else device. */
+enum { MERGE_AUTO, MERGE_PIECES, MERGE_DEVICE, MERGE_HOST };
 
 /* -1 to go on, or an exit status to end with (after --help, --version or an error). */
 int parse_mpi_args(int argc, char **argv, mpi_args *a);

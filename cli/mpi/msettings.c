@@ -22,6 +22,7 @@ void msettings_load(void)
     current.test_named = value("CLSORT_MPI_TEST_NAMED");
     current.local = value("CLSORT_MPI_LOCAL");
     current.shared = value("CLSORT_MPI_SHARED");
+    current.merge_segment = value("CLSORT_MPI_MERGE_SEGMENT");
     current.device_set = value("CLSORT_DEVICE") != NULL;
     current.tmpdir = value("TMPDIR");
 }

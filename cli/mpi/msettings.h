@@ -17,6 +17,8 @@ typedef struct mpi_settings {
     const char *shared;      /* CLSORT_MPI_SHARED=0: on one host, the exchange by messages and the
                                 output by pwrite(); map: the slices in memory files even where
                                 the ranks can read each other's memory (measuring, testing) */
+    const char *merge_segment; /* CLSORT_MPI_MERGE_SEGMENT=N: testing, the least records of a
+                                  segment of --merge pieces (4096), so that small inputs are cut */
     int device_set;          /* CLSORT_DEVICE is set (not empty): the library picks the device */
     const char *tmpdir;      /* TMPDIR, NULL when unset or empty: where temporary files go
                                 without -T (else /tmp) */

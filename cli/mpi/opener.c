@@ -90,7 +90,7 @@ void dsort_open(job *j)
     /* --merge host: the engine merges its runs on the host's threads */
     static const clsort_setting host_merge[] = {{"device_merge", "0"}};
     clsort_status st = clsort_open_with_settings(&j->ctx, id[0] ? id : NULL, host_merge,
-                                                 j->a->merge_host ? 1 : 0);
+                                                 j->a->merge == MERGE_HOST ? 1 : 0);
     j->opened = 1;
     if (st != CLSORT_OK) {
         dsort_fail(j, dsort_status_exit(st), "cannot open device %s: %s (%d) %s",

@@ -335,6 +335,15 @@ int shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n)
     return 0;
 }
 
+int shm_read_piece(const job *j, int r, void *dst, uint64_t at, size_t n)
+{
+    const unsigned char *src = j->piece[r] + at * j->rs;
+    if (j->peer_pid && j->peer_pid[r])
+        return vm_read(j->peer_pid[r], dst, (uint64_t)(uintptr_t)src, n * j->rs);
+    memcpy(dst, src, n * j->rs);
+    return 0;
+}
+
 void shm_write_received(job *j, MPI_File f, const char *name, uint64_t first)
 {
     if (j->out_map) {

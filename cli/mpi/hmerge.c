@@ -1,0 +1,409 @@
+/*
+ * The received pieces merged on the rank's threads (--merge pieces), where they are sorted and lie
+ * in memory this rank can read: its own, the senders' (process_vm_readv()), their memory files or
+ * their sorted files mapped (shared.c), or the messages it received. No device sort and no
+ * temporary file: the pieces are read once and each record is written once, into the output's map
+ * or, where the output is not mapped, into a buffer that is written a round at a time. Steps:
+ *   hm_sources   the pieces with records, in rank order
+ *   hm_cut       the output cut into segments of equal size; for each segment's start, where it
+ *                starts in each piece: the smallest order v at which the pieces hold enough
+ *                records, those below v taken from every piece and those equal to v from the
+ *                lower ranks first (found by binary searches, on the threads)
+ *   hm_merge     each segment merged on a thread: a heap of the pieces by (order, rank), each
+ *                piece read a block at a time with its blocks' orders (clsort_key_orders())
+ * Records compare as (clsort_key_order(), sending rank), which is clsort's order (dsort.h).
+ */
+#include "dsort.h"
+#include "cli.h"
+#include "msettings.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { HM_MAX_THREADS = 64, HM_REC_MAX = 64 };
+
+typedef struct hmerge {
+    job *j;
+    size_t rs;
+    int k;                        /* pieces with records */
+    int *rank;                    /* each one's sending rank */
+    const unsigned char **base;   /* each one's records in this address space; NULL: read by
+                                     shm_read_piece() */
+    uint64_t *len;
+    uint64_t total, segs;
+    uint64_t *cut;                /* (segs + 1) x k: where segment s starts in each piece */
+    unsigned char *dst;           /* segment s goes to dst + (start of s - dst_first) * rs */
+    uint64_t dst_first;
+    uint64_t lo, hi;              /* the segments (or the cuts) this round hands out */
+    uint64_t next;                /* the next one to take (atomic) */
+    size_t block;                 /* records a piece gives at a time */
+    int cutting;                  /* the round finds cuts, else it merges */
+    int err;                      /* the first errno of a read (atomic) */
+} hmerge;
+
+static uint64_t seg_start(const hmerge *h, uint64_t s)
+{
+    return h->total * s / h->segs;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * hm_cut: where each segment starts in each piece
+ */
+
+/* The order of record i of piece s. */
+static uint64_t order_at(hmerge *h, int s, uint64_t i)
+{
+    unsigned char rec[HM_REC_MAX];
+    const unsigned char *p = h->base[s] ? h->base[s] + i * h->rs : rec;
+    if (!h->base[s]) {
+        const int e = shm_read_piece(h->j, h->rank[s], rec, i, 1);
+        if (e) {
+            __atomic_compare_exchange_n(&h->err, &(int){0}, e, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
+            return 0;
+        }
+    }
+    return clsort_key_order(&h->j->spec, p);
+}
+
+/* Records of piece s whose order is below v (or, with `equal`, at most v). */
+static uint64_t count_below(hmerge *h, int s, uint64_t v, int equal)
+{
+    uint64_t lo = 0, hi = h->len[s];
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2, o = order_at(h, s, mid);
+        if (o < v || (equal && o == v))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* cut[0..k): the first t records of the merge, by piece. */
+static void cut_at(hmerge *h, uint64_t t, uint64_t *cut)
+{
+    if (t == 0 || t == h->total) {
+        for (int s = 0; s < h->k; s++)
+            cut[s] = t ? h->len[s] : 0;
+        return;
+    }
+    /* the smallest v at which the pieces hold t records of order at most v */
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int s = 0; s < h->k; s++) {
+        const uint64_t a = order_at(h, s, 0), b = order_at(h, s, h->len[s] - 1);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        uint64_t c = 0;
+        for (int s = 0; s < h->k && c < t; s++)
+            c += count_below(h, s, mid, 1);
+        if (c >= t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    /* every record below lo, then of those equal to lo the lower ranks' first */
+    uint64_t need = t;
+    for (int s = 0; s < h->k; s++) {
+        cut[s] = count_below(h, s, lo, 0);
+        need -= cut[s];
+    }
+    for (int s = 0; s < h->k && need; s++) {
+        const uint64_t eq = count_below(h, s, lo, 1) - cut[s], take = eq < need ? eq : need;
+        cut[s] += take;
+        need -= take;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * hm_merge: one segment on one thread
+ */
+
+/* A piece's current block within a segment. */
+typedef struct hm_cursor {
+    const unsigned char *rec;
+    uint64_t *ord;
+    unsigned char *buf; /* a block's copy, for a piece read by shm_read_piece() */
+    size_t n, at;
+    uint64_t next, end; /* the piece's records still to come in this segment */
+} hm_cursor;
+
+/* The cursor's next block (n 0: the piece's part of the segment is used up); 0 or an errno. */
+static int refill(hmerge *h, int s, hm_cursor *c)
+{
+    const uint64_t left = c->end - c->next;
+    c->n = left < h->block ? (size_t)left : h->block;
+    c->at = 0;
+    if (!c->n)
+        return 0;
+    if (h->base[s]) {
+        c->rec = h->base[s] + c->next * h->rs;
+    } else {
+        const int e = shm_read_piece(h->j, h->rank[s], c->buf, c->next, c->n);
+        if (e)
+            return e;
+        c->rec = c->buf;
+    }
+    clsort_key_orders(&h->j->spec, c->rec, h->rs, c->n, c->ord);
+    c->next += c->n;
+    return 0;
+}
+
+/* Whether piece x's next record goes before piece y's: the smaller order, else the lower rank. */
+static inline int before(const hm_cursor *c, int x, int y)
+{
+    const uint64_t a = c[x].ord[c[x].at], b = c[y].ord[c[y].at];
+    return a < b || (a == b && x < y);
+}
+
+static void sift_down(const hm_cursor *c, int *heap, int n, int i)
+{
+    const int x = heap[i];
+    for (;;) {
+        int ch = 2 * i + 1;
+        if (ch >= n)
+            break;
+        if (ch + 1 < n && before(c, heap[ch + 1], heap[ch]))
+            ch++;
+        if (!before(c, heap[ch], x))
+            break;
+        heap[i] = heap[ch];
+        i = ch;
+    }
+    heap[i] = x;
+}
+
+static inline void put(unsigned char *o, const unsigned char *p, size_t rs)
+{
+    switch (rs) { /* fixed sizes: a move each, not a call */
+    case 4: memcpy(o, p, 4); break;
+    case 8: memcpy(o, p, 8); break;
+    case 12: memcpy(o, p, 12); break;
+    case 16: memcpy(o, p, 16); break;
+    default: memcpy(o, p, rs);
+    }
+}
+
+/* Segment seg into the round's destination; 0 or an errno. */
+static int merge_segment(hmerge *h, uint64_t seg, hm_cursor *c, int *heap)
+{
+    const uint64_t *from = h->cut + seg * (uint64_t)h->k, *to = from + h->k;
+    unsigned char *o = h->dst + (seg_start(h, seg) - h->dst_first) * h->rs;
+    int n = 0;
+    for (int s = 0; s < h->k; s++) {
+        c[s].next = from[s];
+        c[s].end = to[s];
+        const int e = refill(h, s, &c[s]);
+        if (e)
+            return e;
+        if (c[s].n)
+            heap[n++] = s;
+    }
+    for (int i = n / 2; i-- > 0;)
+        sift_down(c, heap, n, i);
+    const size_t rs = h->rs;
+    while (n > 0) {
+        const int s = heap[0];
+        hm_cursor *x = &c[s];
+        if (n == 1) { /* the last piece: the rest of it at once */
+            for (;;) {
+                memcpy(o, x->rec + x->at * rs, (x->n - x->at) * rs);
+                o += (x->n - x->at) * rs;
+                const int e = refill(h, s, x);
+                if (e)
+                    return e;
+                if (!x->n)
+                    return 0;
+            }
+        }
+        put(o, x->rec + x->at * rs, rs);
+        o += rs;
+        if (++x->at == x->n) {
+            const int e = refill(h, s, x);
+            if (e)
+                return e;
+            if (!x->n)
+                heap[0] = heap[--n];
+        }
+        sift_down(c, heap, n, 0);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * The threads: each takes cuts or segments in turn
+ */
+
+static void fail(hmerge *h, int e)
+{
+    __atomic_compare_exchange_n(&h->err, &(int){0}, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static void *worker(void *arg)
+{
+    hmerge *h = arg;
+    hm_cursor *c = NULL;
+    int *heap = NULL;
+    unsigned char *mem = NULL;
+    if (!h->cutting) {
+        c = calloc((size_t)h->k, sizeof *c);
+        heap = malloc((size_t)h->k * sizeof *heap);
+        mem = malloc((size_t)h->k * h->block * (sizeof(uint64_t) + h->rs));
+        if (!c || !heap || !mem) {
+            fail(h, ENOMEM);
+            goto out;
+        }
+        for (int s = 0; s < h->k; s++) {
+            c[s].ord = (uint64_t *)(void *)mem + (size_t)s * h->block;
+            c[s].buf = mem + (size_t)h->k * h->block * sizeof(uint64_t) + (size_t)s * h->block * h->rs;
+        }
+    }
+    for (;;) {
+        const uint64_t i = __atomic_fetch_add(&h->next, 1, __ATOMIC_RELAXED);
+        if (i >= h->hi || __atomic_load_n(&h->err, __ATOMIC_RELAXED))
+            break;
+        if (h->cutting) {
+            cut_at(h, seg_start(h, i), h->cut + i * (uint64_t)h->k);
+        } else {
+            const int e = merge_segment(h, i, c, heap);
+            if (e)
+                fail(h, e);
+        }
+    }
+out:
+    free(c);
+    free(heap);
+    free(mem);
+    return NULL;
+}
+
+/* [lo, hi) of the cuts or the segments on the rank's threads, the caller one of them. */
+static void run_round(hmerge *h, int cutting, uint64_t lo, uint64_t hi)
+{
+    h->cutting = cutting;
+    h->lo = h->next = lo;
+    h->hi = hi;
+    uint64_t n = hi - lo;
+    n = n > h->j->threads ? h->j->threads : n;
+    n = n > HM_MAX_THREADS ? HM_MAX_THREADS : n < 1 ? 1 : n;
+    pthread_t th[HM_MAX_THREADS];
+    int started[HM_MAX_THREADS] = {0};
+    for (uint64_t t = 1; t < n; t++)
+        started[t] = pthread_create(&th[t], NULL, worker, h) == 0;
+    worker(h); /* the caller; a thread that could not start leaves its share to the others */
+    for (uint64_t t = 1; t < n; t++)
+        if (started[t])
+            pthread_join(th[t], NULL);
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * The merge into the output
+ */
+
+int hmerge_possible(const job *j)
+{
+    return (j->piece != NULL || (!j->ext_recv && j->recv)) && j->rs <= HM_REC_MAX &&
+           !j->partitioned;
+}
+
+/* The pieces with records, in rank order, where each lies. */
+static int hm_sources(hmerge *h)
+{
+    job *j = h->j;
+    h->rank = malloc((size_t)j->size * sizeof *h->rank);
+    h->base = malloc((size_t)j->size * sizeof *h->base);
+    h->len = malloc((size_t)j->size * sizeof *h->len);
+    if (!h->rank || !h->base || !h->len)
+        return -1;
+    uint64_t at = 0;
+    for (int r = 0; r < j->size; r++) {
+        if (j->recv_n[r]) {
+            h->rank[h->k] = r;
+            h->len[h->k] = j->recv_n[r];
+            h->base[h->k] = j->piece ? (j->peer_pid && j->peer_pid[r] ? NULL : j->piece[r])
+                                     : j->recv + at * j->rs;
+            h->k++;
+        }
+        at += j->recv_n[r];
+    }
+    return 0;
+}
+
+/* The least records of a segment: 4096 (a segment's cut costs some binary searches), or what
+ * CLSORT_MPI_MERGE_SEGMENT asks (testing); 0 with the error recorded. */
+static uint64_t segment_least(job *j)
+{
+    const char *v = msettings()->merge_segment;
+    if (!v)
+        return 4096;
+    char *end;
+    errno = 0;
+    const unsigned long long n = strtoull(v, &end, 10);
+    if (errno || *end || end == v || n < 1 || n > ((uint64_t)1 << 40) || *v == '-') {
+        dsort_fail(j, EXIT_USAGE, "CLSORT_MPI_MERGE_SEGMENT='%s': expected a number of records "
+                   "from 1 to 2^40", v);
+        return 0;
+    }
+    return n;
+}
+
+void hmerge_into(job *j, MPI_File f, const char *name, uint64_t first)
+{
+    hmerge h = {.j = j, .rs = j->rs, .total = j->recv_total};
+    const uint64_t least = segment_least(j);
+    if (!least)
+        return;
+    const unsigned threads = j->threads ? j->threads : 1;
+    /* where the output is not mapped, rounds of one segment a thread, each at most 32 MiB */
+    const uint64_t bytes = h.total * h.rs, seg_max = (uint64_t)32 << 20;
+    h.segs = (uint64_t)threads * 4;
+    if (!j->out_map && bytes / seg_max + 1 > h.segs)
+        h.segs = bytes / seg_max + 1;
+    h.segs = h.segs > h.total / least ? h.total / least : h.segs;
+    h.segs = h.segs ? h.segs : 1;
+    unsigned char *buf = NULL;
+    if (hm_sources(&h) != 0 ||
+        !(h.cut = malloc((size_t)(h.segs + 1) * (size_t)(h.k ? h.k : 1) * sizeof *h.cut))) {
+        dsort_fail(j, EXIT_DEVICE, "out of memory for the merge of %llu records",
+                   (unsigned long long)h.total);
+        goto out;
+    }
+    h.block = (size_t)1 << 18; /* the blocks of all pieces together: 2^18 records a thread */
+    h.block = h.block / (size_t)h.k;
+    h.block = h.block < 256 ? 256 : h.block > 4096 ? 4096 : h.block;
+    run_round(&h, 1, 0, h.segs + 1);
+    if (!h.err && j->out_map) {
+        h.dst = j->out_map;
+        run_round(&h, 0, 0, h.segs);
+    }
+    const uint64_t per = threads; /* segments a round where the output is written */
+    for (uint64_t lo = 0; !h.err && !j->out_map && lo < h.segs && !j->code; lo += per) {
+        const uint64_t hi = lo + per < h.segs ? lo + per : h.segs;
+        const uint64_t a = seg_start(&h, lo), b = seg_start(&h, hi);
+        if (!buf && !(buf = malloc((size_t)(seg_start(&h, per < h.segs ? per : h.segs) + per) *
+                                   h.rs))) {
+            dsort_fail(j, EXIT_DEVICE, "out of memory for the merge's buffer");
+            break;
+        }
+        h.dst = buf;
+        h.dst_first = a;
+        run_round(&h, 0, lo, hi);
+        if (!h.err)
+            shm_put_output(j, f, name, first, a, buf, b - a);
+    }
+    if (h.err)
+        dsort_fail(j, EXIT_DEVICE, "cannot read the pieces this rank merges: %s",
+                   strerror(h.err));
+    j->merge_threads = threads;
+out:
+    free(buf);
+    free(h.cut);
+    free(h.rank);
+    free(h.base);
+    free(h.len);
+}
