@@ -4,7 +4,9 @@
 # byte for byte with clsort's. Prints the --stats phases and the wall time of each run, clsort's own
 # wall time on one GPU and the I/O floor (the input copied to a new file), both in the same run.
 #   RANKS ("1 2 4")  LOG2N (30)  INPUTS ("u32 zipf u64kv"; also u64kvzipf)  DIR (/tmp/mpi-gpu)
-#   HOST_MERGE=1: each G > 1 run again with --merge host   MPIRUN_ARGS: more mpirun options
+#   DEVICE_MERGE=1, HOST_MERGE=1: each G > 1 run again with --merge device, --merge host (the
+#   default is auto: the pieces merged on each rank's threads where they lie in memory)
+#   MPIRUN_ARGS: more mpirun options
 #   MPI_OPTS: more clsort-mpi options (e.g. -S 100Gi where the system reports too little memory)
 #   CLSORT_OPTS: more options of the clsort run on one GPU (e.g. -S 8Gi, as MPI_OPTS gives each rank)
 #   VARIANTS: each run again with these, among io-mpi (--io mpi: MPI-IO in place of POSIX I/O),
@@ -76,8 +78,9 @@ for in in $INPUTS; do
     build-gpu/cli/mpi/clsort-mpi "${opts[@]}" -i "$D/warm.bin" -o "$D/warm.out" || exit 1
   rm -f "$D/warm.bin" "$D/warm.out"
   for g in $RANKS; do
-    merges=(device); [ "${HOST_MERGE:-0}" = 1 ] && [ "$g" -gt 1 ] && merges+=(host)
-    for v in ${VARIANTS:-}; do merges+=("device:$v"); done
+    merges=(auto); [ "${DEVICE_MERGE:-0}" = 1 ] && [ "$g" -gt 1 ] && merges+=(device)
+    [ "${HOST_MERGE:-0}" = 1 ] && [ "$g" -gt 1 ] && merges+=(host)
+    for v in ${VARIANTS:-}; do merges+=("auto:$v"); done
     for mgv in "${merges[@]}"; do
       mg=${mgv%%:*}; var=${mgv#"$mg"}; var=${var#:}; vopts=(); venv=(); pre=()
       case $var in
@@ -101,7 +104,7 @@ for in in $INPUTS; do
         -i "$D/$in.bin" -o "$D/out.bin" --stats 2>&1 | sed "s/^/$tag G=$g $mgv /"
       wall=$(ms $t0)
       same=different; cmp -s "$D/out.bin" "$D/ref.bin" && same="same as clsort"
-      echo "$tag G=$g merge on the $mg${var:+ ($var)}: wall $wall ms, output $same"
+      echo "$tag G=$g merge $mg${var:+ ($var)}: wall $wall ms, output $same"
       rm -f "$D/out.bin"
     done
   done
