@@ -6,6 +6,7 @@
 #   RANKS ("1 2 4")  LOG2N (30)  INPUTS ("u32 zipf u64kv"; also u64kvzipf)  DIR (/tmp/mpi-gpu)
 #   DEVICE_MERGE=1, HOST_MERGE=1: each G > 1 run again with --merge device, --merge host (the
 #   default is auto: the pieces merged on each rank's threads where they lie in memory)
+#   MERGES: the merges of each G > 1 run, in this order (e.g. "device auto device auto")
 #   MPIRUN_ARGS: more mpirun options
 #   MPI_OPTS: more clsort-mpi options (e.g. -S 100Gi where the system reports too little memory)
 #   CLSORT_OPTS: more options of the clsort run on one GPU (e.g. -S 8Gi, as MPI_OPTS gives each rank)
@@ -80,6 +81,7 @@ for in in $INPUTS; do
   for g in $RANKS; do
     merges=(auto); [ "${DEVICE_MERGE:-0}" = 1 ] && [ "$g" -gt 1 ] && merges+=(device)
     [ "${HOST_MERGE:-0}" = 1 ] && [ "$g" -gt 1 ] && merges+=(host)
+    [ -z "${MERGES:-}" ] || [ "$g" -eq 1 ] || read -ra merges <<< "$MERGES"
     for v in ${VARIANTS:-}; do merges+=("auto:$v"); done
     for mgv in "${merges[@]}"; do
       mg=${mgv%%:*}; var=${mgv#"$mg"}; var=${var#:}; vopts=(); venv=(); pre=()

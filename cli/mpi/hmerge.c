@@ -9,8 +9,9 @@
  *                starts in each piece: the smallest order v at which the pieces hold enough
  *                records, those below v taken from every piece and those equal to v from the
  *                lower ranks first (found by binary searches, on the threads)
- *   hm_merge     each segment merged on a thread: a heap of the pieces by (order, rank), each
- *                piece read a block at a time with its blocks' orders (clsort_key_orders())
+ *   hm_merge     each segment merged on a thread: the least of the pieces' next records by
+ *                (order, rank), found by a scan of up to 8 pieces, else by a heap; each piece read
+ *                a block at a time with its blocks' orders (clsort_key_orders())
  * Records compare as (clsort_key_order(), sending rank), which is clsort's order (dsort.h).
  */
 #include "dsort.h"
@@ -22,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { HM_MAX_THREADS = 64, HM_REC_MAX = 64 };
+enum { HM_MAX_THREADS = 64, HM_REC_MAX = 64, HM_SCAN = 8 };
 
 typedef struct hmerge {
     job *j;
@@ -189,38 +190,87 @@ static inline void put(unsigned char *o, const unsigned char *p, size_t rs)
     }
 }
 
-/* Segment seg into the round's destination; 0 or an errno. */
-static int merge_segment(hmerge *h, uint64_t seg, hm_cursor *c, int *heap)
+/* The rest of piece s's part of the segment copied to *o at once (the last piece left). */
+static int drain(hmerge *h, int s, hm_cursor *x, unsigned char **o)
 {
-    const uint64_t *from = h->cut + seg * (uint64_t)h->k, *to = from + h->k;
-    unsigned char *o = h->dst + (seg_start(h, seg) - h->dst_first) * h->rs;
-    int n = 0;
-    for (int s = 0; s < h->k; s++) {
-        c[s].next = from[s];
-        c[s].end = to[s];
-        const int e = refill(h, s, &c[s]);
+    for (;;) {
+        memcpy(*o, x->rec + x->at * h->rs, (x->n - x->at) * h->rs);
+        *o += (x->n - x->at) * h->rs;
+        const int e = refill(h, s, x);
+        if (e || !x->n)
+            return e;
+    }
+}
+
+/* Up to HM_SCAN pieces: the next record is the least of their current orders, found by a scan that
+ * compiles to conditional moves (which piece wins is a coin toss for random keys: a branch on it
+ * was mispredicted half the time, about 10 ns a record). act[] holds the pieces with records left,
+ * in rank order, so that the first least order is the lowest rank's. */
+static int merge_scan(hmerge *h, hm_cursor *c, int *act, int n, unsigned char *o)
+{
+    uint64_t cur[HM_SCAN];
+    const size_t rs = h->rs;
+    while (n == 2) { /* two pieces: their blocks merged in registers until one is used up */
+        hm_cursor *x = &c[act[0]], *y = &c[act[1]];
+        size_t i = x->at, j = y->at;
+        const uint64_t *ox = x->ord, *oy = y->ord;
+        while (i < x->n && j < y->n) {
+            const int t = oy[j] < ox[i]; /* equal orders: the lower rank's (x) first */
+            put(o, t ? y->rec + j * rs : x->rec + i * rs, rs);
+            o += rs;
+            i += (size_t)!t;
+            j += (size_t)t;
+        }
+        x->at = i;
+        y->at = j;
+        const int b = i == x->n ? 0 : 1;
+        hm_cursor *z = b ? y : x;
+        const int e = refill(h, act[b], z);
         if (e)
             return e;
-        if (c[s].n)
-            heap[n++] = s;
+        if (!z->n) {
+            act[0] = act[1 - b];
+            n = 1;
+        }
     }
+    for (int i = 0; i < n; i++)
+        cur[i] = c[act[i]].ord[c[act[i]].at];
+    while (n > 1) {
+        int b = 0;
+        uint64_t bo = cur[0];
+        for (int i = 1; i < n; i++) {
+            const int lt = cur[i] < bo;
+            b = lt ? i : b;
+            bo = lt ? cur[i] : bo;
+        }
+        hm_cursor *x = &c[act[b]];
+        put(o, x->rec + x->at * rs, rs);
+        o += rs;
+        if (++x->at == x->n) {
+            const int e = refill(h, act[b], x);
+            if (e)
+                return e;
+            if (!x->n) {
+                for (int i = b; i + 1 < n; i++)
+                    act[i] = act[i + 1], cur[i] = cur[i + 1];
+                n--;
+                continue;
+            }
+        }
+        cur[b] = x->ord[x->at];
+    }
+    return n ? drain(h, act[0], &c[act[0]], &o) : 0;
+}
+
+/* More pieces: a heap of them. */
+static int merge_heap(hmerge *h, hm_cursor *c, int *heap, int n, unsigned char *o)
+{
     for (int i = n / 2; i-- > 0;)
         sift_down(c, heap, n, i);
     const size_t rs = h->rs;
-    while (n > 0) {
+    while (n > 1) {
         const int s = heap[0];
         hm_cursor *x = &c[s];
-        if (n == 1) { /* the last piece: the rest of it at once */
-            for (;;) {
-                memcpy(o, x->rec + x->at * rs, (x->n - x->at) * rs);
-                o += (x->n - x->at) * rs;
-                const int e = refill(h, s, x);
-                if (e)
-                    return e;
-                if (!x->n)
-                    return 0;
-            }
-        }
         put(o, x->rec + x->at * rs, rs);
         o += rs;
         if (++x->at == x->n) {
@@ -232,7 +282,25 @@ static int merge_segment(hmerge *h, uint64_t seg, hm_cursor *c, int *heap)
         }
         sift_down(c, heap, n, 0);
     }
-    return 0;
+    return n ? drain(h, heap[0], &c[heap[0]], &o) : 0;
+}
+
+/* Segment seg into the round's destination; 0 or an errno. */
+static int merge_segment(hmerge *h, uint64_t seg, hm_cursor *c, int *act)
+{
+    const uint64_t *from = h->cut + seg * (uint64_t)h->k, *to = from + h->k;
+    unsigned char *o = h->dst + (seg_start(h, seg) - h->dst_first) * h->rs;
+    int n = 0;
+    for (int s = 0; s < h->k; s++) {
+        c[s].next = from[s];
+        c[s].end = to[s];
+        const int e = refill(h, s, &c[s]);
+        if (e)
+            return e;
+        if (c[s].n)
+            act[n++] = s;
+    }
+    return n <= HM_SCAN ? merge_scan(h, c, act, n, o) : merge_heap(h, c, act, n, o);
 }
 
 /* ---------------------------------------------------------------------------------------------------
