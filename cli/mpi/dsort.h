@@ -101,6 +101,8 @@ typedef struct job {
     unsigned char *out_base, *out_map; /* the mapped output: the map, and this rank's part in it */
     uint64_t out_base_bytes;
     int out_mapped;            /* the output was written through out_map (for --stats) */
+    uint64_t merge_segment;    /* --merge pieces: the least records of a thread's segment (4096;
+                                  CLSORT_MPI_MERGE_SEGMENT, testing) */
     double merge_ms;           /* ext_recv: the merge's part of the write phase */
     unsigned runs_spilled;     /* runs the external sorts wrote to temporary files */
     clsort_context *ctx;

@@ -16,7 +16,6 @@
  */
 #include "dsort.h"
 #include "cli.h"
-#include "msettings.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -402,30 +401,10 @@ static int hm_sources(hmerge *h)
     return 0;
 }
 
-/* The least records of a segment: 4096 (a segment's cut costs some binary searches), or what
- * CLSORT_MPI_MERGE_SEGMENT asks (testing); 0 with the error recorded. */
-static uint64_t segment_least(job *j)
-{
-    const char *v = msettings()->merge_segment;
-    if (!v)
-        return 4096;
-    char *end;
-    errno = 0;
-    const unsigned long long n = strtoull(v, &end, 10);
-    if (errno || *end || end == v || n < 1 || n > ((uint64_t)1 << 40) || *v == '-') {
-        dsort_fail(j, EXIT_USAGE, "CLSORT_MPI_MERGE_SEGMENT='%s': expected a number of records "
-                   "from 1 to 2^40", v);
-        return 0;
-    }
-    return n;
-}
-
 void hmerge_into(job *j, MPI_File f, const char *name, uint64_t first)
 {
     hmerge h = {.j = j, .rs = j->rs, .total = j->recv_total};
-    const uint64_t least = segment_least(j);
-    if (!least)
-        return;
+    const uint64_t least = j->merge_segment;
     const unsigned threads = j->threads ? j->threads : 1;
     /* where the output is not mapped, rounds of one segment a thread, each at most 32 MiB */
     const uint64_t bytes = h.total * h.rs, seg_max = (uint64_t)32 << 20;

@@ -42,8 +42,8 @@ static int rank_and_point(const char *v, int size, const char *const *names, int
 }
 
 /* The testing variables, the same on every rank: CLSORT_MPI_FAIL_RANK=R[:PHASE],
- * CLSORT_MPI_PIECE_BYTES=N, CLSORT_MPI_TEST_STOP=R:POINT, CLSORT_MPI_TEST_NAMED=1, CLSORT_MPI_LOCAL and
- * CLSORT_MPI_SHARED. Returns an exit status. */
+ * CLSORT_MPI_PIECE_BYTES=N, CLSORT_MPI_MERGE_SEGMENT=N, CLSORT_MPI_TEST_STOP=R:POINT,
+ * CLSORT_MPI_TEST_NAMED=1, CLSORT_MPI_LOCAL and CLSORT_MPI_SHARED. Returns an exit status. */
 static int read_environment(job *j)
 {
     static const char *const names[N_STOPS] = {"read", "sort", "sample", "exchange", "merge",
@@ -67,6 +67,18 @@ static int read_environment(job *j)
             return EXIT_USAGE;
         }
         j->piece_bytes = b;
+    }
+    v = env->merge_segment;
+    j->merge_segment = 4096; /* a segment's cut costs some binary searches */
+    if (v) {
+        char *end;
+        const unsigned long long n = strtoull(v, &end, 10);
+        if (*end || *v < '0' || *v > '9' || n < 1 || n > (1ull << 40)) {
+            msg_error("CLSORT_MPI_MERGE_SEGMENT='%s': expected a number of records from 1 to "
+                      "1099511627776", v);
+            return EXIT_USAGE;
+        }
+        j->merge_segment = n;
     }
     v = env->test_stop;
     j->stop_at = -1;

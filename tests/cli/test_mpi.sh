@@ -64,10 +64,10 @@ for p in 1 2 3 4; do
         expect_status "$p ranks, $name, $dist" 0
         same_file "$p ranks, $name, $dist: as clsort sorts it" out.$p.bin "$in.ref"
         cp err.txt stats.txt # check() writes err.txt
-        # the default merge is the device's (a rank that received one piece, as one rank always
-        # does, has nothing to merge)
-        [ $status -ne 0 ] || check "$p ranks, $name, $dist: merged on the device" \
-            test "$(grep -c "records out .*\(merged on the device\|one piece, no merge\)" stats.txt)" -eq $p
+        # the default merge is on the rank's threads, from where the pieces lie (a rank that
+        # received one piece, as one rank always does, has nothing to merge)
+        [ $status -ne 0 ] || check "$p ranks, $name, $dist: merged on the rank's threads" \
+            test "$(grep -c "records out .*\(merged on [0-9]* threads\?\|one piece, no merge\)" stats.txt)" -eq $p
         [ $status -ne 0 ] || check "$p ranks, $name, $dist: slices sorted, not partitioned" \
             test "$(grep -c "partitioned" stats.txt)" -eq 0
         # one host: the output mapped; with more ranks, no messages of records
@@ -207,16 +207,29 @@ for m in "${merges[@]}"; do
     expect_status "$what" 0
     same_file "$what: as clsort sorts it" mt.out mt.ref
     check "$what: merged on $t threads" test "$(grep -c "merged on $t threads" err.txt)" -eq $p
-    # the default: a stable sort of the pieces on the device
+    # the default, the pieces merged on the rank's threads where they lie, in segments of 7
+    # records (CLSORT_MPI_MERGE_SEGMENT), so that runs of equal keys are cut between threads
+    for how in "" "--merge pieces"; do
+        for sh in 1 0; do
+            # shellcheck disable=SC2086
+            CLSORT_MPI_SHARED=$sh CLSORT_MPI_MERGE_SEGMENT=7 \
+                run_mpi $p $sopts $how --parallel $t -i mt.bin -o mt.out --stats
+            expect_status "$what ${how:-(default)}, CLSORT_MPI_SHARED=$sh" 0
+            same_file "$what ${how:-(default)}, CLSORT_MPI_SHARED=$sh: as clsort sorts it" mt.out mt.ref
+            check "$what ${how:-(default)}, CLSORT_MPI_SHARED=$sh: merged on $t threads" \
+                test "$(grep -c "merged on $t threads" err.txt)" -eq $p
+        done
+    done
+    # a stable sort of the pieces on the device
     # shellcheck disable=SC2086
-    run_mpi $p $sopts -i mt.bin -o mt.out --stats
+    run_mpi $p $sopts --merge device -i mt.bin -o mt.out --stats
     expect_status "$p ranks, $sopts, $dist, merged on the device" 0
     same_file "$p ranks, $sopts, $dist, merged on the device: as clsort sorts it" mt.out mt.ref
     check "$p ranks, $sopts, $dist: every rank merged on the device" \
         test "$(grep -c "merged on the device" err.txt)" -eq $p
     # the engine's runs merged on the device
     # shellcheck disable=SC2086
-    CLSORT_CHUNK_KEYS=1000 run_mpi $p $sopts -i mt.bin -o mt.out --stats
+    CLSORT_CHUNK_KEYS=1000 run_mpi $p $sopts --merge device -i mt.bin -o mt.out --stats
     expect_status "$p ranks, $sopts, $dist, runs merged on the device" 0
     same_file "$p ranks, $sopts, $dist, runs merged on the device: as clsort sorts it" mt.out mt.ref
     check "$p ranks, $sopts, $dist: every rank merged its runs on the device" \
@@ -271,18 +284,23 @@ for e in "${exts[@]}"; do
     sorted=$(grep -c 'slice sorted in runs' err.txt)
     files=$(grep -c 'runs in temporary files' err.txt)
     mapped=$(grep -c "pieces read from the senders' sorted files" err.txt)
+    threads=$(grep -c "merged on [0-9]* threads\?\|one piece, no merge" err.txt)
     check "$what: every rank's slice sorted in runs" test "$sorted" -eq $p
     [ "$spill" = 0 ] || check "$what: every rank's runs in files" test "$files" -eq $p
     check "$what: the pieces read from the senders' sorted files" test "$mapped" -eq 1
+    check "$what: the pieces merged on the ranks' threads" test "$threads" -eq $p
     expect_only runs "$what" # nameless files only
     [ "$p" = 2 ] || continue
     # shellcheck disable=SC2086
     CLSORT_MPI_SHARED=0 run_mpi $p $sopts -S "$S" -T runs -i ext.bin -o ext.out --stats
     expect_status "$what, CLSORT_MPI_SHARED=0" 0
     received=$(grep -c 'received part in a file' err.txt)
+    device=$(grep -c 'merged on the device' err.txt)
     same_file "$what, CLSORT_MPI_SHARED=0: as clsort sorts it" ext.out ext.ref
     check "$what, CLSORT_MPI_SHARED=0: every rank's received part in a file" \
         test "$received" -eq $p
+    check "$what, CLSORT_MPI_SHARED=0: the part in a file merged by the device's sort" \
+        test "$device" -eq $p
     expect_only runs "$what, CLSORT_MPI_SHARED=0"
 done
 # --merge host beyond the budget: the received pieces sorted by the engine in runs that it merges
@@ -376,7 +394,10 @@ expect_status "--parallel 0" 1
 expect_message "--parallel 0" "--parallel 0: expected 1 to 256 threads"
 run_mpi 2 --merge gpu -i two.bin -o x
 expect_status "--merge gpu" 1
-expect_message "--merge gpu" "--merge gpu: expected device or host"
+expect_message "--merge gpu" "--merge gpu: expected auto, pieces, device or host"
+CLSORT_MPI_MERGE_SEGMENT=0x10 run_mpi 2 -i two.bin -o x
+expect_status "CLSORT_MPI_MERGE_SEGMENT=0x10" 1
+expect_message "CLSORT_MPI_MERGE_SEGMENT=0x10" "CLSORT_MPI_MERGE_SEGMENT='0x10': expected a number of records"
 run_mpi 2 --io stdio -i two.bin -o x
 expect_status "--io stdio" 1
 expect_message "--io stdio" "--io stdio: expected auto, posix or mpi"
