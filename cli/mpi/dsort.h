@@ -7,8 +7,10 @@
  *                   the slice is read here, streamed from the input through the device (engine.c)
  *   dsort_sample    splitters from a regular sample of every rank's sorted slice
  *   dsort_exchange  the slices cut at the splitters and sent to their ranks (exchange.c)
- *   dsort_merge     the received pieces merged: a stable clsort_sort_stream() of them in rank
- *                   order (engine.c), streamed into the output at the write
+ *   dsort_merge     the received pieces merged at the write, straight into the output: on the
+ *                   rank's threads from where they lie (hmerge.c), or, from a file of received
+ *                   messages or with --merge device|host, by a stable clsort_sort_stream() of
+ *                   them in rank order (engine.c)
  *   dsort_write     each rank's part written at its offset into a temporary file (outfile.h), put
  *                   in place by rank 0 once every rank voted for it
  * Records compare as (clsort_key_order(), input position). A rank's sorted slice is stable, so a
@@ -17,10 +19,10 @@
  * Every sort but the in-memory local one is the library's engine, clsort_sort_stream() (engine.c):
  * a slice larger than the budget is sorted in runs in temporary files into one sorted nameless
  * file, sampled and cut from there (on one host each rank maps the stretch of every rank's file
- * that holds its piece; else the pieces are sent); the received pieces are merged by a stable sort
- * of them in rank order, from memory, the senders' files or, beyond the budget, a nameless file of
- * what was sent, straight into the output at the rank's offset (each merged chunk written while
- * the next one downloads).
+ * that holds its piece; else the pieces are sent); where the received pieces are not merged on the
+ * threads (hmerge.c), a stable sort of them in rank order is their merge, from memory, the
+ * senders' files or, beyond the budget, a nameless file of what was sent, straight into the
+ * output at the rank's offset (each merged chunk written while the next one downloads).
  * A step that fails on a rank records its message (dsort_fail); dsort_agree() after each step tells
  * every rank whether any failed, so that all stop together.
  */
