@@ -5,11 +5,11 @@
  * temporary file: the pieces are read once and each record is written once, into the output's map
  * or, where the output is not mapped, into a buffer that is written a round at a time. Steps:
  *   hm_sources   the pieces with records, in rank order
- *   hm_cut       the output cut into segments of equal size; for each segment's start, where it
+ *   seg_cut      the output cut into segments of equal size; for each segment's start, where it
  *                starts in each piece: the smallest order v at which the pieces hold enough
  *                records, those below v taken from every piece and those equal to v from the
  *                lower ranks first (found by binary searches, on the threads)
- *   hm_merge     each segment merged on a thread: the least of the pieces' next records by
+ *   merge_segment each segment merged on a thread: the least of the pieces' next records by
  *                (order, rank), found by a scan of up to 8 pieces, else by a heap; each piece read
  *                a block at a time with its blocks' orders (clsort_key_orders())
  * Records compare as (clsort_key_order(), sending rank), which is clsort's order (dsort.h).
@@ -49,7 +49,7 @@ static uint64_t seg_start(const hmerge *h, uint64_t s)
 }
 
 /* ---------------------------------------------------------------------------------------------------
- * hm_cut: where each segment starts in each piece
+ * seg_cut: where each segment starts in each piece
  */
 
 /* The order of record i of piece s. */
@@ -83,7 +83,7 @@ static uint64_t count_below(hmerge *h, int s, uint64_t v, int equal)
 }
 
 /* cut[0..k): the first t records of the merge, by piece. */
-static void cut_at(hmerge *h, uint64_t t, uint64_t *cut)
+static void seg_cut(hmerge *h, uint64_t t, uint64_t *cut)
 {
     if (t == 0 || t == h->total) {
         for (int s = 0; s < h->k; s++)
@@ -121,7 +121,7 @@ static void cut_at(hmerge *h, uint64_t t, uint64_t *cut)
 }
 
 /* ---------------------------------------------------------------------------------------------------
- * hm_merge: one segment on one thread
+ * merge_segment: one segment on one thread
  */
 
 /* A piece's current block within a segment. */
@@ -335,7 +335,7 @@ static void *worker(void *arg)
         if (i >= h->hi || __atomic_load_n(&h->err, __ATOMIC_RELAXED))
             break;
         if (h->cutting) {
-            cut_at(h, seg_start(h, i), h->cut + i * (uint64_t)h->k);
+            seg_cut(h, seg_start(h, i), h->cut + i * (uint64_t)h->k);
         } else {
             const int e = merge_segment(h, i, c, heap);
             if (e)
