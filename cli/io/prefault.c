@@ -84,6 +84,21 @@ static void *populate_all(void *arg)
 }
 #endif
 
+int prefault_range(void *base, size_t base_bytes, void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+    const size_t page = page_size();
+    const uintptr_t b = (uintptr_t)base, e = b + base_bytes;
+    uintptr_t lo = (uintptr_t)p / page * page, hi = ((uintptr_t)p + len + page - 1) / page * page;
+    lo = lo < b ? b : lo;
+    hi = hi > e ? e : hi;
+    return hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0;
+#else
+    (void)base, (void)base_bytes, (void)p, (void)len;
+    return 0;
+#endif
+}
+
 int prefault_start(prefault_bg *b, void *buf, size_t bytes, unsigned threads)
 {
     memset(b, 0, sizeof *b);

@@ -24,6 +24,10 @@ typedef struct prefault_bg {
  * Returns 1 where it started, 0 where the system does not populate maps (or no thread started):
  * the copies then fault the pages in themselves. prefault_wait() before the map is unmapped. */
 int prefault_start(prefault_bg *b, void *buf, size_t bytes, unsigned threads);
+/* The pages of the writable map [base, base + base_bytes) that [p, p + len) touches made present
+ * on this thread, by MADV_POPULATE_WRITE (for a thread about to fill its stretch of a map: one
+ * call, not a fault a page). Returns 0 where the system does not populate maps. */
+int prefault_range(void *base, size_t base_bytes, void *p, size_t len);
 /* Waits for prefault_start()'s threads; safe on a job that never started. */
 void prefault_wait(prefault_bg *b);
 

@@ -331,7 +331,10 @@ int dsort_write(job *j)
     int sync = 0, code = temp_output(j, &sync);
     if (code)
         return code;
-    /* on one host: the file's room taken and each rank's part mapped, where every rank can */
+    /* on one host: the file's room taken and each rank's part mapped, where every rank can; a
+     * merge on the threads faults in each segment's stretch itself, so that a fault-in in the
+     * background and the merge's writes do not meet on the same pages */
+    j->merge_faults_in = ext_merge_on_threads(j);
     shm_map_output(j, first);
     if ((code = dsort_agree(j)))
         return code;

@@ -103,6 +103,8 @@ typedef struct job {
     unsigned char *out_base, *out_map; /* the mapped output: the map, and this rank's part in it */
     uint64_t out_base_bytes;
     int out_mapped;            /* the output was written through out_map (for --stats) */
+    int merge_faults_in;       /* the merge on the threads (hmerge.c) faults in each segment's
+                                  stretch of out_map as it takes it: no fault-in in the background */
     uint64_t merge_segment;    /* --merge pieces: the least records of a thread's segment (4096;
                                   CLSORT_MPI_MERGE_SEGMENT, testing) */
     double merge_ms;           /* ext_recv: the merge's part of the write phase */
@@ -244,6 +246,8 @@ void ext_sort_read(job *j);
 /* The received pieces (in recv_fd, or in memory with merge_at_write) merged into f (name: for
  * messages) from record `first` on. */
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first);
+/* Whether the write's merge runs on the rank's threads (hmerge.c), not on the engine. */
+int ext_merge_on_threads(const job *j);
 /* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read
  * error, which is recorded). */
 uint64_t dsort_order_at(job *j, uint64_t i);

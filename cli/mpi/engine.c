@@ -267,6 +267,12 @@ static int pieces(const job *j)
     return n;
 }
 
+int ext_merge_on_threads(const job *j)
+{
+    return (j->ext_recv || j->merge_at_write) && pieces(j) > 1 &&
+           (j->a->merge == MERGE_AUTO || j->a->merge == MERGE_PIECES) && hmerge_possible(j);
+}
+
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
 {
     if (pieces(j) <= 1 && !j->partitioned) { /* partitioned pieces are not sorted */
@@ -277,7 +283,7 @@ void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
             copy_into(j, f, name, first);
         return;
     }
-    if ((j->a->merge == MERGE_AUTO || j->a->merge == MERGE_PIECES) && hmerge_possible(j)) {
+    if (ext_merge_on_threads(j)) {
         hmerge_into(j, f, name, first);
         return;
     }

@@ -16,6 +16,7 @@
  */
 #include "dsort.h"
 #include "cli.h"
+#include "prefault.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -189,6 +190,25 @@ static inline void put(unsigned char *o, const unsigned char *p, size_t rs)
     }
 }
 
+/* Two blocks merged until one is used up; the new end of the output. Inlined with rs a constant,
+ * so that each record is one move. */
+static inline __attribute__((always_inline)) unsigned char *
+merge2(unsigned char *o, size_t rs, const unsigned char *xr, const uint64_t *ox, size_t *pi, size_t xn,
+       const unsigned char *yr, const uint64_t *oy, size_t *pj, size_t yn)
+{
+    size_t i = *pi, j = *pj;
+    while (i < xn && j < yn) {
+        const int t = oy[j] < ox[i]; /* equal orders: the lower rank's (x) first */
+        memcpy(o, t ? yr + j * rs : xr + i * rs, rs);
+        o += rs;
+        i += (size_t)!t;
+        j += (size_t)t;
+    }
+    *pi = i;
+    *pj = j;
+    return o;
+}
+
 /* The rest of piece s's part of the segment copied to *o at once (the last piece left). */
 static int drain(hmerge *h, int s, hm_cursor *x, unsigned char **o)
 {
@@ -211,18 +231,16 @@ static int merge_scan(hmerge *h, hm_cursor *c, int *act, int n, unsigned char *o
     const size_t rs = h->rs;
     while (n == 2) { /* two pieces: their blocks merged in registers until one is used up */
         hm_cursor *x = &c[act[0]], *y = &c[act[1]];
-        size_t i = x->at, j = y->at;
-        const uint64_t *ox = x->ord, *oy = y->ord;
-        while (i < x->n && j < y->n) {
-            const int t = oy[j] < ox[i]; /* equal orders: the lower rank's (x) first */
-            put(o, t ? y->rec + j * rs : x->rec + i * rs, rs);
-            o += rs;
-            i += (size_t)!t;
-            j += (size_t)t;
+#define MERGE2(RS) merge2(o, RS, x->rec, x->ord, &x->at, x->n, y->rec, y->ord, &y->at, y->n)
+        switch (rs) {
+        case 4: o = MERGE2(4); break;
+        case 8: o = MERGE2(8); break;
+        case 12: o = MERGE2(12); break;
+        case 16: o = MERGE2(16); break;
+        default: o = MERGE2(rs);
         }
-        x->at = i;
-        y->at = j;
-        const int b = i == x->n ? 0 : 1;
+#undef MERGE2
+        const int b = x->at == x->n ? 0 : 1;
         hm_cursor *z = b ? y : x;
         const int e = refill(h, act[b], z);
         if (e)
@@ -337,6 +355,11 @@ static void *worker(void *arg)
         if (h->cutting) {
             seg_cut(h, seg_start(h, i), h->cut + i * (uint64_t)h->k);
         } else {
+            job *j = h->j;
+            if (j->merge_faults_in && h->dst == j->out_map) /* its stretch of the map, at once */
+                prefault_range(j->out_base, j->out_base_bytes,
+                               j->out_map + seg_start(h, i) * h->rs,
+                               (seg_start(h, i + 1) - seg_start(h, i)) * h->rs);
             const int e = merge_segment(h, i, c, heap);
             if (e)
                 fail(h, e);
@@ -420,9 +443,10 @@ void hmerge_into(job *j, MPI_File f, const char *name, uint64_t first)
                    (unsigned long long)h.total);
         goto out;
     }
-    h.block = (size_t)1 << 18; /* the blocks of all pieces together: 2^18 records a thread */
-    h.block = h.block / (size_t)h.k;
-    h.block = h.block < 256 ? 256 : h.block > 4096 ? 4096 : h.block;
+    /* the blocks of all pieces and their orders: about 1 MiB a thread (a read of another rank's
+     * memory costs a system call a block) */
+    h.block = ((size_t)1 << 20) / ((size_t)h.k * (sizeof(uint64_t) + h.rs));
+    h.block = h.block < 256 ? 256 : h.block > 65536 ? 65536 : h.block;
     run_round(&h, 1, 0, h.segs + 1);
     if (!h.err && j->out_map) {
         h.dst = j->out_map;

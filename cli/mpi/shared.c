@@ -372,6 +372,8 @@ static prefault_bg populating;
  * before any copy, by writing each page. */
 static void fault_in(job *j)
 {
+    if (j->merge_faults_in)
+        return;
     if (!prefault_start(&populating, j->out_base, j->out_base_bytes, j->threads))
         prefault(j->out_map, j->out_n * j->rs, j->threads);
 }

@@ -236,6 +236,19 @@ for m in "${merges[@]}"; do
         test "$(grep -c "merged on the device" err.txt)" -eq $p
 done
 rm -f mt.bin mt.ref mt.out
+# more pieces than the merge's scan takes (8): a heap of them, 9 ranks, segments of 500 records
+# (segments of a few records hold fewer pieces), keys that repeat across every rank
+"$CLSORT" gen -n 20011 --dist few:50 --seed 9 -t i64 --kv -o mt.bin || exit 2
+"$CLSORT" -t i64 --kv -r -i mt.bin -o mt.ref 2> err.txt || not_ok "clsort -t i64 --kv -r -i mt.bin"
+for sh in 1 0; do
+    CLSORT_MPI_SHARED=$sh CLSORT_MPI_MERGE_SEGMENT=500 \
+        run_mpi 9 -t i64 --kv -r --parallel 3 -i mt.bin -o mt.out --stats
+    expect_status "9 ranks, CLSORT_MPI_SHARED=$sh" 0
+    same_file "9 ranks, CLSORT_MPI_SHARED=$sh: as clsort sorts it" mt.out mt.ref
+    check "9 ranks, CLSORT_MPI_SHARED=$sh: merged on 3 threads" \
+        test "$(grep -c "merged on 3 threads" err.txt)" -eq 9
+done
+rm -f mt.bin mt.ref mt.out
 
 # shares larger than -S: sorted in runs in temporary files (-T), merged from the stretches of the
 # senders' sorted files that each rank maps where they lie (or, with CLSORT_MPI_SHARED=0, sent as
