@@ -269,8 +269,12 @@ static int pieces(const job *j)
 
 int ext_merge_on_threads(const job *j)
 {
-    return (j->ext_recv || j->merge_at_write) && pieces(j) > 1 &&
-           (j->a->merge == MERGE_AUTO || j->a->merge == MERGE_PIECES) && hmerge_possible(j);
+    /* auto: where the threads' merge measured faster than the device's sort of the pieces (two
+     * ranks; beyond the budget, the senders' sorted files), not where it measured slower (four
+     * ranks in memory; docs/mpi.md) */
+    const int wanted = j->a->merge == MERGE_PIECES ||
+                       (j->a->merge == MERGE_AUTO && (j->size <= 2 || j->ext_local));
+    return wanted && (j->ext_recv || j->merge_at_write) && pieces(j) > 1 && hmerge_possible(j);
 }
 
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)

@@ -35,7 +35,8 @@ typedef struct mpi_args {
 /* --merge: where a rank merges the pieces it receives. pieces: on its threads, from where they lie
  * (hmerge.c); device: by a stable sort on the engine, its runs merged on the device; host: the same
  * sort, its runs merged on the host's threads (the engine's setting device_merge=0); auto: pieces
- * where they lie in memory the rank can read, else device. */
+ * where they lie in memory the rank can read and there are two ranks, or beyond the budget, else
+ * device. */
 enum { MERGE_AUTO, MERGE_PIECES, MERGE_DEVICE, MERGE_HOST };
 
 /* -1 to go on, or an exit status to end with (after --help, --version or an error). */

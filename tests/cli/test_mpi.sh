@@ -64,10 +64,13 @@ for p in 1 2 3 4; do
         expect_status "$p ranks, $name, $dist" 0
         same_file "$p ranks, $name, $dist: as clsort sorts it" out.$p.bin "$in.ref"
         cp err.txt stats.txt # check() writes err.txt
-        # the default merge is on the rank's threads, from where the pieces lie (a rank that
-        # received one piece, as one rank always does, has nothing to merge)
-        [ $status -ne 0 ] || check "$p ranks, $name, $dist: merged on the rank's threads" \
-            test "$(grep -c "records out .*\(merged on [0-9]* threads\?\|one piece, no merge\)" stats.txt)" -eq $p
+        # the default merge: on two ranks on the rank's threads, from where the pieces lie; on
+        # more, the device's sort of the pieces (a rank that received one piece, as one rank
+        # always does, has nothing to merge)
+        where="merged on [0-9]* threads\?"
+        [ $p -le 2 ] || where="merged on the device"
+        [ $status -ne 0 ] || check "$p ranks, $name, $dist: ${where%%\\*}" \
+            test "$(grep -c "records out .*\($where\|one piece, no merge\)" stats.txt)" -eq $p
         [ $status -ne 0 ] || check "$p ranks, $name, $dist: slices sorted, not partitioned" \
             test "$(grep -c "partitioned" stats.txt)" -eq 0
         # one host: the output mapped; with more ranks, no messages of records
@@ -207,9 +210,11 @@ for m in "${merges[@]}"; do
     expect_status "$what" 0
     same_file "$what: as clsort sorts it" mt.out mt.ref
     check "$what: merged on $t threads" test "$(grep -c "merged on $t threads" err.txt)" -eq $p
-    # the default, the pieces merged on the rank's threads where they lie, in segments of 7
-    # records (CLSORT_MPI_MERGE_SEGMENT), so that runs of equal keys are cut between threads
+    # the pieces merged on the rank's threads where they lie (the default on two ranks), in
+    # segments of 7 records (CLSORT_MPI_MERGE_SEGMENT), so that runs of equal keys are cut between
+    # threads
     for how in "" "--merge pieces"; do
+        [ -n "$how" ] || [ "$p" -le 2 ] || continue
         for sh in 1 0; do
             # shellcheck disable=SC2086
             CLSORT_MPI_SHARED=$sh CLSORT_MPI_MERGE_SEGMENT=7 \
@@ -242,7 +247,7 @@ rm -f mt.bin mt.ref mt.out
 "$CLSORT" -t i64 --kv -r -i mt.bin -o mt.ref 2> err.txt || not_ok "clsort -t i64 --kv -r -i mt.bin"
 for sh in 1 0; do
     CLSORT_MPI_SHARED=$sh CLSORT_MPI_MERGE_SEGMENT=500 \
-        run_mpi 9 -t i64 --kv -r --parallel 3 -i mt.bin -o mt.out --stats
+        run_mpi 9 -t i64 --kv -r --merge pieces --parallel 3 -i mt.bin -o mt.out --stats
     expect_status "9 ranks, CLSORT_MPI_SHARED=$sh" 0
     same_file "9 ranks, CLSORT_MPI_SHARED=$sh: as clsort sorts it" mt.out mt.ref
     check "9 ranks, CLSORT_MPI_SHARED=$sh: merged on 3 threads" \
