@@ -37,7 +37,7 @@ typedef struct hmerge {
     uint64_t *cut;                /* (segs + 1) x k: where segment s starts in each piece */
     unsigned char *dst;           /* segment s goes to dst + (start of s - dst_first) * rs */
     uint64_t dst_first;
-    uint64_t lo, hi;              /* the segments (or the cuts) this round hands out */
+    uint64_t hi;                  /* the end of the segments (or the cuts) this round hands out */
     uint64_t next;                /* the next one to take (atomic) */
     size_t block;                 /* records a piece gives at a time */
     int cutting;                  /* the round finds cuts, else it merges */
@@ -53,6 +53,12 @@ static uint64_t seg_start(const hmerge *h, uint64_t s)
  * seg_cut: where each segment starts in each piece
  */
 
+/* The first error of a read kept (the threads stop at their next segment). */
+static void fail(hmerge *h, int e)
+{
+    __atomic_compare_exchange_n(&h->err, &(int){0}, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 /* The order of record i of piece s. */
 static uint64_t order_at(hmerge *h, int s, uint64_t i)
 {
@@ -61,8 +67,7 @@ static uint64_t order_at(hmerge *h, int s, uint64_t i)
     if (!h->base[s]) {
         const int e = shm_read_piece(h->j, h->rank[s], rec, i, 1);
         if (e) {
-            __atomic_compare_exchange_n(&h->err, &(int){0}, e, 0, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED);
+            fail(h, e);
             return 0;
         }
     }
@@ -324,11 +329,6 @@ static int merge_segment(hmerge *h, uint64_t seg, hm_cursor *c, int *act)
  * The threads: each takes cuts or segments in turn
  */
 
-static void fail(hmerge *h, int e)
-{
-    __atomic_compare_exchange_n(&h->err, &(int){0}, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
 static void *worker(void *arg)
 {
     hmerge *h = arg;
@@ -376,7 +376,7 @@ out:
 static void run_round(hmerge *h, int cutting, uint64_t lo, uint64_t hi)
 {
     h->cutting = cutting;
-    h->lo = h->next = lo;
+    h->next = lo;
     h->hi = hi;
     uint64_t n = hi - lo;
     n = n > h->j->threads ? h->j->threads : n;

@@ -125,14 +125,20 @@ static int set_parallel(parse_ctx *p, const char *arg)
     return -1;
 }
 
+/* The index of arg among names[0..n), or -1. */
+static int name_index(const char *arg, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(arg, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static int set_merge(parse_ctx *p, const char *arg)
 {
     static const char *const names[] = {"auto", "pieces", "device", "host"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(arg, names[i]) == 0) {
-            p->a->merge = i;
-            return -1;
-        }
+    if ((p->a->merge = name_index(arg, names, 4)) >= 0)
+        return -1;
     msg_error("--merge %s: expected auto, pieces, device or host", arg);
     return EXIT_USAGE;
 }
@@ -140,11 +146,8 @@ static int set_merge(parse_ctx *p, const char *arg)
 static int set_io(parse_ctx *p, const char *arg)
 {
     static const char *const names[] = {"auto", "posix", "mpi"};
-    for (int i = 0; i < 3; i++)
-        if (strcmp(arg, names[i]) == 0) {
-            p->a->io = i;
-            return -1;
-        }
+    if ((p->a->io = name_index(arg, names, 3)) >= 0)
+        return -1;
     msg_error("--io %s: expected auto, posix or mpi", arg);
     return EXIT_USAGE;
 }
