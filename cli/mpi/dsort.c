@@ -201,7 +201,7 @@ void dsort_sample(job *j)
     /* Regular sampling of sorted slices: a rank's part exceeds n/p by at most about p/s of n/p
      * for s samples per rank, so 64 per rank keep it within 2%; the total is capped so that rank
      * 0's sort of them stays small at thousands of ranks. */
-    uint64_t s = j->partitioned ? 4096 : 64 * (uint64_t)p;
+    uint64_t s = j->partitioned ? 4096 : 64 * (uint64_t)p * (j->n_runs ? j->n_runs : 1);
     const uint64_t cap = ((uint64_t)1 << 22) / (uint64_t)p;
     if (s > cap)
         s = cap > (uint64_t)p ? cap : (uint64_t)p;
@@ -262,7 +262,7 @@ void dsort_sample(job *j)
 static void write_part(job *j, MPI_File f, uint64_t first)
 {
     if (!j->ext_recv && !j->merge_at_write) {
-        if (j->piece)
+        if (j->src)
             shm_write_received(j, f, j->a->output, first);
         else
             shm_put_output(j, f, j->a->output, first, 0, j->out, j->out_n);

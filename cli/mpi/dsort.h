@@ -16,10 +16,11 @@
  * Records compare as (clsort_key_order(), input position). A rank's sorted slice is stable, so a
  * record's (order, rank, index in the sorted slice) compares the same way and needs no positions:
  * that triple is what the sample and the splitters carry.
- * Every sort but the in-memory local one is the library's engine, clsort_sort_stream() (engine.c):
- * a slice larger than the budget is sorted in runs in temporary files into one sorted nameless
- * file, sampled and cut from there (on one host each rank maps the stretch of every rank's file
- * that holds its piece; else the pieces are sent); where the received pieces are not merged on the
+ * A slice larger than the budget is sorted in runs into a nameless file: by the rank itself where
+ * they are few (runs.c), each run then a piece of its own, cut at the splitters; else by the
+ * library's engine, clsort_sort_stream() (engine.c), merged into one sorted run. It is sampled and
+ * cut from there (on one host each rank maps the stretch of every rank's file that holds its
+ * pieces; else the pieces are sent). Where the received pieces are not merged on the
  * threads (hmerge.c), a stable sort of them in rank order is their merge, from memory, the
  * senders' files or, beyond the budget, a nameless file of what was sent, straight into the
  * output at the rank's offset (each merged chunk written while the next one downloads).
@@ -51,6 +52,15 @@ enum { PH_READ, PH_SORT, PH_SAMPLE, PH_EXCHANGE, PH_MERGE, PH_WRITE, N_PHASES };
  * written and the temporary file closed, before the vote; and in the commit (rank 0: signals held,
  * just before the rename; another rank: once the vote passed). */
 enum { STOP_WRITTEN = N_PHASES, STOP_COMMIT, N_STOPS };
+
+/* A sorted piece this rank merges, where it lies: n records at `at`, in this address space, or,
+ * where pid is not 0, in that process's (read by process_vm_readv()). */
+typedef struct src_piece {
+    int rank;
+    int pid;
+    const unsigned char *at;
+    uint64_t n;
+} src_piece;
 
 typedef struct job {
     const mpi_args *a;
@@ -91,15 +101,20 @@ typedef struct job {
     int shared;                /* SHARED_*: on one host, memory shared in place of messages and
                                   pwrite() where every rank can (shared.c); CLSORT_MPI_SHARED */
     int read_peers;            /* every rank can read the others' memory (process_vm_readv) */
-    int *peer_pid;             /* shared exchange by reads: each sender's process (0: this rank) */
     int slice_fd;              /* the slice's memory file (shared.c), -1 when malloc'd */
     uint64_t slice_bytes;
     unsigned char **peer_map;  /* shared exchange: the stretch of each rank's slice file that holds
                                   this rank's piece, mapped (none for its own memory) */
     uint64_t *peer_bytes;
-    const unsigned char **piece; /* shared exchange: the piece from each rank, in its slice (in
-                                    its address space where peer_pid says so); NULL: the pieces
-                                    came by messages */
+    src_piece *src;            /* shared exchange: the sorted pieces this rank merges, where they
+                                  lie, in (sending rank, run) order; NULL: they came by messages */
+    int n_src;
+    unsigned n_runs;           /* sorted runs of the slice: 1, or beyond the budget those this rank
+                                  sorted itself into sorted_fd (runs.c), each a piece */
+    uint64_t *run_cut;         /* n_runs x (size + 1): where each destination's piece starts in each
+                                  run (records of the slice), the run's end last */
+    int pieces_unsorted;       /* what one rank sent is not one sorted piece (its runs, sent by
+                                  messages one after the other): merged by the engine's sort */
     unsigned char *out_base, *out_map; /* the mapped output: the map, and this rank's part in it */
     uint64_t out_base_bytes;
     int out_mapped;            /* the output was written through out_map (for --stats) */
@@ -190,17 +205,17 @@ void shm_probe(job *j);
 unsigned char *shm_slice(job *j, size_t bytes);
 /* The slice freed or unmapped, as it was made. */
 void shm_release_slice(job *j);
-/* Collective, once send_n and recv_n are known: every rank's slice mapped by every other, piece[]
- * set (where every slice was sorted in runs into its file: the stretch of each file that holds
- * this rank's piece, whatever the budget); 1, or 0 where any rank cannot (its slice not shared,
- * not `within_budget`): send messages. */
-int shm_exchange(job *j, const uint64_t *sdisp, int within_budget);
-/* Records [at, at + n) of the received pieces, in rank order, copied to dst; 0, or -1 with the
+/* Collective, once the run tables (run_cut) are known: every rank's slice mapped by every other
+ * (where every slice was sorted into its file beyond the budget: the stretch of each file that
+ * holds this rank's pieces, whatever the budget) or read where it lies, src[] set; 1, or 0 where
+ * any rank cannot (its slice not shared, not `within_budget`): send messages. */
+int shm_exchange(job *j, int within_budget);
+/* Records [at, at + n) of the received pieces, in src[] order, copied to dst; 0, or -1 with the
  * error recorded. */
 int shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n);
-/* Records [at, at + n) of the piece from rank r (piece[] set) copied to dst, in this thread: 0 or
- * an errno value (nothing recorded: a thread of the merge may call it). */
-int shm_read_piece(const job *j, int r, void *dst, uint64_t at, size_t n);
+/* Records [at, at + n) of piece s of src[] copied to dst, in this thread: 0 or an errno value
+ * (nothing recorded: a thread of the merge may call it). */
+int shm_read_piece(const job *j, int s, void *dst, uint64_t at, size_t n);
 /* The received pieces (one, or none: nothing to merge) written into the output at record
  * `first`. */
 void shm_write_received(job *j, MPI_File f, const char *name, uint64_t first);
@@ -223,6 +238,18 @@ uint64_t dsort_partition_sample(job *j, uint64_t s, uint64_t *out);
 /* The slice moved into a copy in destination order, each destination's records in input order,
  * on the rank's threads: send_n and sdisp set, the copy now data. */
 void dsort_partition(job *j, uint64_t *sdisp);
+
+/* runs.c: a slice beyond the budget sorted by its rank in a few runs, each a piece */
+/* Runs of the slice, each within the budget: 0 where more than the most (32; CLSORT_MPI_RUNS) or
+ * none fits (then the engine sorts it, ext_sort_slice()). */
+unsigned runs_plan(job *j);
+/* The slice sorted in that many runs into sorted_fd; n_runs and each run's bounds in run_cut. */
+void runs_sort(job *j, unsigned runs);
+/* Each run of run_cut cut at the splitters. */
+void runs_cut(job *j);
+/* Bytes [off, off + len) of rank to's pieces of every run, one after the other, from sorted_fd
+ * into buf; 0, or -1 with the error recorded. */
+int runs_read_piece(job *j, int to, uint64_t off, unsigned char *buf, size_t len);
 
 /* hmerge.c: the received pieces merged on the rank's threads (--merge pieces) */
 /* Whether the pieces lie where this rank's threads can read them: memory, the senders' memory or

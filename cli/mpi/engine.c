@@ -4,11 +4,12 @@
  * sink callback, under the rank's budget (-S), its -T directories and threads:
  *   - with CLSORT_MPI_LOCAL=stream, a slice within the budget: streamed from the input through
  *     the device into memory (read and sorted in one, as clsort sorts a file);
- *   - a slice larger than the budget: read from the input, sorted in runs (spilled to nameless
- *     files in -T), merged into one sorted nameless file, which the sample and the exchange read;
- *   - the merge of the received pieces, one sorted piece per sending rank, given to the engine in
- *     rank order: a stable sort of them is their merge by (key, sending rank), which is the order of
- *     (key, input position) the splitters use. From memory or, beyond the budget, from a nameless
+ *   - a slice larger than the budget in more runs than runs.c sorts itself: read from the input,
+ *     sorted in runs (spilled to nameless files in -T), merged into one sorted nameless file,
+ *     which the sample and the exchange read;
+ *   - the merge of the received pieces, sorted pieces in (sending rank, run) order, given to the
+ *     engine in that order: a stable sort of them is their merge by (key, sending rank, run), which
+ *     is the order of (key, input position) the splitters use. From memory or, beyond the budget, from a nameless
  *     file, straight into the output at the rank's offset, in the write phase. The engine sorts
  *     the pieces in one device sort where they fit its budget, else in runs that it merges on the
  *     device (the default) or, with --merge host (its setting device_merge=0), on the host's threads.
@@ -126,7 +127,7 @@ static long long source_read(void *user, void *keys, void *values, size_t max)
         return 0;
     if (s->mem) {
         memcpy(keys, s->mem + s->at * j->rs, n * j->rs);
-    } else if (!s->name && j->piece) {
+    } else if (!s->name && j->src) {
         if (shm_copy_received(j, keys, s->at, n) != 0)
             return -1;
     } else if (!s->name) {
@@ -203,6 +204,11 @@ static void stream_sort(job *j, ext_io *io, const char *what, uint64_t memory, i
 
 void ext_sort_slice(job *j)
 {
+    const unsigned runs = runs_plan(j);
+    if (runs) { /* a few: each a piece of the merge (runs.c) */
+        runs_sort(j, runs);
+        return;
+    }
     const int in = open(j->a->input, O_RDONLY | O_CLOEXEC);
     if (in < 0) {
         dsort_fail(j, EXIT_USAGE, "%s: cannot open for reading: %s", j->a->input, strerror(errno));
@@ -261,6 +267,8 @@ static void copy_into(job *j, MPI_File f, const char *name, uint64_t first)
 
 static int pieces(const job *j)
 {
+    if (j->src)
+        return j->n_src;
     int n = 0;
     for (int r = 0; r < j->size; r++)
         n += j->recv_n[r] > 0;
@@ -279,9 +287,9 @@ int ext_merge_on_threads(const job *j)
 
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first)
 {
-    if (pieces(j) <= 1 && !j->partitioned) { /* partitioned pieces are not sorted */
+    if (pieces(j) <= 1 && !j->partitioned && !j->pieces_unsorted) { /* else not sorted */
         j->merge_threads = 0;
-        if (j->piece) /* where the senders hold them */
+        if (j->src) /* where the senders hold them */
             shm_write_received(j, f, name, first);
         else
             copy_into(j, f, name, first);
@@ -307,5 +315,6 @@ void dsort_merge(job *j)
     j->merge_threads = 0;
     /* one sorted piece is already the merge; several are merged at the write, each merged chunk
      * written while the next downloads (ext_merge_into) */
-    j->merge_at_write = pieces(j) > 1 || (j->partitioned && j->recv_total > 1);
+    j->merge_at_write =
+        pieces(j) > 1 || ((j->partitioned || j->pieces_unsorted) && j->recv_total > 1);
 }

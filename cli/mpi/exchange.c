@@ -12,23 +12,19 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Records of the sorted slice before splitter sp, (order, rank, index) triples compared: the
- * splitter's own rank cuts at its index; on others, records of its order go before it when this
- * rank is the lower (earlier input positions), after it when the higher. */
-static uint64_t cut_at(job *j, const uint64_t *sp)
+/* The slice as one run [0, m) (job.run_cut): sorted in memory or by the engine into one file, or
+ * partitioned. 0, or -1 with the error recorded. */
+static int one_run(job *j)
 {
-    if (sp[1] == (uint64_t)j->rank)
-        return sp[2];
-    const int upper = sp[1] > (uint64_t)j->rank;
-    uint64_t lo = 0, hi = j->m;
-    while (lo < hi && !j->code) {
-        const uint64_t mid = lo + (hi - lo) / 2, o = dsort_order_at(j, mid);
-        if (upper ? o <= sp[0] : o < sp[0])
-            lo = mid + 1;
-        else
-            hi = mid;
+    const int p = j->size;
+    j->n_runs = 1;
+    j->run_cut = calloc((size_t)p + 1, sizeof *j->run_cut);
+    if (!j->run_cut) {
+        dsort_fail(j, EXIT_DEVICE, "cannot allocate the exchange's tables for %d ranks", p);
+        return -1;
     }
-    return lo;
+    j->run_cut[p] = j->m;
+    return 0;
 }
 
 /* One message of sc bytes to `to` and one of rc bytes from `from`, each only when not empty: the
@@ -44,14 +40,16 @@ static void swap(const unsigned char *sbuf, int sc, int to, unsigned char *rbuf,
     MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
 }
 
-/* A stretch of the sorted slice (memory or its file), and of the received part (memory or its
- * file); failures are recorded, and the exchange goes on so that no rank waits for another. */
-static void get_bytes(job *j, unsigned char *buf, uint64_t off, size_t len)
+/* Bytes [off, off + len) of what goes to rank `to` (its pieces of every run, one after the other),
+ * from memory or the slice's file, and of the received part (memory or its file); failures are
+ * recorded, and the exchange goes on so that no rank waits for another. */
+static void get_bytes(job *j, int to, const uint64_t *sdisp, uint64_t off, unsigned char *buf,
+                      size_t len)
 {
     if (!j->ext_local)
-        memcpy(buf, j->data + off, len);
+        memcpy(buf, j->data + sdisp[to] * j->rs + off, len);
     else if (!j->code)
-        ext_pread(j, j->sorted_fd, buf, len, off);
+        runs_read_piece(j, to, off, buf, len);
 }
 
 static void put_bytes(job *j, const unsigned char *buf, uint64_t off, size_t len)
@@ -83,7 +81,7 @@ static void exchange_streamed(job *j, const uint64_t *sdisp, const uint64_t *rdi
         for (uint64_t i = 0; i < (ns > nr ? ns : nr); i++) {
             const int sc = (int)(i < ns ? (sb - i * L < L ? sb - i * L : L) : 0);
             const int rc = (int)(i < nr ? (rb - i * L < L ? rb - i * L : L) : 0);
-            get_bytes(j, sbuf, sdisp[to] * j->rs + i * L, (size_t)sc);
+            get_bytes(j, to, sdisp, i * L, sbuf, (size_t)sc);
             if (k == 0) { /* this rank's own piece */
                 put_bytes(j, sbuf, rdisp[from] * j->rs + i * L, (size_t)sc);
                 continue;
@@ -172,14 +170,15 @@ void dsort_exchange(job *j)
         dsort_fail(j, EXIT_DEVICE, "cannot allocate the exchange's tables for %d ranks", p);
     } else if (j->partitioned) {
         dsort_partition(j, sdisp);
-    } else {
-        uint64_t prev = 0;
-        for (int d = 0; d < p; d++) {
-            uint64_t cut = d == p - 1 ? j->m : cut_at(j, j->splitters + 3 * d);
-            sdisp[d] = prev;
-            j->send_n[d] = cut - prev;
-            prev = cut;
-        }
+        if (one_run(j) == 0)
+            memcpy(j->run_cut, sdisp, (size_t)p * sizeof *sdisp);
+    } else if (j->run_cut || one_run(j) == 0) { /* the slice's runs (runs.c), or one sorted run */
+        runs_cut(j);
+        for (unsigned t = 0; t < j->n_runs; t++)
+            for (int d = 0; d < p; d++)
+                j->send_n[d] += j->run_cut[t * (p + 1) + d + 1] - j->run_cut[t * (p + 1) + d];
+        for (int d = 0; d < p; d++)
+            sdisp[d] = j->run_cut[d]; /* one run: where each piece starts (messages in memory) */
     }
     dsort_injected(j, PH_EXCHANGE);
     if (dsort_agree(j))
@@ -197,11 +196,15 @@ void dsort_exchange(job *j)
     }
     /* on one host each rank reads its pieces where the senders hold them: nothing is sent (the
      * slices stay until the process ends, read by the merges) */
-    if (shm_exchange(j, sdisp, !beyond_budget(j))) {
+    if (shm_exchange(j, !beyond_budget(j))) {
         /* the senders' sorted files mapped: merged under the whole budget at the write, from there */
         j->ext_recv = j->ext_local && beyond_budget(j);
         goto done;
     }
+    /* by messages a rank's runs come one after the other: no longer one sorted piece a rank */
+    int runs = j->n_runs > 1, some = 0;
+    MPI_Allreduce(&runs, &some, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    j->pieces_unsorted = some;
     receive_into(j);
     if (dsort_agree(j))
         goto done;

@@ -4,15 +4,17 @@
  * their sorted files mapped (shared.c), or the messages it received. No device sort and no
  * temporary file: the pieces are read once and each record is written once, into the output's map
  * or, where the output is not mapped, into a buffer that is written a round at a time. Steps:
- *   hm_sources   the pieces with records, in rank order
+ *   hm_sources   the pieces with records, in (sending rank, run) order: a rank's runs where it
+ *                sorted its slice beyond the budget in runs (runs.c), else one piece a rank
  *   seg_cut      the output cut into segments of equal size; for each segment's start, where it
  *                starts in each piece: the smallest order v at which the pieces hold enough
  *                records, those below v taken from every piece and those equal to v from the
- *                lower ranks first (found by binary searches, on the threads)
+ *                earlier pieces first (found by binary searches, on the threads)
  *   merge_segment each segment merged on a thread: the least of the pieces' next records by
- *                (order, rank), found by a scan of up to 8 pieces, else by a heap; each piece read
+ *                (order, piece), found by a scan of up to 8 pieces, else by a heap; each piece read
  *                a block at a time with its blocks' orders (clsort_key_orders())
- * Records compare as (clsort_key_order(), sending rank), which is clsort's order (dsort.h).
+ * Records compare as (clsort_key_order(), piece): the pieces' order is that of their records' input
+ * positions, so this is clsort's order (dsort.h).
  */
 #include "dsort.h"
 #include "cli.h"
@@ -29,7 +31,7 @@ typedef struct hmerge {
     job *j;
     size_t rs;
     int k;                        /* pieces with records */
-    int *rank;                    /* each one's sending rank */
+    int *src;                     /* each one's index in job.src (read by shm_read_piece()) */
     const unsigned char **base;   /* each one's records in this address space; NULL: read by
                                      shm_read_piece() */
     uint64_t *len;
@@ -65,7 +67,7 @@ static uint64_t order_at(hmerge *h, int s, uint64_t i)
     unsigned char rec[HM_REC_MAX];
     const unsigned char *p = h->base[s] ? h->base[s] + i * h->rs : rec;
     if (!h->base[s]) {
-        const int e = shm_read_piece(h->j, h->rank[s], rec, i, 1);
+        const int e = shm_read_piece(h->j, h->src[s], rec, i, 1);
         if (e) {
             fail(h, e);
             return 0;
@@ -150,7 +152,7 @@ static int refill(hmerge *h, int s, hm_cursor *c)
     if (h->base[s]) {
         c->rec = h->base[s] + c->next * h->rs;
     } else {
-        const int e = shm_read_piece(h->j, h->rank[s], c->buf, c->next, c->n);
+        const int e = shm_read_piece(h->j, h->src[s], c->buf, c->next, c->n);
         if (e)
             return e;
         c->rec = c->buf;
@@ -160,7 +162,7 @@ static int refill(hmerge *h, int s, hm_cursor *c)
     return 0;
 }
 
-/* Whether piece x's next record goes before piece y's: the smaller order, else the lower rank. */
+/* Whether piece x's next record goes before piece y's: the smaller order, else the earlier piece. */
 static inline int before(const hm_cursor *c, int x, int y)
 {
     const uint64_t a = c[x].ord[c[x].at], b = c[y].ord[c[y].at];
@@ -203,7 +205,7 @@ merge2(unsigned char *o, size_t rs, const unsigned char *xr, const uint64_t *ox,
 {
     size_t i = *pi, j = *pj;
     while (i < xn && j < yn) {
-        const int t = oy[j] < ox[i]; /* equal orders: the lower rank's (x) first */
+        const int t = oy[j] < ox[i]; /* equal orders: the earlier piece's (x) first */
         memcpy(o, t ? yr + j * rs : xr + i * rs, rs);
         o += rs;
         i += (size_t)!t;
@@ -229,7 +231,7 @@ static int drain(hmerge *h, int s, hm_cursor *x, unsigned char **o)
 /* Up to HM_SCAN pieces: the next record is the least of their current orders, found by a scan that
  * compiles to conditional moves (which piece wins is a coin toss for random keys: a branch on it
  * was mispredicted half the time, about 10 ns a record). act[] holds the pieces with records left,
- * in rank order, so that the first least order is the lowest rank's. */
+ * in order, so that the first least order is the earliest piece's. */
 static int merge_scan(hmerge *h, hm_cursor *c, int *act, int n, unsigned char *o)
 {
     uint64_t cur[HM_SCAN];
@@ -397,26 +399,32 @@ static void run_round(hmerge *h, int cutting, uint64_t lo, uint64_t hi)
 
 int hmerge_possible(const job *j)
 {
-    return (j->piece != NULL || (!j->ext_recv && j->recv)) && j->rs <= HM_REC_MAX &&
-           !j->partitioned;
+    return (j->src != NULL || (!j->ext_recv && j->recv)) && j->rs <= HM_REC_MAX &&
+           !j->partitioned && !j->pieces_unsorted;
 }
 
-/* The pieces with records, in rank order, where each lies. */
+/* The pieces with records, in order, where each lies: job.src, else the messages received. */
 static int hm_sources(hmerge *h)
 {
     job *j = h->j;
-    h->rank = malloc((size_t)j->size * sizeof *h->rank);
-    h->base = malloc((size_t)j->size * sizeof *h->base);
-    h->len = malloc((size_t)j->size * sizeof *h->len);
-    if (!h->rank || !h->base || !h->len)
+    const size_t most = j->src ? (size_t)j->n_src : (size_t)j->size;
+    h->src = malloc((most ? most : 1) * sizeof *h->src);
+    h->base = malloc((most ? most : 1) * sizeof *h->base);
+    h->len = malloc((most ? most : 1) * sizeof *h->len);
+    if (!h->src || !h->base || !h->len)
         return -1;
+    for (int s = 0; j->src && s < j->n_src; s++) {
+        h->src[h->k] = s;
+        h->len[h->k] = j->src[s].n;
+        h->base[h->k] = j->src[s].pid ? NULL : j->src[s].at;
+        h->k += j->src[s].n > 0;
+    }
     uint64_t at = 0;
-    for (int r = 0; r < j->size; r++) {
+    for (int r = 0; !j->src && r < j->size; r++) {
         if (j->recv_n[r]) {
-            h->rank[h->k] = r;
+            h->src[h->k] = r;
             h->len[h->k] = j->recv_n[r];
-            h->base[h->k] = j->piece ? (j->peer_pid && j->peer_pid[r] ? NULL : j->piece[r])
-                                     : j->recv + at * j->rs;
+            h->base[h->k] = j->recv + at * j->rs;
             h->k++;
         }
         at += j->recv_n[r];
@@ -474,7 +482,7 @@ void hmerge_into(job *j, MPI_File f, const char *name, uint64_t first)
 out:
     free(buf);
     free(h.cut);
-    free(h.rank);
+    free(h.src);
     free(h.base);
     free(h.len);
 }

@@ -42,7 +42,7 @@ static int rank_and_point(const char *v, int size, const char *const *names, int
 }
 
 /* The testing variables, the same on every rank: CLSORT_MPI_FAIL_RANK=R[:PHASE],
- * CLSORT_MPI_PIECE_BYTES=N, CLSORT_MPI_MERGE_SEGMENT=N, CLSORT_MPI_TEST_STOP=R:POINT,
+ * CLSORT_MPI_PIECE_BYTES=N, CLSORT_MPI_MERGE_SEGMENT=N, CLSORT_MPI_RUNS=N, CLSORT_MPI_TEST_STOP=R:POINT,
  * CLSORT_MPI_TEST_NAMED=1, CLSORT_MPI_LOCAL and CLSORT_MPI_SHARED. Returns an exit status. */
 static int read_environment(job *j)
 {
@@ -79,6 +79,16 @@ static int read_environment(job *j)
             return EXIT_USAGE;
         }
         j->merge_segment = n;
+    }
+    v = env->runs;
+    if (v) {
+        char *end;
+        const unsigned long long n = strtoull(v, &end, 10);
+        if (*end || *v < '0' || *v > '9' || n > 4096) {
+            msg_error("CLSORT_MPI_RUNS='%s': expected the most runs a rank sorts itself, 0 to 4096",
+                      v);
+            return EXIT_USAGE;
+        }
     }
     v = env->test_stop;
     j->stop_at = -1;
@@ -125,13 +135,13 @@ static void print_stats(job *j)
     MPI_Reduce(&j->open_ms, &open_ms, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(j->device_ms, dev, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t *shares = j->rank == 0 ? malloc((size_t)j->size * sizeof *shares) : NULL;
-    unsigned *threads = j->rank == 0 ? malloc(4 * (size_t)j->size * sizeof *threads) : NULL;
+    unsigned *threads = j->rank == 0 ? malloc(5 * (size_t)j->size * sizeof *threads) : NULL;
     char *devices = j->rank == 0 ? malloc((size_t)j->size * sizeof j->device) : NULL;
     MPI_Gather(&j->out_n, 1, MPI_UINT64_T, shares, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    const unsigned mine[4] = {j->merge_threads, j->runs_spilled,
+    const unsigned mine[5] = {j->merge_threads, j->runs_spilled,
                               j->ext_local ? 1u : j->local_stream ? 2u : 0u,
-                              (unsigned)(j->ext_recv && j->recv_fd >= 0)};
-    MPI_Gather(mine, 4, MPI_UNSIGNED, threads, 4, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+                              (unsigned)(j->ext_recv && j->recv_fd >= 0), j->n_runs};
+    MPI_Gather(mine, 5, MPI_UNSIGNED, threads, 5, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
     MPI_Gather(j->device, (int)sizeof j->device, MPI_CHAR, devices, (int)sizeof j->device,
                MPI_CHAR, 0, MPI_COMM_WORLD);
     if (j->rank == 0 && shares && threads && devices) {
@@ -140,10 +150,10 @@ static void print_stats(job *j)
                 j->size, (unsigned long long)j->n, j->rs, clsort_key_type_name(j->spec.key_type),
                 j->posix_io ? "POSIX" : "MPI-IO",
                 j->partitioned ? ", slices partitioned (one sort, at the merge)" : "",
-                !j->piece     ? ""
-                : j->peer_pid ? ", pieces read from the senders' memory"
+                !j->src        ? ""
                 : j->ext_local ? ", pieces read from the senders' sorted files"
-                              : ", pieces read from the senders' memory files",
+                : j->read_peers ? ", pieces read from the senders' memory"
+                               : ", pieces read from the senders' memory files",
                 j->out_mapped ? ", output mapped" : "");
         for (int ph = 0; ph < N_PHASES; ph++) {
             fprintf(stderr, "  %-10s %10.3f ms (slowest rank)\n", phase_label[ph], slowest[ph]);
@@ -161,7 +171,7 @@ static void print_stats(job *j)
         for (int r = 0; r < j->size; r++) {
             char safe[512];
             msg_sanitize(safe, sizeof safe, devices + (size_t)r * sizeof j->device);
-            const unsigned *f = threads + 4 * r, t = f[0];
+            const unsigned *f = threads + 5 * r, t = f[0];
             fprintf(stderr, "  rank %d: %llu records out (%.1f%% of n/P) on %s, ", r,
                     (unsigned long long)shares[r], fair > 0 ? 100.0 * shares[r] / fair : 0.0,
                     safe);
@@ -172,7 +182,9 @@ static void print_stats(job *j)
             else
                 fprintf(stderr, "merged on %u thread%s", t, t == 1 ? "" : "s");
             /* beyond the budget: where the external sorts went */
-            if (f[2] == 1)
+            if (f[2] == 1 && f[4] > 1) /* runs.c */
+                fprintf(stderr, ", slice sorted in runs (%u, each a piece)", f[4]);
+            else if (f[2] == 1)
                 fprintf(stderr, ", slice sorted in runs");
             else if (f[2] == 2)
                 fprintf(stderr, ", slice streamed from the input through the device");

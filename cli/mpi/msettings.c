@@ -23,6 +23,7 @@ void msettings_load(void)
     current.local = value("CLSORT_MPI_LOCAL");
     current.shared = value("CLSORT_MPI_SHARED");
     current.merge_segment = value("CLSORT_MPI_MERGE_SEGMENT");
+    current.runs = value("CLSORT_MPI_RUNS");
     current.device_set = value("CLSORT_DEVICE") != NULL;
     current.tmpdir = value("TMPDIR");
 }

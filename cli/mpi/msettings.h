@@ -19,6 +19,8 @@ typedef struct mpi_settings {
                                 the ranks can read each other's memory (measuring, testing) */
     const char *merge_segment; /* CLSORT_MPI_MERGE_SEGMENT=N: testing, the least records of a
                                   segment of --merge pieces (4096), so that small inputs are cut */
+    const char *runs;        /* CLSORT_MPI_RUNS=N: testing, the most runs a rank beyond the budget
+                                sorts itself (runs.c; 0: the engine's sort in runs, always) */
     int device_set;          /* CLSORT_DEVICE is set (not empty): the library picks the device */
     const char *tmpdir;      /* TMPDIR, NULL when unset or empty: where temporary files go
                                 without -T (else /tmp) */

@@ -170,28 +170,119 @@ void shm_release_slice(job *j)
     j->data = NULL;
 }
 
-/* What a rank tells the others of its slice: its process, descriptor, file and bytes. */
+/* What a rank tells the others of its slice: its process, descriptor (or address), file and
+ * bytes. */
 enum { INFO_PID, INFO_FD, INFO_DEV, INFO_INO, INFO_BYTES, N_INFO };
+
+/* Every rank's run table (job.run_cut), gathered: runs[r] runs each, rank r's at cut + at[r]. */
+typedef struct run_tables {
+    unsigned *runs;
+    uint64_t *at;
+    uint64_t *cut;
+} run_tables;
+
+static void free_tables(run_tables *t)
+{
+    free(t->runs);
+    free(t->at);
+    free(t->cut);
+}
+
+/* Collective: 1, or 0 on every rank where any could not allocate them. */
+static int gather_tables(job *j, run_tables *t)
+{
+    const int p = j->size;
+    const size_t row = (size_t)p + 1;
+    t->runs = malloc((size_t)p * sizeof *t->runs);
+    t->at = malloc((size_t)p * sizeof *t->at);
+    int *counts = malloc((size_t)p * sizeof *counts), *displs = malloc((size_t)p * sizeof *displs);
+    int ok = t->runs && t->at && counts && displs, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    t->cut = NULL;
+    if (all) {
+        MPI_Allgather(&j->n_runs, 1, MPI_UNSIGNED, t->runs, 1, MPI_UNSIGNED, MPI_COMM_WORLD);
+        uint64_t total = 0;
+        for (int r = 0; r < p; r++) {
+            t->at[r] = total;
+            counts[r] = (int)(t->runs[r] * row);
+            displs[r] = (int)total;
+            total += t->runs[r] * row;
+        }
+        /* a few runs a rank (RUNS_MAX) on the ranks of one host: far from an int's count */
+        ok = total <= INT_MAX && (t->cut = malloc(total * sizeof *t->cut)) != NULL;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (all)
+            MPI_Allgatherv(j->run_cut, (int)(j->n_runs * row), MPI_UINT64_T, t->cut, counts,
+                           displs, MPI_UINT64_T, MPI_COMM_WORLD);
+    }
+    free(counts);
+    free(displs);
+    if (!all)
+        free_tables(t);
+    return all;
+}
+
+/* Where this rank's piece of run k of rank r starts in that rank's slice, and its records. */
+static uint64_t piece_of(const job *j, const run_tables *t, int r, unsigned k, uint64_t *n)
+{
+    const uint64_t *c = t->cut + t->at[r] + (uint64_t)k * ((uint64_t)j->size + 1);
+    *n = c[j->rank + 1] - c[j->rank];
+    return c[j->rank];
+}
+
+/* The records of rank r's slice that this rank merges lie in [lo, hi): its pieces of every run. */
+static void span_of(const job *j, const run_tables *t, int r, uint64_t *lo, uint64_t *hi)
+{
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (unsigned k = 0; k < t->runs[r]; k++) {
+        uint64_t n;
+        const uint64_t at = piece_of(j, t, r, k, &n);
+        if (n) {
+            *lo = at < *lo ? at : *lo;
+            *hi = at + n > *hi ? at + n : *hi;
+        }
+    }
+}
+
+/* src[] from the tables: every rank's pieces with records, in (rank, run) order, at base[r] +
+ * their start (less lo[r]) in rank r's slice. */
+static int list_pieces(job *j, const run_tables *t, unsigned char *const *base, const uint64_t *lo,
+                       const int *pid)
+{
+    uint64_t k = 0;
+    for (int r = 0; r < j->size; r++)
+        k += t->runs[r];
+    j->src = calloc(k ? k : 1, sizeof *j->src);
+    if (!j->src)
+        return 0;
+    j->n_src = 0;
+    for (int r = 0; r < j->size; r++)
+        for (unsigned q = 0; q < t->runs[r]; q++) {
+            uint64_t n;
+            const uint64_t at = piece_of(j, t, r, q, &n);
+            if (n)
+                j->src[j->n_src++] = (src_piece){r, pid ? pid[r] : 0,
+                                                 base[r] + (at - lo[r]) * j->rs, n};
+        }
+    return 1;
+}
 
 /* The stretch [off, off + len) of rank r's slice file mapped for reading (whole pages around it),
  * the file checked to be the one it named (a rank in another PID namespace would find another
- * process's descriptor there); piece[r] its start. This rank's slice where it holds it (a memory
- * file: data), else its own file too. A memory file's pages are faulted in at once; a sorted file
- * (beyond the budget) is read as the merge goes. */
-static int map_piece(job *j, int r, const uint64_t *info, uint64_t off, uint64_t len)
+ * process's descriptor there); returns its start, or NULL. This rank's slice where it holds it (a
+ * memory file: data), else its own file too. A memory file's pages are faulted in at once; a
+ * sorted file (beyond the budget) is read as the merge goes. */
+static unsigned char *map_stretch(job *j, int r, const uint64_t *info, uint64_t off, uint64_t len)
 {
-    if (!len)
-        return 1;
-    if (r == j->rank && j->data) {
-        j->piece[r] = j->data + off;
-        return 1;
-    }
+    if (r == j->rank && j->data)
+        return j->data + off;
     char path[64];
     snprintf(path, sizeof path, "/proc/%llu/fd/%llu", (unsigned long long)info[INFO_PID],
              (unsigned long long)info[INFO_FD]);
     const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return 0;
+        return NULL;
     const long pg = sysconf(_SC_PAGESIZE);
     const uint64_t page = pg > 0 ? (uint64_t)pg : 4096, base = off / page * page;
     const int memory = !j->ext_local;
@@ -204,13 +295,10 @@ static int map_piece(job *j, int r, const uint64_t *info, uint64_t off, uint64_t
                  MAP_SHARED | (memory ? MAP_POPULATE : 0), fd, (off_t)base);
     close(fd);
     if (p == MAP_FAILED)
-        return 0;
-    if (!memory)
-        (void)madvise(p, (size_t)(off + len - base), MADV_SEQUENTIAL);
+        return NULL;
     j->peer_map[r] = p;
     j->peer_bytes[r] = off + len - base;
-    j->piece[r] = (unsigned char *)p + (off - base);
-    return 1;
+    return (unsigned char *)p + (off - base);
 }
 
 static void unmap_peers(job *j)
@@ -220,111 +308,132 @@ static void unmap_peers(job *j)
             munmap(j->peer_map[r], j->peer_bytes[r]);
     free(j->peer_map);
     free(j->peer_bytes);
-    free(j->piece);
-    free(j->peer_pid);
-    j->peer_pid = NULL;
+    free(j->src);
     j->peer_map = NULL;
     j->peer_bytes = NULL;
-    j->piece = NULL;
+    j->src = NULL;
+    j->n_src = 0;
 }
 
 /* The pieces where the senders hold them in ordinary memory, read by process_vm_readv(). */
-static int exchange_by_reads(job *j, const uint64_t *sdisp)
+static int exchange_by_reads(job *j, const run_tables *t)
 {
     const int p = j->size;
     const uint64_t mine[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)j->data};
-    uint64_t *info = malloc(2 * (size_t)p * sizeof *info);
-    uint64_t *from = malloc((size_t)p * sizeof *from);
-    j->peer_pid = calloc((size_t)p, sizeof *j->peer_pid);
-    j->piece = calloc((size_t)p, sizeof *j->piece);
-    int ok = info && from && j->peer_pid && j->piece, all = 0;
+    uint64_t *info = malloc(2 * (size_t)p * sizeof *info), *lo = calloc((size_t)p, sizeof *lo);
+    unsigned char **base = malloc((size_t)p * sizeof *base);
+    int *pid = malloc((size_t)p * sizeof *pid);
+    int ok = info && lo && base && pid, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all) {
         MPI_Allgather(mine, 2, MPI_UINT64_T, info, 2, MPI_UINT64_T, MPI_COMM_WORLD);
-        MPI_Alltoall(sdisp, 1, MPI_UINT64_T, from, 1, MPI_UINT64_T, MPI_COMM_WORLD);
         for (int r = 0; r < p; r++) {
-            j->peer_pid[r] = r == j->rank ? 0 : (int)info[2 * r];
+            pid[r] = r == j->rank ? 0 : (int)info[2 * r];
             /* another rank's address, read only through process_vm_readv() */
-            j->piece[r] = (const unsigned char *)(uintptr_t)(info[2 * r + 1] + from[r] * j->rs);
+            base[r] = (unsigned char *)(uintptr_t)info[2 * r + 1];
         }
-    } else {
-        free(j->peer_pid);
-        free(j->piece);
-        j->peer_pid = NULL;
-        j->piece = NULL;
+        ok = list_pieces(j, t, base, lo, pid);
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     }
+    if (!all)
+        unmap_peers(j);
     free(info);
-    free(from);
+    free(lo);
+    free(base);
+    free(pid);
     return all;
 }
 
 /* Each rank's slice in a file the others may open: a memory file (slice_fd), or, beyond the
  * budget, its sorted file (sorted_fd). Each rank maps the stretch of every rank's file that holds
- * its piece, where it lies, and its merge reads the pieces from there: nothing is sent, and beyond
+ * its pieces, where it lies, and its merge reads the pieces from there: nothing is sent, and beyond
  * the budget no received file is written (two H200s, 16 GiB beyond the budget: the exchange
  * through files took 7.6-9.3 s, docs/mpi.md). */
-static int exchange_by_maps(job *j, const uint64_t *sdisp, int fd, uint64_t bytes)
+static int exchange_by_maps(job *j, const run_tables *t, int fd, uint64_t bytes)
 {
     const int p = j->size;
     uint64_t mine[N_INFO] = {(uint64_t)getpid(), (uint64_t)fd, 0, 0, bytes};
     struct stat st;
     if (fstat(fd, &st) == 0)
         mine[INFO_DEV] = (uint64_t)st.st_dev, mine[INFO_INO] = (uint64_t)st.st_ino;
-    uint64_t *info = malloc((size_t)p * N_INFO * sizeof *info);
-    uint64_t *from = malloc((size_t)p * sizeof *from); /* where my piece starts in each slice */
+    uint64_t *info = malloc((size_t)p * N_INFO * sizeof *info), *lo = calloc((size_t)p, sizeof *lo);
+    unsigned char **base = calloc((size_t)p, sizeof *base);
     j->peer_map = calloc((size_t)p, sizeof *j->peer_map);
     j->peer_bytes = calloc((size_t)p, sizeof *j->peer_bytes);
-    j->piece = calloc((size_t)p, sizeof *j->piece);
-    int ok = info && from && j->peer_map && j->peer_bytes && j->piece, all = 0;
+    int ok = info && lo && base && j->peer_map && j->peer_bytes, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all) {
         MPI_Allgather(mine, N_INFO, MPI_UINT64_T, info, N_INFO, MPI_UINT64_T, MPI_COMM_WORLD);
-        MPI_Alltoall(sdisp, 1, MPI_UINT64_T, from, 1, MPI_UINT64_T, MPI_COMM_WORLD);
-        for (int r = 0; r < p && ok; r++)
-            ok = map_piece(j, r, info + (size_t)r * N_INFO, from[r] * j->rs,
-                           j->recv_n[r] * j->rs);
+        for (int r = 0; r < p && ok; r++) {
+            uint64_t hi;
+            span_of(j, t, r, &lo[r], &hi);
+            if (hi > lo[r])
+                ok = (base[r] = map_stretch(j, r, info + (size_t)r * N_INFO, lo[r] * j->rs,
+                                            (hi - lo[r]) * j->rs)) != NULL;
+        }
+        ok = ok && list_pieces(j, t, base, lo, NULL);
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     }
     if (!all)
         unmap_peers(j);
     free(info);
-    free(from);
+    free(lo);
+    free(base);
     return all;
 }
 
-int shm_exchange(job *j, const uint64_t *sdisp, int within_budget)
+int shm_exchange(job *j, int within_budget)
 {
     int files = shared_allowed(j) && j->ext_local && j->sorted_fd >= 0, all = 0;
     MPI_Allreduce(&files, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (all)
-        return exchange_by_maps(j, sdisp, j->sorted_fd, j->m * j->rs);
-    int ok = (j->slice_fd >= 0 || j->read_peers) && within_budget && !j->ext_local;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all)
+    const int by_files = all;
+    if (!by_files) {
+        int ok = (j->slice_fd >= 0 || j->read_peers) && within_budget && !j->ext_local;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!all)
+            return 0;
+    }
+    run_tables t;
+    if (!gather_tables(j, &t))
         return 0;
-    if (j->read_peers)
-        return exchange_by_reads(j, sdisp);
-    return exchange_by_maps(j, sdisp, j->slice_fd, j->slice_bytes);
+    if (by_files)
+        all = exchange_by_maps(j, &t, j->sorted_fd, j->m * j->rs);
+    else if (j->read_peers)
+        all = exchange_by_reads(j, &t);
+    else
+        all = exchange_by_maps(j, &t, j->slice_fd, j->slice_bytes);
+    free_tables(&t);
+    return all;
+}
+
+/* n records of piece s from its record at, to dst: 0 or an errno value. */
+static int read_src(const job *j, int s, unsigned char *dst, uint64_t at, size_t n, unsigned threads)
+{
+    const src_piece *q = &j->src[s];
+    const unsigned char *from = q->at + at * j->rs;
+    if (q->pid)
+        return threads > 1 ? vm_read_threads(q->pid, dst, (uint64_t)(uintptr_t)from, n * j->rs,
+                                             threads)
+                           : vm_read(q->pid, dst, (uint64_t)(uintptr_t)from, n * j->rs);
+    if (threads > 1)
+        pio_copy(dst, from, n * j->rs);
+    else
+        memcpy(dst, from, n * j->rs);
+    return 0;
 }
 
 int shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n)
 {
     uint64_t start = 0;
-    for (int r = 0; r < j->size && n > 0; r++) {
-        const uint64_t end = start + j->recv_n[r];
+    for (int s = 0; s < j->n_src && n > 0; s++) {
+        const uint64_t end = start + j->src[s].n;
         if (at < end) {
             const uint64_t take = end - at < n ? end - at : n;
-            const unsigned char *src = j->piece[r] + (at - start) * j->rs;
-            if (j->peer_pid && j->peer_pid[r]) {
-                const int e = vm_read_threads(j->peer_pid[r], dst, (uint64_t)(uintptr_t)src,
-                                              take * j->rs, j->threads);
-                if (e) {
-                    dsort_fail(j, EXIT_DEVICE, "cannot read the records rank %d holds for this "
-                               "rank: %s", r, strerror(e));
-                    return -1;
-                }
-            } else {
-                pio_copy(dst, src, take * j->rs);
+            const int e = read_src(j, s, dst, at - start, (size_t)take, j->threads);
+            if (e) {
+                dsort_fail(j, EXIT_DEVICE, "cannot read the records rank %d holds for this "
+                           "rank: %s", j->src[s].rank, strerror(e));
+                return -1;
             }
             dst += take * j->rs;
             at += take;
@@ -335,13 +444,9 @@ int shm_copy_received(job *j, unsigned char *dst, uint64_t at, size_t n)
     return 0;
 }
 
-int shm_read_piece(const job *j, int r, void *dst, uint64_t at, size_t n)
+int shm_read_piece(const job *j, int s, void *dst, uint64_t at, size_t n)
 {
-    const unsigned char *src = j->piece[r] + at * j->rs;
-    if (j->peer_pid && j->peer_pid[r])
-        return vm_read(j->peer_pid[r], dst, (uint64_t)(uintptr_t)src, n * j->rs);
-    memcpy(dst, src, n * j->rs);
-    return 0;
+    return read_src(j, s, dst, at, n, 1);
 }
 
 void shm_write_received(job *j, MPI_File f, const char *name, uint64_t first)

@@ -257,7 +257,9 @@ rm -f mt.bin mt.ref mt.out
 
 # shares larger than -S: sorted in runs in temporary files (-T), merged from the stretches of the
 # senders' sorted files that each rank maps where they lie (or, with CLSORT_MPI_SHARED=0, sent as
-# messages into a file of the received part).
+# messages into a file of the received part). A rank sorts a few runs itself, each a piece of every
+# rank's merge (runs.c); CLSORT_MPI_RUNS=0 leaves them to the engine, which merges them into one
+# sorted slice first.
 # -S far too small names the least every rank takes for its data (what the OpenCL driver and MPI
 # hold is not counted, as with clsort); a few MiB more is a data budget below each rank's share.
 mkdir runs
@@ -299,15 +301,25 @@ for e in "${exts[@]}"; do
         run_mpi $p $sopts -S "$S" -T runs -i ext.bin -o ext.out --stats
     expect_status "$what" 0
     same_file "$what: as clsort sorts it" ext.out ext.ref
-    sorted=$(grep -c 'slice sorted in runs' err.txt)
+    sorted=$(grep -c 'slice sorted in runs ([0-9]*, each a piece)' err.txt)
     files=$(grep -c 'runs in temporary files' err.txt)
     mapped=$(grep -c "pieces read from the senders' sorted files" err.txt)
-    threads=$(grep -c "merged on [0-9]* threads\?\|one piece, no merge" err.txt)
-    check "$what: every rank's slice sorted in runs" test "$sorted" -eq $p
+    threads=$(grep -c "merged on [0-9]* threads\?" err.txt)
+    check "$what: every rank's slice sorted in runs, each a piece" test "$sorted" -eq $p
     [ "$spill" = 0 ] || check "$what: every rank's runs in files" test "$files" -eq $p
     check "$what: the pieces read from the senders' sorted files" test "$mapped" -eq 1
     check "$what: the pieces merged on the ranks' threads" test "$threads" -eq $p
     expect_only runs "$what" # nameless files only
+    # the engine's sort in runs into one sorted slice, a piece a rank
+    # shellcheck disable=SC2086
+    CLSORT_MPI_RUNS=0 run_mpi $p $sopts -S "$S" -T runs -i ext.bin -o ext.out --stats
+    expect_status "$what, CLSORT_MPI_RUNS=0" 0
+    same_file "$what, CLSORT_MPI_RUNS=0: as clsort sorts it" ext.out ext.ref
+    sorted=$(grep -c 'slice sorted in runs$\|slice sorted in runs,' err.txt)
+    threads=$(grep -c "merged on [0-9]* threads\?\|one piece, no merge" err.txt)
+    check "$what, CLSORT_MPI_RUNS=0: every slice sorted by the engine" test "$sorted" -eq $p
+    check "$what, CLSORT_MPI_RUNS=0: the pieces merged on the threads" test "$threads" -eq $p
+    expect_only runs "$what, CLSORT_MPI_RUNS=0"
     [ "$p" = 2 ] || continue
     # shellcheck disable=SC2086
     CLSORT_MPI_SHARED=0 run_mpi $p $sopts -S "$S" -T runs -i ext.bin -o ext.out --stats
@@ -413,6 +425,9 @@ expect_message "--parallel 0" "--parallel 0: expected 1 to 256 threads"
 run_mpi 2 --merge gpu -i two.bin -o x
 expect_status "--merge gpu" 1
 expect_message "--merge gpu" "--merge gpu: expected auto, pieces, device or host"
+CLSORT_MPI_RUNS=-1 run_mpi 2 -i two.bin -o x
+expect_status "CLSORT_MPI_RUNS=-1" 1
+expect_message "CLSORT_MPI_RUNS=-1" "CLSORT_MPI_RUNS='-1': expected the most runs a rank sorts itself"
 CLSORT_MPI_MERGE_SEGMENT=0x10 run_mpi 2 -i two.bin -o x
 expect_status "CLSORT_MPI_MERGE_SEGMENT=0x10" 1
 expect_message "CLSORT_MPI_MERGE_SEGMENT=0x10" "CLSORT_MPI_MERGE_SEGMENT='0x10': expected a number of records"
