@@ -15,7 +15,9 @@
 #   messages (CLSORT_MPI_SHARED=0: the pieces sent as messages and the output written by pwrite()),
 #   map (CLSORT_MPI_SHARED=map: the slices in memory files that the other ranks map), partition
 #   (CLSORT_MPI_LOCAL=partition: the slices partitioned, not sorted, before the exchange)
-#   and one-gpu (each rank sees only its GPU: CUDA_VISIBLE_DEVICES set to its local rank)
+#   one-gpu (each rank sees only its GPU: CUDA_VISIBLE_DEVICES set to its local rank) and
+#   engine-runs (CLSORT_MPI_RUNS=0: a slice beyond -S sorted in runs by the engine and merged into
+#   one sorted file, in place of runs that are each a piece of the merge)
 #   STARTUP=1: first, mpirun's own start (`mpirun -n G true`) and clsort-mpi on 1024 keys, with
 #   mpirun's defaults and with MPIRUN_LEAN (default: shared memory and self as the only transports)
 #   REF_RUNS (2): runs of clsort on one GPU (the first may build the kernels for a cold cache)
@@ -91,6 +93,7 @@ for in in $INPUTS; do
         messages) venv=(CLSORT_MPI_SHARED=0) ;;
         map) venv=(CLSORT_MPI_SHARED=map) ;;
         partition) venv=(CLSORT_MPI_LOCAL=partition) ;;
+        engine-runs) venv=(CLSORT_MPI_RUNS=0) ;;
         # shellcheck disable=SC2016
         one-gpu) pre=(bash -c 'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"' one-gpu) ;;
         "") ;;
