@@ -720,6 +720,19 @@ CLSORT_API void clsort_scratch_info(const clsort_context *ctx, size_t *kept_byte
  */
 CLSORT_API size_t clsort_staging_bytes(const clsort_context *ctx, size_t bytes);
 
+/**
+ * Host memory that clsort_sort_records() of @p n such records would take at its peak on this
+ * context, besides the records themselves and the staging slots (clsort_staging_bytes()): 0 where
+ * the records are gathered on the device or are keys sorted on every bit in place; the positions
+ * for keys sorted on some of their bits; else the host's way's permutation, with the keys while it
+ * is found and then with a gathered copy of the records. Where a device that looked large enough
+ * turns out short of memory, the sort takes the host's way after all. SIZE_MAX for arguments that
+ * clsort_sort_records() refuses (no detail is kept). For callers that keep to a memory budget.
+ */
+CLSORT_API size_t clsort_records_host_bytes(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                                            size_t record_size, size_t key_offset,
+                                            size_t key_size);
+
 /** clsort_source.n when the number of records is not known in advance (a pipe). */
 #define CLSORT_SIZE_UNKNOWN UINT64_MAX
 

@@ -917,6 +917,36 @@ static void test_staging_bytes(void **state)
     clsort_close(&ctx);
 }
 
+/* clsort_records_host_bytes(): what clsort_sort_records() takes beyond the records, by its way:
+ * the host's on a device sharing host memory (PoCL), nothing where the records are gathered on
+ * the device (forced here by the setting), the positions of keys sorted on some of their bits. */
+static void test_records_host_bytes(void **state)
+{
+    clsort_context *ctx = *state;
+    clsort_spec spec;
+    clsort_spec_default(&spec);
+    assert_true(clsort_records_host_bytes(NULL, &spec, 1000, 16, 0, 0) == SIZE_MAX);
+    assert_true(clsort_records_host_bytes(ctx, &spec, 1000, 16, 14, 0) == SIZE_MAX);
+    assert_string_equal(clsort_error_detail(ctx), ""); /* the refusal keeps no detail */
+    assert_int_equal(clsort_records_host_bytes(ctx, &spec, 0, 16, 0, 0), 0);
+    assert_int_equal(clsort_records_host_bytes(ctx, &spec, 1000, 4, 0, 0), 0); /* in place */
+    spec.begin_bit = 8;
+    assert_int_equal(clsort_records_host_bytes(ctx, &spec, 1000, 4, 0, 0), 4000); /* positions */
+    spec.begin_bit = 0;
+    spec.key_type = CLSORT_KEY_U64;
+    /* positions, then the larger of the keys and the gathered copy */
+    assert_int_equal(clsort_records_host_bytes(ctx, &spec, 1000, 16, 8, 0), 4000 + 16000);
+    assert_int_equal(clsort_records_host_bytes(ctx, &spec, 1000, 20, 2, 10),
+                     4000 + 2 * 8000 + 8000); /* two key words and a spare one */
+    spec.descending = 1; /* the order does not change the memory */
+    assert_int_equal(clsort_records_host_bytes(ctx, &spec, 1000, 16, 8, 0), 4000 + 16000);
+    static const clsort_setting gather[] = {{"device_gather", "1"}};
+    clsort_context *dev = NULL;
+    assert_int_equal(clsort_open_with_settings(&dev, NULL, gather, 1), CLSORT_OK);
+    assert_int_equal(clsort_records_host_bytes(dev, &spec, 1000, 16, 8, 0), 0);
+    clsort_close(&dev);
+}
+
 static void test_borrowed_queue(void **state)
 {
     (void)state;
@@ -1466,6 +1496,7 @@ int main(void)
         cmocka_unit_test(test_host_in_flight),
         cmocka_unit_test(test_scratch_persists),
         cmocka_unit_test(test_staging_bytes),
+        cmocka_unit_test(test_records_host_bytes),
         cmocka_unit_test(test_auto_stable_segments),
         cmocka_unit_test(test_key_order_defaults),
         cmocka_unit_test(test_enqueue_small_buffers),

@@ -52,6 +52,12 @@ unsigned __int128 dsort_sort_need(const job *j, uint64_t n)
     const size_t staging =
         j->opened ? clsort_staging_bytes(j->ctx, bytes == (size_t)bytes ? (size_t)bytes : SIZE_MAX)
                   : (size_t)64 << 20;
+    if (j->opened && n <= SIZE_MAX) { /* the library's own figure: on a GPU, records are gathered
+                                         there and take no more host memory than themselves */
+        const size_t more = clsort_records_host_bytes(j->ctx, &j->spec, (size_t)n, j->rs, 0, 0);
+        if (more != SIZE_MAX)
+            return bytes + more + staging;
+    }
     const unsigned width = 8 * (unsigned)clsort_key_type_size(j->spec.key_type);
     if (!j->a->value_size && !j->spec.begin_bit && (!j->spec.end_bit || j->spec.end_bit == width))
         return bytes + staging; /* keys on all their bits: sorted in place */

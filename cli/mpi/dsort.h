@@ -111,6 +111,7 @@ typedef struct job {
     int n_src;
     unsigned n_runs;           /* sorted runs of the slice: 1, or beyond the budget those this rank
                                   sorted itself into sorted_fd (runs.c), each a piece */
+    int own_runs;              /* the runs are this rank's own (runs.c), not the engine's one */
     uint64_t *run_cut;         /* n_runs x (size + 1): where each destination's piece starts in each
                                   run (records of the slice), the run's end last */
     int pieces_unsorted;       /* what one rank sent is not one sorted piece (its runs, sent by
@@ -166,6 +167,12 @@ int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,
  * dsort_read_end() waits and closes in_fd); 0, or -1 with the error recorded (read in this thread
  * then, where no thread could start: 0). */
 int dsort_read_begin(job *j, const char *name, uint64_t off, unsigned char *buf, uint64_t len);
+/* A read of len bytes at off of in_fd into buf started on the rank's threads, or, where it could
+ * not start, done now (NULL); dsort_pread_end() waits for it: 0, or -1 with the error recorded
+ * (name: the file's, for it). */
+struct io_async *dsort_pread_begin(job *j, const char *name, uint64_t off, unsigned char *buf,
+                                   uint64_t len);
+int dsort_pread_end(job *j, struct io_async *io);
 /* With posix_io: path opened for reading (in_fd) or writing (out_fd); 0, or -1 with the error
  * recorded. Without, nothing (0). */
 int dsort_posix_open(job *j, const char *path, int write);
@@ -175,8 +182,10 @@ void dsort_posix_close(job *j, const char *name, int write);
 int dsort_status_exit(clsort_status st);
 
 /* Host bytes a clsort_sort_records() of n of this job's records takes at its peak, the records
- * included: the library's pinned staging slots, and, unless the records are keys sorted on every
- * bit (sorted in place), positions, or a gathered copy, keys and a permutation. */
+ * included: the library's pinned staging slots, and, once the device is open, what the library
+ * says it takes besides (clsort_records_host_bytes()); before, the most it may take: unless the
+ * records are keys sorted on every bit (sorted in place), positions, or a gathered copy, keys and
+ * a permutation. */
 unsigned __int128 dsort_sort_need(const job *j, uint64_t n);
 /* Record a device sort's kernel and transfer times (which: 0 the local sort, 1 the merge). */
 void dsort_device_times(job *j, int which, const clsort_stats *stats);

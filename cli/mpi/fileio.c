@@ -159,28 +159,42 @@ static int io_finish(job *j, struct io_async *io)
     return 0;
 }
 
-int dsort_read_begin(job *j, const char *name, uint64_t off, unsigned char *buf, uint64_t len)
+struct io_async *dsort_pread_begin(job *j, const char *name, uint64_t off, unsigned char *buf,
+                                   uint64_t len)
 {
     struct io_async *io = malloc(sizeof *io);
     if (!io) { /* read here and now */
-        const int rc = dsort_file_io(j, MPI_FILE_NULL, name, 0, off, buf, len);
-        dsort_posix_close(j, name, 0);
-        return rc;
+        dsort_file_io(j, MPI_FILE_NULL, name, 0, off, buf, len);
+        return NULL;
     }
     io_start(j, io, j->in_fd, name, 0, off, buf, len, 1);
-    j->reading = io;
-    return 0;
+    return io;
+}
+
+int dsort_pread_end(job *j, struct io_async *io)
+{
+    if (!io)
+        return j->code ? -1 : 0;
+    const int rc = io_finish(j, io);
+    free(io);
+    return rc;
+}
+
+int dsort_read_begin(job *j, const char *name, uint64_t off, unsigned char *buf, uint64_t len)
+{
+    j->reading = dsort_pread_begin(j, name, off, buf, len);
+    if (!j->reading)
+        dsort_posix_close(j, name, 0);
+    return j->code ? -1 : 0;
 }
 
 void dsort_read_end(job *j)
 {
-    struct io_async *io = j->reading;
-    if (!io)
+    if (!j->reading)
         return;
-    io_finish(j, io);
-    dsort_posix_close(j, io->name, 0);
+    dsort_pread_end(j, j->reading);
+    dsort_posix_close(j, j->a->input, 0);
     j->reading = NULL;
-    free(io);
 }
 
 int dsort_file_io(job *j, MPI_File f, const char *name, int write, uint64_t off,

@@ -140,7 +140,8 @@ static void print_stats(job *j)
     MPI_Gather(&j->out_n, 1, MPI_UINT64_T, shares, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     const unsigned mine[5] = {j->merge_threads, j->runs_spilled,
                               j->ext_local ? 1u : j->local_stream ? 2u : 0u,
-                              (unsigned)(j->ext_recv && j->recv_fd >= 0), j->n_runs};
+                              (unsigned)(j->ext_recv && j->recv_fd >= 0),
+                              j->own_runs ? j->n_runs : 0};
     MPI_Gather(mine, 5, MPI_UNSIGNED, threads, 5, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
     MPI_Gather(j->device, (int)sizeof j->device, MPI_CHAR, devices, (int)sizeof j->device,
                MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -182,7 +183,7 @@ static void print_stats(job *j)
             else
                 fprintf(stderr, "merged on %u thread%s", t, t == 1 ? "" : "s");
             /* beyond the budget: where the external sorts went */
-            if (f[2] == 1 && f[4] > 1) /* runs.c */
+            if (f[2] == 1 && f[4]) /* runs.c */
                 fprintf(stderr, ", slice sorted in runs (%u, each a piece)", f[4]);
             else if (f[2] == 1)
                 fprintf(stderr, ", slice sorted in runs");

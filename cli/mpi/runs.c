@@ -1,11 +1,13 @@
 /*
  * A slice beyond the budget sorted by its rank in a few runs, each a sorted piece of its own:
  *   runs_plan   how many runs: the most records one device sort of them takes within the budget
- *               (dsort_sort_need); more than RUNS_MAX (CLSORT_MPI_RUNS), none: the engine sorts
- *               the slice in runs and merges them into one sorted slice (engine.c)
+ *               (dsort_sort_need(), the library's figure now that the device is open: on a GPU
+ *               one run may hold a slice that the read took to be beyond the budget); more than
+ *               RUNS_MAX (CLSORT_MPI_RUNS), none: the engine sorts the slice in runs and merges
+ *               them into one sorted slice (engine.c)
  *   runs_sort   each run read from the input into its place in the slice's nameless file (mapped
- *               where the file takes its room at once, else through a buffer), sorted there on
- *               the device (stable)
+ *               where the file takes its room at once, the next run read meanwhile; else through
+ *               a buffer), sorted there on the device (stable)
  *   runs_cut    each run cut at the splitters: where each destination's piece starts in it
  * The ranks' merges then take every rank's runs as pieces where they lie (hmerge.c), so that the
  * records go through the file system twice, as clsort's runs do, and not a third time into one
@@ -16,6 +18,8 @@
 #include "dsort.h"
 #include "cli.h"
 #include "msettings.h"
+
+#include <mpi.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,11 +55,16 @@ unsigned runs_plan(job *j)
     return runs <= runs_max() ? (unsigned)runs : 0;
 }
 
-/* The run [a, b) of the slice, read into dst and sorted there. */
+/* The run [a, b) of the slice, read into dst: started on the rank's threads (dsort_pread_end()). */
+static struct io_async *read_run(job *j, unsigned char *dst, uint64_t a, uint64_t b)
+{
+    return dsort_pread_begin(j, j->a->input, (j->lo + a) * j->rs, dst, (b - a) * j->rs);
+}
+
+/* The run [a, b) of the slice at dst sorted there (stable). */
 static void sort_run(job *j, unsigned char *dst, uint64_t a, uint64_t b)
 {
-    if (dsort_file_io(j, MPI_FILE_NULL, j->a->input, 0, (j->lo + a) * j->rs, dst,
-                      (b - a) * j->rs) != 0)
+    if (j->code)
         return;
     clsort_stats stats = {0};
     const clsort_status st = clsort_sort_records(j->ctx, &j->spec, dst, b - a, j->rs, 0, 0, NULL,
@@ -69,28 +78,84 @@ static void sort_run(job *j, unsigned char *dst, uint64_t a, uint64_t b)
                    clsort_error_detail(j->ctx));
 }
 
-/* Run [a, b) sorted where it goes in the slice file: in a map of its stretch (the file's room
- * taken first: a page of a map that finds no room ends the process), else through buf; 0, or -1
- * with the error recorded. */
-static int run_into_file(job *j, int mapped, unsigned char *buf, uint64_t a, uint64_t b)
+/* A run's stretch of the slice file mapped for writing (whole pages around it). */
+typedef struct run_map {
+    unsigned char *base, *at;
+    size_t len;
+} run_map;
+
+static int map_run(job *j, run_map *m, uint64_t a, uint64_t b)
 {
-    if (!mapped) {
-        sort_run(j, buf, a, b);
-        return j->code ? -1 : ext_pwrite(j, j->sorted_fd, buf, (b - a) * j->rs, a * j->rs);
-    }
     const long pg = sysconf(_SC_PAGESIZE);
     const uint64_t page = pg > 0 ? (uint64_t)pg : 4096, off = a * j->rs, base = off / page * page;
-    const size_t len = (size_t)(b * j->rs - base);
-    unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, j->sorted_fd,
-                            (off_t)base);
+    m->len = (size_t)(b * j->rs - base);
+    void *p = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, j->sorted_fd, (off_t)base);
     if (p == MAP_FAILED) {
+        m->base = m->at = NULL;
         dsort_fail(j, EXIT_IO, "cannot map this rank's sorted slice in %s: %s", j->sorted_dir,
                    strerror(errno));
         return -1;
     }
-    sort_run(j, p + (off - base), a, b);
-    munmap(p, len);
-    return j->code ? -1 : 0;
+    m->base = p;
+    m->at = m->base + (off - base);
+    return 0;
+}
+
+static void unmap_run(run_map *m)
+{
+    if (m->base)
+        munmap(m->base, m->len);
+    m->base = m->at = NULL;
+}
+
+/* Each run read straight into its map of the slice file and sorted there, the next one read on
+ * the rank's threads while the device sorts this one: no copy is written, and the read is hidden
+ * (the file took its room at once: a page of a map that finds no room would end the process). */
+static void runs_in_maps(job *j, const uint64_t *bound, size_t row)
+{
+    run_map cur = {0}, next = {0};
+    struct io_async *io = NULL;
+    if (map_run(j, &cur, bound[0], bound[row - 1]) == 0)
+        io = read_run(j, cur.at, bound[0], bound[row - 1]);
+    for (unsigned t = 0; t < j->n_runs && !j->code; t++) {
+        const uint64_t a = bound[t * row], b = bound[t * row + row - 1];
+        if (dsort_pread_end(j, io) != 0) {
+            io = NULL;
+            break;
+        }
+        io = NULL;
+        if (t + 1 < j->n_runs) {
+            const uint64_t na = bound[(t + 1) * row], nb = bound[(t + 1) * row + row - 1];
+            if (map_run(j, &next, na, nb) == 0)
+                io = read_run(j, next.at, na, nb);
+        }
+        sort_run(j, cur.at, a, b);
+        unmap_run(&cur);
+        cur = next;
+        next = (run_map){0};
+    }
+    dsort_pread_end(j, io); /* a read still going (after a failure) ends before its map goes */
+    unmap_run(&cur);
+}
+
+/* Each run through a buffer of one run: read, sorted, written at its place. */
+static void runs_in_buffer(job *j, const uint64_t *bound, size_t row, uint64_t each)
+{
+    unsigned char *buf = malloc((size_t)(each * j->rs));
+    if (!buf) {
+        dsort_fail(j, EXIT_DEVICE, "cannot allocate a run's %llu bytes",
+                   (unsigned long long)(each * j->rs));
+        return;
+    }
+    for (unsigned t = 0; t < j->n_runs && !j->code; t++) {
+        const uint64_t a = bound[t * row], b = bound[t * row + row - 1];
+        if (dsort_pread_end(j, read_run(j, buf, a, b)) != 0)
+            break;
+        sort_run(j, buf, a, b);
+        if (!j->code)
+            ext_pwrite(j, j->sorted_fd, buf, (b - a) * j->rs, a * j->rs);
+    }
+    free(buf);
 }
 
 void runs_sort(job *j, unsigned runs)
@@ -104,6 +169,7 @@ void runs_sort(job *j, unsigned runs)
         return;
     }
     j->n_runs = runs;
+    j->own_runs = 1;
     for (unsigned t = 0; t < runs; t++) {
         j->run_cut[t * row] = t * each;
         j->run_cut[t * row + row - 1] = (t + 1) * each < j->m ? (t + 1) * each : j->m;
@@ -116,19 +182,15 @@ void runs_sort(job *j, unsigned runs)
         dsort_fail(j, EXIT_USAGE, "%s: cannot open for reading: %s", j->a->input, strerror(errno));
         return;
     }
-    /* the file's room at once: then each run is read straight into its map and sorted there, no
-     * copy written; else (no fallocate here) through a buffer of one run */
-    int e = fallocate(j->sorted_fd, 0, 0, (off_t)bytes) == 0 ? 0 : errno;
+    /* the file's room at once, else (no fallocate here) a buffer */
+    const int e = fallocate(j->sorted_fd, 0, 0, (off_t)bytes) == 0 ? 0 : errno;
     if (e == ENOSPC || e == EDQUOT || e == EFBIG)
         dsort_fail(j, EXIT_IO, "not enough room in %s for this rank's sorted slice of %llu "
                    "bytes: %s", j->sorted_dir, (unsigned long long)bytes, strerror(e));
-    unsigned char *buf = NULL;
-    if (!j->code && e && !(buf = malloc((size_t)(each * j->rs))))
-        dsort_fail(j, EXIT_DEVICE, "cannot allocate a run's %llu bytes",
-                   (unsigned long long)(each * j->rs));
-    for (unsigned t = 0; t < runs && !j->code; t++)
-        run_into_file(j, !e, buf, j->run_cut[t * row], j->run_cut[t * row + row - 1]);
-    free(buf);
+    else if (!e)
+        runs_in_maps(j, j->run_cut, row);
+    else
+        runs_in_buffer(j, j->run_cut, row, each);
     dsort_posix_close(j, j->a->input, 0);
     j->runs_spilled = runs;
 }

@@ -282,3 +282,34 @@ clsort_status clsort_sort_records(clsort_context *ctx, const clsort_spec *spec, 
     free(out);
     return st;
 }
+
+size_t clsort_records_host_bytes(clsort_context *ctx, const clsort_spec *spec, size_t n,
+                                 size_t record_size, size_t key_offset, size_t key_size)
+{
+    clsort_spec def;
+    spec = clsort_spec_or_default(spec, &def);
+    if (!ctx)
+        return SIZE_MAX;
+    const int bad = check_records(ctx, spec, n, record_size, key_offset, key_size) != CLSORT_OK;
+    clsort_clear_detail(ctx);
+    if (bad)
+        return SIZE_MAX;
+    if (n == 0)
+        return 0;
+    const size_t ps = (uint64_t)n <= ((uint64_t)1 << 32) ? 4 : 8;
+    if (!key_size && record_size == clsort_key_size(spec->key_type)) { /* sort_bare_keys() */
+        const unsigned bits = (unsigned)(8 * record_size);
+        return spec->begin_bit == 0 && (spec->end_bit == 0 || spec->end_bit == bits) ? 0 : n * ps;
+    }
+    const clsort_fields f = { .n = n, .rs = record_size, .off = key_offset, .key_size = key_size,
+                              .ks = key_size ? 8 : clsort_key_size(spec->key_type),
+                              .words = key_size ? (key_size + 7) / 8 : 1, .ps = ps };
+    if (clsort_fields_device_fits(ctx, spec, &f))
+        return 0;
+    /* the host's way: the permutation, with the keys (and a spare word) while it is found, then
+     * with the gathered copy; each product is below n * record_size, checked above, or a word */
+    const double keys = (double)n * f.ks * f.words + (f.words > 1 ? 8.0 * n : 0.0);
+    const double peak = (double)n * ps + (keys > (double)n * record_size ? keys
+                                                                         : (double)n * record_size);
+    return peak >= (double)SIZE_MAX ? SIZE_MAX : (size_t)peak;
+}
