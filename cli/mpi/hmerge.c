@@ -228,38 +228,25 @@ static int drain(hmerge *h, int s, hm_cursor *x, unsigned char **o)
     }
 }
 
-/* Up to HM_SCAN pieces: the next record is the least of their current orders, found by a scan that
+/* Three to HM_SCAN blocks merged until one is used up, each piece's next record and order reached
+ * through pointers of its own (no cursor to follow a record), the least order found by a scan that
  * compiles to conditional moves (which piece wins is a coin toss for random keys: a branch on it
- * was mispredicted half the time, about 10 ns a record). act[] holds the pieces with records left,
- * in order, so that the first least order is the earliest piece's. */
-static int merge_scan(hmerge *h, hm_cursor *c, int *act, int n, unsigned char *o)
+ * was mispredicted half the time, about 10 ns a record); the first least order is the earliest
+ * piece's. Inlined with rs a constant. Returns the new end of the output. */
+static inline __attribute__((always_inline)) unsigned char *
+scan_blocks(unsigned char *o, size_t rs, hm_cursor *c, const int *act, int n)
 {
+    const unsigned char *rp[HM_SCAN];
+    const uint64_t *op[HM_SCAN], *oe[HM_SCAN];
     uint64_t cur[HM_SCAN];
-    const size_t rs = h->rs;
-    while (n == 2) { /* two pieces: their blocks merged in registers until one is used up */
-        hm_cursor *x = &c[act[0]], *y = &c[act[1]];
-#define MERGE2(RS) merge2(o, RS, x->rec, x->ord, &x->at, x->n, y->rec, y->ord, &y->at, y->n)
-        switch (rs) {
-        case 4: o = MERGE2(4); break;
-        case 8: o = MERGE2(8); break;
-        case 12: o = MERGE2(12); break;
-        case 16: o = MERGE2(16); break;
-        default: o = MERGE2(rs);
-        }
-#undef MERGE2
-        const int b = x->at == x->n ? 0 : 1;
-        hm_cursor *z = b ? y : x;
-        const int e = refill(h, act[b], z);
-        if (e)
-            return e;
-        if (!z->n) {
-            act[0] = act[1 - b];
-            n = 1;
-        }
+    for (int i = 0; i < n; i++) {
+        const hm_cursor *x = &c[act[i]];
+        rp[i] = x->rec + x->at * rs;
+        op[i] = x->ord + x->at;
+        oe[i] = x->ord + x->n;
+        cur[i] = *op[i];
     }
-    for (int i = 0; i < n; i++)
-        cur[i] = c[act[i]].ord[c[act[i]].at];
-    while (n > 1) {
+    for (;;) {
         int b = 0;
         uint64_t bo = cur[0];
         for (int i = 1; i < n; i++) {
@@ -267,21 +254,59 @@ static int merge_scan(hmerge *h, hm_cursor *c, int *act, int n, unsigned char *o
             b = lt ? i : b;
             bo = lt ? cur[i] : bo;
         }
-        hm_cursor *x = &c[act[b]];
-        put(o, x->rec + x->at * rs, rs);
+        memcpy(o, rp[b], rs);
         o += rs;
-        if (++x->at == x->n) {
-            const int e = refill(h, act[b], x);
-            if (e)
-                return e;
-            if (!x->n) {
-                for (int i = b; i + 1 < n; i++)
-                    act[i] = act[i + 1], cur[i] = cur[i + 1];
-                n--;
-                continue;
+        rp[b] += rs;
+        if (++op[b] == oe[b])
+            break;
+        cur[b] = *op[b];
+    }
+    for (int i = 0; i < n; i++)
+        c[act[i]].at = (size_t)(op[i] - c[act[i]].ord);
+    return o;
+}
+
+/* Up to HM_SCAN pieces: two merged by merge2(), more by scan_blocks(), a block at a time; the
+ * pieces whose block is used up refilled, those used up dropped. act[] holds the pieces with
+ * records left, in order. */
+static int merge_scan(hmerge *h, hm_cursor *c, int *act, int n, unsigned char *o)
+{
+    const size_t rs = h->rs;
+    while (n > 1) {
+        if (n == 2) { /* merged in registers until one block is used up */
+            hm_cursor *x = &c[act[0]], *y = &c[act[1]];
+#define MERGE2(RS) merge2(o, RS, x->rec, x->ord, &x->at, x->n, y->rec, y->ord, &y->at, y->n)
+            switch (rs) {
+            case 4: o = MERGE2(4); break;
+            case 8: o = MERGE2(8); break;
+            case 12: o = MERGE2(12); break;
+            case 16: o = MERGE2(16); break;
+            default: o = MERGE2(rs);
+            }
+#undef MERGE2
+        } else {
+            switch (rs) {
+            case 4: o = scan_blocks(o, 4, c, act, n); break;
+            case 8: o = scan_blocks(o, 8, c, act, n); break;
+            case 12: o = scan_blocks(o, 12, c, act, n); break;
+            case 16: o = scan_blocks(o, 16, c, act, n); break;
+            default: o = scan_blocks(o, rs, c, act, n);
             }
         }
-        cur[b] = x->ord[x->at];
+        for (int i = 0; i < n; i++) {
+            hm_cursor *x = &c[act[i]];
+            if (x->at < x->n)
+                continue;
+            const int e = refill(h, act[i], x);
+            if (e)
+                return e;
+            if (!x->n) { /* this piece's part of the segment is done */
+                for (int k = i; k + 1 < n; k++)
+                    act[k] = act[k + 1];
+                n--;
+                i--;
+            }
+        }
     }
     return n ? drain(h, act[0], &c[act[0]], &o) : 0;
 }
