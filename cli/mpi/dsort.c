@@ -44,29 +44,6 @@ int dsort_agree(job *j)
     return code;
 }
 
-unsigned __int128 dsort_sort_need(const job *j, uint64_t n)
-{
-    const unsigned __int128 bytes = (unsigned __int128)n * j->rs;
-    /* before the device is open (the read decides while it opens): the most the library pins,
-     * its two 32 MiB slots */
-    const size_t staging =
-        j->opened ? clsort_staging_bytes(j->ctx, bytes == (size_t)bytes ? (size_t)bytes : SIZE_MAX)
-                  : (size_t)64 << 20;
-    if (j->opened && n <= SIZE_MAX) { /* the library's own figure: on a GPU, records are gathered
-                                         there and take no more host memory than themselves */
-        const size_t more = clsort_records_host_bytes(j->ctx, &j->spec, (size_t)n, j->rs, 0, 0);
-        if (more != SIZE_MAX)
-            return bytes + more + staging;
-    }
-    const unsigned width = 8 * (unsigned)clsort_key_type_size(j->spec.key_type);
-    if (!j->a->value_size && !j->spec.begin_bit && (!j->spec.end_bit || j->spec.end_bit == width))
-        return bytes + staging; /* keys on all their bits: sorted in place */
-    if (!j->a->value_size)
-        return bytes + (unsigned __int128)n * 8 + staging; /* and their positions */
-    /* records: a gathered copy, the keys and a permutation (the host's way, the most it takes) */
-    return (unsigned __int128)n * (2 * j->rs + 32) + staging;
-}
-
 /* The slice into memory: read now, or, where the budget holds it and one device sort of it
  * besides, by the local sort, streamed from the file through the device into it. */
 static void read_slice(job *j, MPI_File f)
@@ -164,7 +141,11 @@ void dsort_local(job *j)
     if (dsort_injected(j, PH_SORT) || j->partitioned)
         return; /* partitioned: the one sort of the records is the merge's */
     if (j->ext_local) {
-        ext_sort_slice(j);
+        const unsigned runs = runs_plan(j);
+        if (runs) /* a few: each a piece of the merge (runs.c) */
+            runs_sort(j, runs);
+        else
+            ext_sort_slice(j);
         return;
     }
     if (j->local_stream) {
@@ -180,16 +161,6 @@ void dsort_local(job *j)
         dsort_fail(j, dsort_status_exit(st), "sort of %llu records on %s: %s (%d) %s",
                    (unsigned long long)j->m, j->device, clsort_status_string(st), st,
                    clsort_error_detail(j->ctx));
-}
-
-uint64_t dsort_order_at(job *j, uint64_t i)
-{
-    unsigned char rec[16];
-    if (!j->ext_local)
-        return clsort_key_order(&j->spec, j->data + i * j->rs);
-    if (ext_pread(j, j->sorted_fd, rec, j->rs, i * j->rs) != 0)
-        return 0;
-    return clsort_key_order(&j->spec, rec);
 }
 
 static int triple_cmp(const void *x, const void *y)

@@ -181,7 +181,7 @@ void dsort_posix_close(job *j, const char *name, int write);
 /* Exit status of a library error, as clsort gives it. */
 int dsort_status_exit(clsort_status st);
 
-/* Host bytes a clsort_sort_records() of n of this job's records takes at its peak, the records
+/* opener.c: host bytes a clsort_sort_records() of n of this job's records takes at its peak, the records
  * included: the library's pinned staging slots, and, once the device is open, what the library
  * says it takes besides (clsort_records_host_bytes()); before, the most it may take: unless the
  * records are keys sorted on every bit (sorted in place), positions, or a gathered copy, keys and
@@ -254,6 +254,9 @@ void dsort_partition(job *j, uint64_t *sdisp);
 unsigned runs_plan(job *j);
 /* The slice sorted in that many runs into sorted_fd; n_runs and each run's bounds in run_cut. */
 void runs_sort(job *j, unsigned runs);
+/* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read
+ * error, which is recorded). */
+uint64_t dsort_order_at(job *j, uint64_t i);
 /* Each run of run_cut cut at the splitters. */
 void runs_cut(job *j);
 /* Bytes [off, off + len) of rank to's pieces of every run, one after the other, from sorted_fd
@@ -284,8 +287,5 @@ void ext_sort_read(job *j);
 void ext_merge_into(job *j, MPI_File f, const char *name, uint64_t first);
 /* Whether the write's merge runs on the rank's threads (hmerge.c), not on the engine. */
 int ext_merge_on_threads(const job *j);
-/* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read
- * error, which is recorded). */
-uint64_t dsort_order_at(job *j, uint64_t i);
 
 #endif

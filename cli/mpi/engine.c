@@ -204,11 +204,6 @@ static void stream_sort(job *j, ext_io *io, const char *what, uint64_t memory, i
 
 void ext_sort_slice(job *j)
 {
-    const unsigned runs = runs_plan(j);
-    if (runs) { /* a few: each a piece of the merge (runs.c) */
-        runs_sort(j, runs);
-        return;
-    }
     const int in = open(j->a->input, O_RDONLY | O_CLOEXEC);
     if (in < 0) {
         dsort_fail(j, EXIT_USAGE, "%s: cannot open for reading: %s", j->a->input, strerror(errno));

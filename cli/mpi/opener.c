@@ -1,7 +1,7 @@
 /*
- * The rank's memory budget (dsort_plan, before any work) and its device (dsort_open), opened by the
- * main thread while the rank's threads read its slice (fileio.c): on four H200s a rank's device
- * took 1.5-2 s to open. The device's side stays on the main thread: the OpenCL compiler of a CPU
+ * The rank's memory budget (dsort_plan, before any work; dsort_sort_need, what a sort takes of it)
+ * and its device (dsort_open), opened by the main thread while the rank's threads read its slice
+ * (fileio.c): on four H200s a rank's device took 1.5-2 s to open. The device's side stays on the main thread: the OpenCL compiler of a CPU
  * device (LLVM in PoCL) gives the thread that first calls it a signal stack of its own, which a
  * thread that then ends cannot give back under AddressSanitizer.
  */
@@ -105,4 +105,27 @@ void dsort_open(job *j)
     if (st != CLSORT_OK)
         dsort_fail(j, dsort_status_exit(st), "cannot prepare %s: %s (%d) %s", j->device,
                    clsort_status_string(st), st, clsort_error_detail(j->ctx));
+}
+
+unsigned __int128 dsort_sort_need(const job *j, uint64_t n)
+{
+    const unsigned __int128 bytes = (unsigned __int128)n * j->rs;
+    /* before the device is open (the read decides while it opens): the most the library pins,
+     * its two 32 MiB slots */
+    const size_t staging =
+        j->opened ? clsort_staging_bytes(j->ctx, bytes == (size_t)bytes ? (size_t)bytes : SIZE_MAX)
+                  : (size_t)64 << 20;
+    if (j->opened && n <= SIZE_MAX) { /* the library's own figure: on a GPU, records are gathered
+                                         there and take no more host memory than themselves */
+        const size_t more = clsort_records_host_bytes(j->ctx, &j->spec, (size_t)n, j->rs, 0, 0);
+        if (more != SIZE_MAX)
+            return bytes + more + staging;
+    }
+    const unsigned width = 8 * (unsigned)clsort_key_type_size(j->spec.key_type);
+    if (!j->a->value_size && !j->spec.begin_bit && (!j->spec.end_bit || j->spec.end_bit == width))
+        return bytes + staging; /* keys on all their bits: sorted in place */
+    if (!j->a->value_size)
+        return bytes + (unsigned __int128)n * 8 + staging; /* and their positions */
+    /* records: a gathered copy, the keys and a permutation (the host's way, the most it takes) */
+    return (unsigned __int128)n * (2 * j->rs + 32) + staging;
 }

@@ -195,6 +195,16 @@ void runs_sort(job *j, unsigned runs)
     j->runs_spilled = runs;
 }
 
+uint64_t dsort_order_at(job *j, uint64_t i)
+{
+    unsigned char rec[16];
+    if (!j->ext_local)
+        return clsort_key_order(&j->spec, j->data + i * j->rs);
+    if (ext_pread(j, j->sorted_fd, rec, j->rs, i * j->rs) != 0)
+        return 0;
+    return clsort_key_order(&j->spec, rec);
+}
+
 /* Records of [a, b) (sorted) before splitter sp, (order, rank, index) triples compared: of the
  * splitter's order, this rank's records go before it when this rank is the lower (earlier input
  * positions), after it when the higher, and on its own rank by their index. */
