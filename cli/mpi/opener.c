@@ -1,9 +1,10 @@
 /*
  * The rank's memory budget (dsort_plan, before any work; dsort_sort_need, what a sort takes of it)
  * and its device (dsort_open), opened by the main thread while the rank's threads read its slice
- * (fileio.c): on four H200s a rank's device took 1.5-2 s to open. The device's side stays on the main thread: the OpenCL compiler of a CPU
- * device (LLVM in PoCL) gives the thread that first calls it a signal stack of its own, which a
- * thread that then ends cannot give back under AddressSanitizer.
+ * (fileio.c): on four H200s a rank's device took 1.5-2 s to open. The device's side stays on the
+ * main thread: the OpenCL compiler of a CPU device (LLVM in PoCL) gives the thread that first calls
+ * it a signal stack of its own, which a thread that then ends cannot give back under
+ * AddressSanitizer.
  */
 #include "dsort.h"
 #include "msettings.h"
