@@ -142,9 +142,7 @@ void dsort_local(job *j)
         return; /* partitioned: the one sort of the records is the merge's */
     if (j->ext_local) {
         const unsigned runs = runs_plan(j);
-        if (runs) /* a few: each a piece of the merge (runs.c) */
-            runs_sort(j, runs);
-        else
+        if (!runs || !runs_sort(j, runs)) /* a few: each a piece of the merge (runs.c) */
             ext_sort_slice(j);
         return;
     }

@@ -252,8 +252,10 @@ void dsort_partition(job *j, uint64_t *sdisp);
 /* Runs of the slice, each within the budget: 0 where more than the most (32; CLSORT_MPI_RUNS) or
  * none fits (then the engine sorts it, ext_sort_slice()). */
 unsigned runs_plan(job *j);
-/* The slice sorted in that many runs into sorted_fd; n_runs and each run's bounds in run_cut. */
-void runs_sort(job *j, unsigned runs);
+/* The slice sorted in that many runs into sorted_fd; n_runs and each run's bounds in run_cut.
+ * Returns 1 (done, or the error recorded), or 0 where the file system cannot give the file its
+ * room at once: then sort it with ext_sort_slice(). */
+int runs_sort(job *j, unsigned runs);
 /* clsort_key_order() of record i of the sorted slice, in memory or in sorted_fd (0 after a read
  * error, which is recorded). */
 uint64_t dsort_order_at(job *j, uint64_t i);

@@ -5,9 +5,9 @@
  *               one run may hold a slice that the read took to be beyond the budget); more than
  *               RUNS_MAX (CLSORT_MPI_RUNS), none: the engine sorts the slice in runs and merges
  *               them into one sorted slice (engine.c)
- *   runs_sort   each run read from the input into its place in the slice's nameless file (mapped
- *               where the file takes its room at once, the next run read meanwhile; else through
- *               a buffer), sorted there on the device (stable)
+ *   runs_sort   each run read from the input into its place in the slice's nameless file (mapped:
+ *               the file takes its room at once; where the file system cannot, the engine's way),
+ *               the next run read meanwhile, sorted there on the device (stable)
  *   runs_cut    each run cut at the splitters: where each destination's piece starts in it
  * The ranks' merges then take every rank's runs as pieces where they lie (hmerge.c), so that the
  * records go through the file system twice, as clsort's runs do, and not a third time into one
@@ -138,35 +138,30 @@ static void runs_in_maps(job *j, const uint64_t *bound, size_t row)
     unmap_run(&cur);
 }
 
-/* Each run through a buffer of one run: read, sorted, written at its place. */
-static void runs_in_buffer(job *j, const uint64_t *bound, size_t row, uint64_t each)
-{
-    unsigned char *buf = malloc((size_t)(each * j->rs));
-    if (!buf) {
-        dsort_fail(j, EXIT_DEVICE, "cannot allocate a run's %llu bytes",
-                   (unsigned long long)(each * j->rs));
-        return;
-    }
-    for (unsigned t = 0; t < j->n_runs && !j->code; t++) {
-        const uint64_t a = bound[t * row], b = bound[t * row + row - 1];
-        if (dsort_pread_end(j, read_run(j, buf, a, b)) != 0)
-            break;
-        sort_run(j, buf, a, b);
-        if (!j->code)
-            ext_pwrite(j, j->sorted_fd, buf, (b - a) * j->rs, a * j->rs);
-    }
-    free(buf);
-}
-
-void runs_sort(job *j, unsigned runs)
+int runs_sort(job *j, unsigned runs)
 {
     const uint64_t each = (j->m + runs - 1) / runs, bytes = j->m * j->rs;
     runs = (unsigned)((j->m + each - 1) / each); /* none of them empty */
     const size_t row = (size_t)j->size + 1;
+    j->sorted_fd = ext_temp(j, "this rank's sorted slice", bytes, &j->sorted_dir);
+    if (j->sorted_fd < 0)
+        return 1;
+    /* the file's room at once (maps of it are written); a file system without it: the engine */
+    const int e = fallocate(j->sorted_fd, 0, 0, (off_t)bytes) == 0 ? 0 : errno;
+    if (e && e != ENOSPC && e != EDQUOT && e != EFBIG) {
+        close(j->sorted_fd);
+        j->sorted_fd = -1;
+        return 0;
+    }
+    if (e) {
+        dsort_fail(j, EXIT_IO, "not enough room in %s for this rank's sorted slice of %llu "
+                   "bytes: %s", j->sorted_dir, (unsigned long long)bytes, strerror(e));
+        return 1;
+    }
     j->run_cut = calloc((size_t)runs * row, sizeof *j->run_cut);
     if (!j->run_cut) {
         dsort_fail(j, EXIT_DEVICE, "cannot allocate the table of %u runs", runs);
-        return;
+        return 1;
     }
     j->n_runs = runs;
     j->own_runs = 1;
@@ -174,25 +169,15 @@ void runs_sort(job *j, unsigned runs)
         j->run_cut[t * row] = t * each;
         j->run_cut[t * row + row - 1] = (t + 1) * each < j->m ? (t + 1) * each : j->m;
     }
-    j->sorted_fd = ext_temp(j, "this rank's sorted slice", bytes, &j->sorted_dir);
-    if (j->sorted_fd < 0)
-        return;
     j->in_fd = open(j->a->input, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (j->in_fd < 0) {
         dsort_fail(j, EXIT_USAGE, "%s: cannot open for reading: %s", j->a->input, strerror(errno));
-        return;
+        return 1;
     }
-    /* the file's room at once, else (no fallocate here) a buffer */
-    const int e = fallocate(j->sorted_fd, 0, 0, (off_t)bytes) == 0 ? 0 : errno;
-    if (e == ENOSPC || e == EDQUOT || e == EFBIG)
-        dsort_fail(j, EXIT_IO, "not enough room in %s for this rank's sorted slice of %llu "
-                   "bytes: %s", j->sorted_dir, (unsigned long long)bytes, strerror(e));
-    else if (!e)
-        runs_in_maps(j, j->run_cut, row);
-    else
-        runs_in_buffer(j, j->run_cut, row, each);
+    runs_in_maps(j, j->run_cut, row);
     dsort_posix_close(j, j->a->input, 0);
     j->runs_spilled = runs;
+    return 1;
 }
 
 uint64_t dsort_order_at(job *j, uint64_t i)
