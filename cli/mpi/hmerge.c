@@ -10,8 +10,9 @@
  *                starts in each piece: the smallest order v at which the pieces hold enough
  *                records, those below v taken from every piece and those equal to v from the
  *                earlier pieces first (found by binary searches, on the threads)
- *   merge_segment each segment merged on a thread: the least of the pieces' next records by
- *                (order, piece), found by a scan of up to 8 pieces, else by a heap; each piece read
+ *   merge_segment each segment merged on a thread by (order, piece): a balanced tree of two-way
+ *                branch-free merges over the pieces in order, each inner node's output a buffer of
+ *                a block (build, node_refill), the root's the output (merge_tree); each piece read
  *                a block at a time with its blocks' orders (clsort_key_orders())
  * Records compare as (clsort_key_order(), piece): the pieces' order is that of their records' input
  * positions, so this is clsort's order (dsort.h).
@@ -25,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { HM_MAX_THREADS = 64, HM_REC_MAX = 64, HM_SCAN = 8 };
+enum { HM_MAX_THREADS = 64, HM_REC_MAX = 64 };
 
 typedef struct hmerge {
     job *j;
@@ -162,41 +163,6 @@ static int refill(hmerge *h, int s, hm_cursor *c)
     return 0;
 }
 
-/* Whether piece x's next record goes before piece y's: the smaller order, else the earlier piece. */
-static inline int before(const hm_cursor *c, int x, int y)
-{
-    const uint64_t a = c[x].ord[c[x].at], b = c[y].ord[c[y].at];
-    return a < b || (a == b && x < y);
-}
-
-static void sift_down(const hm_cursor *c, int *heap, int n, int i)
-{
-    const int x = heap[i];
-    for (;;) {
-        int ch = 2 * i + 1;
-        if (ch >= n)
-            break;
-        if (ch + 1 < n && before(c, heap[ch + 1], heap[ch]))
-            ch++;
-        if (!before(c, heap[ch], x))
-            break;
-        heap[i] = heap[ch];
-        i = ch;
-    }
-    heap[i] = x;
-}
-
-static inline void put(unsigned char *o, const unsigned char *p, size_t rs)
-{
-    switch (rs) { /* fixed sizes: a move each, not a call */
-    case 4: memcpy(o, p, 4); break;
-    case 8: memcpy(o, p, 8); break;
-    case 12: memcpy(o, p, 12); break;
-    case 16: memcpy(o, p, 16); break;
-    default: memcpy(o, p, rs);
-    }
-}
-
 /* Two blocks merged until one is used up; the new end of the output. Inlined with rs a constant,
  * so that each record is one move. */
 static inline __attribute__((always_inline)) unsigned char *
@@ -228,114 +194,136 @@ static int drain(hmerge *h, int s, hm_cursor *x, unsigned char **o)
     }
 }
 
-/* Three to HM_SCAN blocks merged until one is used up, each piece's next record and order reached
- * through pointers of its own (no cursor to follow a record), the least order found by a scan that
- * compiles to conditional moves (which piece wins is a coin toss for random keys: a branch on it
- * was mispredicted half the time, about 10 ns a record); the first least order is the earliest
- * piece's. Inlined with rs a constant. Returns the new end of the output. */
-static inline __attribute__((always_inline)) unsigned char *
-scan_blocks(unsigned char *o, size_t rs, hm_cursor *c, const int *act, int n)
+/* As merge2(), with the orders carried along and at most lim records out: a node's buffer. */
+static inline __attribute__((always_inline)) size_t
+merge2o(unsigned char *o, uint64_t *oo, size_t lim, size_t rs, hm_cursor *x, hm_cursor *y)
 {
-    const unsigned char *rp[HM_SCAN];
-    const uint64_t *op[HM_SCAN], *oe[HM_SCAN];
-    uint64_t cur[HM_SCAN];
-    for (int i = 0; i < n; i++) {
-        const hm_cursor *x = &c[act[i]];
-        rp[i] = x->rec + x->at * rs;
-        op[i] = x->ord + x->at;
-        oe[i] = x->ord + x->n;
-        cur[i] = *op[i];
+    size_t i = x->at, j = y->at, k = 0;
+    const size_t xn = x->n, yn = y->n;
+    const unsigned char *xr = x->rec, *yr = y->rec;
+    const uint64_t *ox = x->ord, *oy = y->ord;
+    while (i < xn && j < yn && k < lim) {
+        const int t = oy[j] < ox[i]; /* equal orders: the earlier pieces' (x) first */
+        memcpy(o + k * rs, t ? yr + j * rs : xr + i * rs, rs);
+        oo[k] = t ? oy[j] : ox[i];
+        k++;
+        i += (size_t)!t;
+        j += (size_t)t;
     }
+    x->at = i;
+    y->at = j;
+    return k;
+}
+
+/* A node of a segment's merge tree: a piece (a leaf), or the merge of two subtrees, the earlier
+ * pieces on the left, whose cursor is a buffer it fills a block at a time. */
+typedef struct hm_node {
+    int piece;                 /* a leaf's piece, else -1 */
+    hm_cursor *c;
+    struct hm_node *l, *r;
+} hm_node;
+
+static int node_refill(hmerge *h, hm_node *nd);
+
+/* The node's cursor's block, used up, refilled (n 0: nothing left below it); 0 or an errno. */
+static int next_block(hmerge *h, hm_node *nd)
+{
+    return nd->c->at < nd->c->n ? 0 : node_refill(h, nd);
+}
+
+/* A buffer of a node filled by the merge of its children (a block of h->block records). */
+static int node_refill(hmerge *h, hm_node *nd)
+{
+    if (nd->piece >= 0)
+        return refill(h, nd->piece, nd->c);
+    hm_cursor *c = nd->c, *x = nd->l->c, *y = nd->r->c;
+    const size_t rs = h->rs, cap = h->block;
+    size_t k = 0;
+    int e = 0;
+    while (k < cap && !(e = next_block(h, nd->l)) && !(e = next_block(h, nd->r))) {
+        if (x->at == x->n || y->at == y->n) { /* one side used up: the other's block as it is */
+            hm_cursor *z = x->at == x->n ? y : x;
+            const size_t take = z->n - z->at < cap - k ? z->n - z->at : cap - k;
+            if (!take)
+                break;
+            memcpy(c->buf + k * rs, z->rec + z->at * rs, take * rs);
+            memcpy(c->ord + k, z->ord + z->at, take * sizeof *c->ord);
+            z->at += take;
+            k += take;
+            continue;
+        }
+        unsigned char *o = c->buf + k * rs;
+        uint64_t *oo = c->ord + k;
+        switch (rs) { /* a constant record size: a move a record */
+        case 4: k += merge2o(o, oo, cap - k, 4, x, y); break;
+        case 8: k += merge2o(o, oo, cap - k, 8, x, y); break;
+        case 12: k += merge2o(o, oo, cap - k, 12, x, y); break;
+        case 16: k += merge2o(o, oo, cap - k, 16, x, y); break;
+        default: k += merge2o(o, oo, cap - k, rs, x, y);
+        }
+    }
+    c->rec = c->buf;
+    c->n = k;
+    c->at = 0;
+    return e;
+}
+
+/* A balanced tree over pieces act[lo, hi) in order, its nodes from *nn on, its inner nodes'
+ * cursors from inner[*ni] on. */
+static hm_node *build(hm_cursor *c, const int *act, int lo, int hi, hm_node *nodes, int *nn,
+                      hm_cursor *inner, int *ni)
+{
+    hm_node *nd = &nodes[(*nn)++];
+    if (hi - lo == 1) {
+        *nd = (hm_node){act[lo], &c[act[lo]], NULL, NULL};
+        return nd;
+    }
+    hm_cursor *ic = &inner[(*ni)++];
+    ic->n = ic->at = 0;
+    const int mid = lo + (hi - lo) / 2;
+    hm_node *l = build(c, act, lo, mid, nodes, nn, inner, ni);
+    hm_node *r = build(c, act, mid, hi, nodes, nn, inner, ni);
+    *nd = (hm_node){-1, ic, l, r};
+    return nd;
+}
+
+/* The segment's pieces merged by a tree of two-way merges, each branch-free (which piece wins is a
+ * coin toss for random keys: a branch on it was mispredicted half the time, about 10 ns a record,
+ * and a scan of the pieces' next orders was a chain of dependent loads a record): the root's two
+ * children merged straight into o, every other inner node into a buffer of a block. Equal orders:
+ * the left, earlier pieces first. */
+static int merge_tree(hmerge *h, hm_node *root, unsigned char *o)
+{
+    hm_cursor *x = root->l->c, *y = root->r->c;
+    const size_t rs = h->rs;
     for (;;) {
-        int b = 0;
-        uint64_t bo = cur[0];
-        for (int i = 1; i < n; i++) {
-            const int lt = cur[i] < bo;
-            b = lt ? i : b;
-            bo = lt ? cur[i] : bo;
+        int e = next_block(h, root->l);
+        if (e || (e = next_block(h, root->r)))
+            return e;
+        if (x->at == x->n && y->at == y->n)
+            return 0;
+        if (x->at == x->n || y->at == y->n) { /* one side used up: the other's block as it is */
+            hm_cursor *z = x->at == x->n ? y : x;
+            memcpy(o, z->rec + z->at * rs, (z->n - z->at) * rs);
+            o += (z->n - z->at) * rs;
+            z->at = z->n;
+            continue;
         }
-        memcpy(o, rp[b], rs);
-        o += rs;
-        rp[b] += rs;
-        if (++op[b] == oe[b])
-            break;
-        cur[b] = *op[b];
-    }
-    for (int i = 0; i < n; i++)
-        c[act[i]].at = (size_t)(op[i] - c[act[i]].ord);
-    return o;
-}
-
-/* Up to HM_SCAN pieces: two merged by merge2(), more by scan_blocks(), a block at a time; the
- * pieces whose block is used up refilled, those used up dropped. act[] holds the pieces with
- * records left, in order. */
-static int merge_scan(hmerge *h, hm_cursor *c, int *act, int n, unsigned char *o)
-{
-    const size_t rs = h->rs;
-    while (n > 1) {
-        if (n == 2) { /* merged in registers until one block is used up */
-            hm_cursor *x = &c[act[0]], *y = &c[act[1]];
 #define MERGE2(RS) merge2(o, RS, x->rec, x->ord, &x->at, x->n, y->rec, y->ord, &y->at, y->n)
-            switch (rs) {
-            case 4: o = MERGE2(4); break;
-            case 8: o = MERGE2(8); break;
-            case 12: o = MERGE2(12); break;
-            case 16: o = MERGE2(16); break;
-            default: o = MERGE2(rs);
-            }
+        switch (rs) {
+        case 4: o = MERGE2(4); break;
+        case 8: o = MERGE2(8); break;
+        case 12: o = MERGE2(12); break;
+        case 16: o = MERGE2(16); break;
+        default: o = MERGE2(rs);
+        }
 #undef MERGE2
-        } else {
-            switch (rs) {
-            case 4: o = scan_blocks(o, 4, c, act, n); break;
-            case 8: o = scan_blocks(o, 8, c, act, n); break;
-            case 12: o = scan_blocks(o, 12, c, act, n); break;
-            case 16: o = scan_blocks(o, 16, c, act, n); break;
-            default: o = scan_blocks(o, rs, c, act, n);
-            }
-        }
-        for (int i = 0; i < n; i++) {
-            hm_cursor *x = &c[act[i]];
-            if (x->at < x->n)
-                continue;
-            const int e = refill(h, act[i], x);
-            if (e)
-                return e;
-            if (!x->n) { /* this piece's part of the segment is done */
-                for (int k = i; k + 1 < n; k++)
-                    act[k] = act[k + 1];
-                n--;
-                i--;
-            }
-        }
     }
-    return n ? drain(h, act[0], &c[act[0]], &o) : 0;
 }
 
-/* More pieces: a heap of them. */
-static int merge_heap(hmerge *h, hm_cursor *c, int *heap, int n, unsigned char *o)
-{
-    for (int i = n / 2; i-- > 0;)
-        sift_down(c, heap, n, i);
-    const size_t rs = h->rs;
-    while (n > 1) {
-        const int s = heap[0];
-        hm_cursor *x = &c[s];
-        put(o, x->rec + x->at * rs, rs);
-        o += rs;
-        if (++x->at == x->n) {
-            const int e = refill(h, s, x);
-            if (e)
-                return e;
-            if (!x->n)
-                heap[0] = heap[--n];
-        }
-        sift_down(c, heap, n, 0);
-    }
-    return n ? drain(h, heap[0], &c[heap[0]], &o) : 0;
-}
-
-/* Segment seg into the round's destination; 0 or an errno. */
-static int merge_segment(hmerge *h, uint64_t seg, hm_cursor *c, int *act)
+/* Segment seg into the round's destination; 0 or an errno. c: a cursor a piece, then k - 2 for
+ * the tree's inner nodes; nodes: 2k. */
+static int merge_segment(hmerge *h, uint64_t seg, hm_cursor *c, int *act, hm_node *nodes)
 {
     const uint64_t *from = h->cut + seg * (uint64_t)h->k, *to = from + h->k;
     unsigned char *o = h->dst + (seg_start(h, seg) - h->dst_first) * h->rs;
@@ -349,7 +337,12 @@ static int merge_segment(hmerge *h, uint64_t seg, hm_cursor *c, int *act)
         if (c[s].n)
             act[n++] = s;
     }
-    return n <= HM_SCAN ? merge_scan(h, c, act, n, o) : merge_heap(h, c, act, n, o);
+    if (n <= 1)
+        return n ? drain(h, act[0], &c[act[0]], &o) : 0;
+    int nn = 0, ni = 0;
+    hm_node *root = build(c, act, 0, n, nodes, &nn, c + h->k, &ni);
+    /* the root merges into o: its cursor (taken from the inner ones) is not used */
+    return merge_tree(h, root, o);
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -360,19 +353,23 @@ static void *worker(void *arg)
 {
     hmerge *h = arg;
     hm_cursor *c = NULL;
-    int *heap = NULL;
+    hm_node *nodes = NULL;
+    int *act = NULL;
     unsigned char *mem = NULL;
     if (!h->cutting) {
-        c = calloc((size_t)h->k, sizeof *c);
-        heap = malloc((size_t)h->k * sizeof *heap);
-        mem = malloc((size_t)h->k * h->block * (sizeof(uint64_t) + h->rs));
-        if (!c || !heap || !mem) {
+        /* a cursor and a block a piece, and as many for the merge tree's inner nodes */
+        const size_t cursors = 2 * (size_t)h->k;
+        c = calloc(cursors, sizeof *c);
+        nodes = malloc(cursors * sizeof *nodes);
+        act = malloc((size_t)h->k * sizeof *act);
+        mem = malloc(cursors * h->block * (sizeof(uint64_t) + h->rs));
+        if (!c || !nodes || !act || !mem) {
             fail(h, ENOMEM);
             goto out;
         }
-        for (int s = 0; s < h->k; s++) {
-            c[s].ord = (uint64_t *)(void *)mem + (size_t)s * h->block;
-            c[s].buf = mem + (size_t)h->k * h->block * sizeof(uint64_t) + (size_t)s * h->block * h->rs;
+        for (size_t s = 0; s < cursors; s++) {
+            c[s].ord = (uint64_t *)(void *)mem + s * h->block;
+            c[s].buf = mem + cursors * h->block * sizeof(uint64_t) + s * h->block * h->rs;
         }
     }
     for (;;) {
@@ -387,14 +384,15 @@ static void *worker(void *arg)
                 prefault_range(j->out_base, j->out_base_bytes,
                                j->out_map + seg_start(h, i) * h->rs,
                                (seg_start(h, i + 1) - seg_start(h, i)) * h->rs);
-            const int e = merge_segment(h, i, c, heap);
+            const int e = merge_segment(h, i, c, act, nodes);
             if (e)
                 fail(h, e);
         }
     }
 out:
     free(c);
-    free(heap);
+    free(nodes);
+    free(act);
     free(mem);
     return NULL;
 }

@@ -241,7 +241,8 @@ for m in "${merges[@]}"; do
         test "$(grep -c "merged on the device" err.txt)" -eq $p
 done
 rm -f mt.bin mt.ref mt.out
-# more pieces than the merge's scan takes (8): a heap of them, 9 ranks, segments of 500 records
+# 9 pieces, a merge tree four levels deep (one side of the root deeper than the other), 9 ranks,
+# segments of 500 records
 # (segments of a few records hold fewer pieces), keys that repeat across every rank
 "$CLSORT" gen -n 20011 --dist few:50 --seed 9 -t i64 --kv -o mt.bin || exit 2
 "$CLSORT" -t i64 --kv -r -i mt.bin -o mt.ref 2> err.txt || not_ok "clsort -t i64 --kv -r -i mt.bin"
