@@ -9,10 +9,11 @@
  *     which the sample and the exchange read;
  *   - the merge of the received pieces, sorted pieces in (sending rank, run) order, given to the
  *     engine in that order: a stable sort of them is their merge by (key, sending rank, run), which
- *     is the order of (key, input position) the splitters use. From memory or, beyond the budget, from a nameless
- *     file, straight into the output at the rank's offset, in the write phase. The engine sorts
- *     the pieces in one device sort where they fit its budget, else in runs that it merges on the
- *     device (the default) or, with --merge host (its setting device_merge=0), on the host's threads.
+ *     is the order of (key, input position) the splitters use. From memory or, beyond the budget,
+ *     from a nameless file, straight into the output at the rank's offset, in the write phase.
+ *     The engine sorts the pieces in one device sort where they fit its budget, else in runs that
+ *     it merges on the device (the default) or, with --merge host (its setting device_merge=0), on
+ *     the host's threads.
  * Temporary files have no name (nameless.c, as clsort's runs): nothing is left behind.
  */
 #include "dsort.h"

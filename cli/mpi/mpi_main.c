@@ -312,6 +312,7 @@ int main(int argc, char **argv)
     free(j.splitters);
     free(j.send_n);
     free(j.recv_n);
+    free(j.run_cut);
     clsort_close(&j.ctx);
     MPI_Finalize();
     return code;
