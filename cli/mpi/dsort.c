@@ -95,6 +95,8 @@ void dsort_read(job *j)
             dsort_fail(j, EXIT_USAGE, "%s: cannot open: %s", in, strerror(errno));
         else
             close(fd);
+        if (fd >= 0 && j->rank == 0) /* before any work: the output's room */
+            mout_check_room(j, (uint64_t)st.st_size);
     }
     if (dsort_agree(j))
         return;

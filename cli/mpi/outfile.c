@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* An I/O error on the output: its name, what failed, errno's text. */
@@ -105,6 +106,19 @@ static int resolve(job *j, struct stat *st, int *exists)
         close(o->dirfd);
         o->dirfd = -1;
     }
+}
+
+void mout_check_room(job *j, uint64_t bytes)
+{
+    const mpi_output *o = &j->dest;
+    struct statvfs v;
+    if (o->dirfd < 0 || fstatvfs(o->dirfd, &v) != 0)
+        return; /* unknown: the write's own checks stand */
+    const uint64_t avail = (uint64_t)v.f_bavail * v.f_frsize;
+    if (bytes > avail)
+        dsort_fail(j, EXIT_IO, "%s: no room for the output's %llu bytes: %.1f MiB free in %s (%s)",
+                   j->a->output, (unsigned long long)bytes, (double)avail / 1048576, o->dir,
+                   strerror(ENOSPC));
 }
 
 void mout_open(job *j)

@@ -15,6 +15,7 @@
 #define CLSORT_MPI_OUTFILE_H
 
 #include <limits.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 struct job;
@@ -37,6 +38,9 @@ typedef struct mpi_output {
 /* Rank 0, before any work: the output resolved and checked, and the nameless temporary file opened
  * where the file system has them. Records an error (dsort_fail). */
 void mout_open(struct job *j);
+/* Rank 0, before the read: the output's file system checked to have room for bytes (the old file
+ * stays until the new one replaces it). Records an error. */
+void mout_check_room(struct job *j, uint64_t bytes);
 /* Rank 0, at the write: o->path set to what the ranks open: the nameless file (shared: every rank
  * is on this host), else a named one, created now. Records an error. */
 void mout_prepare(struct job *j, int shared);

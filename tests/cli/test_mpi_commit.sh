@@ -345,20 +345,15 @@ if in_ns "$RO" test ! -w ro 2> /dev/null; then
         expect_message "-T a full directory ($size MiB)" "No space left on device"
         same_file "-T a full directory ($size MiB): the old output kept" out/o.bin old.orig
     done
-    # the output's own directory full: its room taken before the write fails, named; with the
-    # output by pwrite() (CLSORT_MPI_SHARED=0), the write fails, named
+    # the output's own directory full: refused before any work, named (the write's own failures,
+    # with no room left there later, are not reached here: Open MPI's start fails first under a
+    # file-size limit)
     in_ns "mount -t tmpfs -o size=64k tmpfs full" "$MPIRUN" "${MPI_FLAGS[@]}" -n 2 "$MPI_EXE" \
         -i keys.bin -o full/o.bin > /dev/null 2> err.txt
     status=$?
     expect_status "-o in a full directory" 3
-    expect_message "-o in a full directory" "full/o.bin: no room for the output's"
+    expect_message "-o in a full directory" "full/o.bin: no room for the output's 80000 bytes"
     expect_message "-o in a full directory" "No space left on device"
-    in_ns "mount -t tmpfs -o size=64k tmpfs full" "$MPIRUN" "${MPI_FLAGS[@]}" -n 2 \
-        -x CLSORT_MPI_SHARED=0 "$MPI_EXE" -i keys.bin -o full/o.bin > /dev/null 2> err.txt
-    status=$?
-    expect_status "-o in a full directory, pwrite()" 3
-    expect_message "-o in a full directory, pwrite()" "full/o.bin: cannot write"
-    expect_message "-o in a full directory, pwrite()" "No space left on device"
 else
     echo "skip read-only and full -T tests: no private mount namespace here"
 fi
