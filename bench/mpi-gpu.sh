@@ -2,7 +2,8 @@
 # On a GPU machine (repository root): build clsort and clsort-mpi, then time clsort-mpi with G ranks
 # (one GPU each where the host has G GPUs; shared otherwise) on generated files, each output compared
 # byte for byte with clsort's. Prints the --stats phases and the wall time of each run, clsort's own
-# wall time on one GPU and the I/O floor (the input copied to a new file), both in the same run.
+# wall time on one GPU and the I/O floors (the input read to /dev/null, and copied to a new file),
+# all in the same run.
 #   RANKS ("1 2 4")  LOG2N (30)  INPUTS ("u32 zipf u64kv"; also u64kvzipf)  DIR (/tmp/mpi-gpu)
 #   DEVICE_MERGE=1, HOST_MERGE=1: each G > 1 run again with --merge device, --merge host (the
 #   default is auto: the pieces merged on each rank's threads where they lie in memory)
@@ -66,6 +67,7 @@ for in in $INPUTS; do
   esac
   tag="[$in 2^$LOG2N]"
   $C gen -n $n "${gen[@]}" -o "$D/$in.bin" -f || exit 1
+  settle; t0=$(date +%s%N); cat "$D/$in.bin" > /dev/null; echo "$tag I/O floor (read: cat in > /dev/null) $(ms $t0) ms"
   settle; t0=$(date +%s%N); cat "$D/$in.bin" > "$D/floor.bin"; echo "$tag I/O floor (copy to a new file) $(ms $t0) ms"
   rm -f "$D/floor.bin"
   # shellcheck disable=SC2086
