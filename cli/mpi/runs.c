@@ -28,8 +28,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Runs a rank sorts itself at most: every rank merges every rank's runs at once (a heap of
- * RUNS_MAX x ranks pieces). */
+/* Runs a rank sorts itself at most: every rank merges every rank's runs at once (a tree over up to
+ * RUNS_MAX x ranks pieces, each segment's cut a binary search in each). */
 enum { RUNS_MAX = 32 };
 
 static unsigned runs_max(void)
