@@ -387,13 +387,14 @@ expect_status "a crafted input name" 1
 expect_message "a crafted input name" 'fail/bad\x1b]0;x\x07é.bin: cannot open: No such file'
 check "a crafted input name: no control character reaches stderr" \
     test "$(tr -d '\n' < err.txt | LC_ALL=C grep -c '[[:cntrl:]]')" -eq 0
-# a share larger than memory and than the temporary directory's free space is refused before
-# anything is read or allocated (a sparse file of 8 TiB: 4 TiB a rank)
+# an input larger than the output's file system has room for is refused before anything is read
+# or allocated (a sparse file of 8 TiB; a -T too small for a share: test_mpi_commit.sh)
 if truncate -s 8T fail/huge.bin 2> /dev/null; then
     run_mpi 2 -i fail/huge.bin -o fail/out.bin -T fail
     expect_status "a share larger than the disk" 3
     every_rank "a share larger than the disk" 2 3
-    expect_message "a share larger than the disk" "not enough space in fail for this rank's sorted slice"
+    expect_message "a share larger than the disk" "fail/out.bin: no room for the output's 8796093022208 bytes"
+    expect_message "a share larger than the disk" "(No space left on device)"
     rm -f fail/huge.bin
     expect_only fail "a share larger than the disk" odd.bin
 fi
