@@ -187,7 +187,8 @@ int dsort_status_exit(clsort_status st);
  * records are keys sorted on every bit (sorted in place), positions, or a gathered copy, keys and
  * a permutation. */
 unsigned __int128 dsort_sort_need(const job *j, uint64_t n);
-/* Record a device sort's kernel and transfer times (which: 0 the local sort, 1 the merge). */
+/* Add a device sort's kernel and transfer times to a phase's (which: 0 the local sort, 1 the
+ * merge). */
 void dsort_device_times(job *j, int which, const clsort_stats *stats);
 
 /* Collective: the budget from -S (or the default), refused on every rank where too small. */

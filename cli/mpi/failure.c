@@ -68,7 +68,7 @@ int dsort_status_exit(clsort_status st)
 
 void dsort_device_times(job *j, int which, const clsort_stats *stats)
 {
-    j->device_ms[which][0] = stats->kernel_ms;
-    j->device_ms[which][1] = stats->upload_ms;
-    j->device_ms[which][2] = stats->download_ms;
+    j->device_ms[which][0] += stats->kernel_ms;
+    j->device_ms[which][1] += stats->upload_ms;
+    j->device_ms[which][2] += stats->download_ms;
 }

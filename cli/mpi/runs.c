@@ -69,9 +69,7 @@ static void sort_run(job *j, unsigned char *dst, uint64_t a, uint64_t b)
     clsort_stats stats = {0};
     const clsort_status st = clsort_sort_records(j->ctx, &j->spec, dst, b - a, j->rs, 0, 0, NULL,
                                                  &stats);
-    for (int k = 0; k < 3; k++) /* every run's device times together */
-        j->device_ms[0][k] += k == 0 ? stats.kernel_ms : k == 1 ? stats.upload_ms
-                                                                : stats.download_ms;
+    dsort_device_times(j, 0, &stats); /* every run's device times together */
     if (st != CLSORT_OK)
         dsort_fail(j, dsort_status_exit(st), "sort of a run of %llu records on %s: %s (%d) %s",
                    (unsigned long long)(b - a), j->device, clsort_status_string(st), st,
